@@ -1,0 +1,28 @@
+/* lieflow — status codes and the error record every fallible C function fills. */
+#ifndef LF_ERROR_H
+#define LF_ERROR_H
+
+#include <stddef.h>
+
+enum {
+    LF_OK = 0,
+    LF_ENOCONV = 1,   /* an iteration (Newton, reference solver) did not converge */
+    LF_EDOMAIN = 2,   /* argument outside the domain of a map (angle pi for cayinv, ...) */
+    LF_EINVAL = 3,    /* invalid argument: non-finite number, non-positive inertia, ... */
+    LF_ENOMEM = 4,    /* allocation failed */
+    LF_ECALLBACK = 5  /* a user callback (Lua potential) failed or returned garbage */
+};
+
+typedef struct lf_error {
+    int code;
+    char msg[256];
+} lf_error;
+
+/* Fill *e (if not NULL) with code and a printf-style message; returns code. */
+int lf_error_set(lf_error *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Short name of a status code ("LF_ENOCONV", ...). */
+const char *lf_status_name(int code);
+
+#endif

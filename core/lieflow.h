@@ -1,0 +1,17 @@
+/* lieflow — public C API: geometric numerical integration on Lie groups.
+ * Conventions: see core/so3.h (DESIGN §2). Link with -llieflow -lgsl -lgslcblas -lm (pkg-config lieflow). */
+#ifndef LIEFLOW_H
+#define LIEFLOW_H
+
+#define LIEFLOW_VERSION "0.1.0"
+
+#include "error.h"
+#include "linalg.h"
+#include "so3.h"
+#include "s2.h"
+#include "quat.h"
+#include "system.h"
+#include "method.h"
+#include "reference.h"
+
+#endif

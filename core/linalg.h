@@ -1,0 +1,159 @@
+/* lieflow — small dense linear algebra.
+ * 3-vectors are double[3]; 3x3 matrices are double[9], row-major (M[3*i+j] = row i, column j).
+ * The 3-vector / 3x3 helpers are static inline; the n x n LU and Newton live in linalg.c. */
+#ifndef LF_LINALG_H
+#define LF_LINALG_H
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "error.h"
+
+static inline void lf_v3_set(double *r, double x, double y, double z) { r[0] = x; r[1] = y; r[2] = z; }
+static inline void lf_v3_copy(const double *a, double *r) { r[0] = a[0]; r[1] = a[1]; r[2] = a[2]; }
+static inline double lf_v3_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static inline double lf_v3_norm(const double *a) { return sqrt(lf_v3_dot(a, a)); }
+static inline void lf_v3_add(const double *a, const double *b, double *r) { r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2]; }
+static inline void lf_v3_sub(const double *a, const double *b, double *r) { r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2]; }
+static inline void lf_v3_scale(const double *a, double s, double *r) { r[0] = s * a[0]; r[1] = s * a[1]; r[2] = s * a[2]; }
+/* r = a + s b */
+static inline void lf_v3_axpy(const double *a, double s, const double *b, double *r) { r[0] = a[0] + s * b[0]; r[1] = a[1] + s * b[1]; r[2] = a[2] + s * b[2]; }
+/* r = a x b (r may alias a or b) */
+static inline void lf_v3_cross(const double *a, const double *b, double *r)
+{
+    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+    r[0] = x; r[1] = y; r[2] = z;
+}
+/* Componentwise product / quotient (diagonal inertia times vector). */
+static inline void lf_v3_mul(const double *d, const double *a, double *r) { r[0] = d[0] * a[0]; r[1] = d[1] * a[1]; r[2] = d[2] * a[2]; }
+static inline void lf_v3_div(const double *a, const double *d, double *r) { r[0] = a[0] / d[0]; r[1] = a[1] / d[1]; r[2] = a[2] / d[2]; }
+static inline int lf_v3_isfinite(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
+
+static inline void lf_m3_copy(const double *A, double *R) { memcpy(R, A, 9 * sizeof(double)); }
+static inline void lf_m3_identity(double *R)
+{
+    R[0] = 1; R[1] = 0; R[2] = 0; R[3] = 0; R[4] = 1; R[5] = 0; R[6] = 0; R[7] = 0; R[8] = 1;
+}
+static inline void lf_m3_transpose(const double *A, double *R)
+{
+    double t[9] = {A[0], A[3], A[6], A[1], A[4], A[7], A[2], A[5], A[8]};
+    memcpy(R, t, sizeof t);
+}
+/* C = A B (C may alias A or B) */
+static inline void lf_m3_mul(const double *A, const double *B, double *C)
+{
+    double t[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            t[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+    memcpy(C, t, sizeof t);
+}
+/* C = A^T B */
+static inline void lf_m3_tmul(const double *A, const double *B, double *C)
+{
+    double t[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            t[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
+    memcpy(C, t, sizeof t);
+}
+/* C = A B^T */
+static inline void lf_m3_mult(const double *A, const double *B, double *C)
+{
+    double t[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            t[3 * i + j] = A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] + A[3 * i + 2] * B[3 * j + 2];
+    memcpy(C, t, sizeof t);
+}
+/* r = A v (r may alias v) */
+static inline void lf_m3_apply(const double *A, const double *v, double *r)
+{
+    double x = A[0] * v[0] + A[1] * v[1] + A[2] * v[2];
+    double y = A[3] * v[0] + A[4] * v[1] + A[5] * v[2];
+    double z = A[6] * v[0] + A[7] * v[1] + A[8] * v[2];
+    r[0] = x; r[1] = y; r[2] = z;
+}
+/* r = A^T v (r may alias v) */
+static inline void lf_m3_tapply(const double *A, const double *v, double *r)
+{
+    double x = A[0] * v[0] + A[3] * v[1] + A[6] * v[2];
+    double y = A[1] * v[0] + A[4] * v[1] + A[7] * v[2];
+    double z = A[2] * v[0] + A[5] * v[1] + A[8] * v[2];
+    r[0] = x; r[1] = y; r[2] = z;
+}
+static inline void lf_m3_add(const double *A, const double *B, double *C) { for (int i = 0; i < 9; i++) C[i] = A[i] + B[i]; }
+static inline void lf_m3_sub(const double *A, const double *B, double *C) { for (int i = 0; i < 9; i++) C[i] = A[i] - B[i]; }
+static inline void lf_m3_scale(const double *A, double s, double *C) { for (int i = 0; i < 9; i++) C[i] = s * A[i]; }
+static inline double lf_m3_trace(const double *A) { return A[0] + A[4] + A[8]; }
+static inline double lf_m3_det(const double *A)
+{
+    return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
+}
+/* Frobenius norm */
+static inline double lf_m3_fnorm(const double *A)
+{
+    double s = 0;
+    for (int i = 0; i < 9; i++) s += A[i] * A[i];
+    return sqrt(s);
+}
+static inline int lf_m3_isfinite(const double *A)
+{
+    for (int i = 0; i < 9; i++)
+        if (!isfinite(A[i])) return 0;
+    return 1;
+}
+/* Inverse by the adjugate; returns LF_EDOMAIN when |det| <= 1e-300. */
+static inline int lf_m3_inverse(const double *A, double *Ai)
+{
+    double d = lf_m3_det(A);
+    if (!(fabs(d) > 1e-300)) return LF_EDOMAIN;
+    double t[9] = {
+        (A[4] * A[8] - A[5] * A[7]) / d, (A[2] * A[7] - A[1] * A[8]) / d, (A[1] * A[5] - A[2] * A[4]) / d,
+        (A[5] * A[6] - A[3] * A[8]) / d, (A[0] * A[8] - A[2] * A[6]) / d, (A[2] * A[3] - A[0] * A[5]) / d,
+        (A[3] * A[7] - A[4] * A[6]) / d, (A[1] * A[6] - A[0] * A[7]) / d, (A[0] * A[4] - A[1] * A[3]) / d};
+    memcpy(Ai, t, sizeof t);
+    return LF_OK;
+}
+/* Solve A x = b for 3x3 A by Cramer's rule on the adjugate (x may alias b). */
+static inline int lf_m3_solve(const double *A, const double *b, double *x)
+{
+    double Ai[9];
+    if (lf_m3_inverse(A, Ai) != LF_OK) return LF_EDOMAIN;
+    lf_m3_apply(Ai, b, x);
+    return LF_OK;
+}
+
+/* n x n LU factorization with partial pivoting, in place (row-major A, n*n); piv[n].
+ * Returns LF_EDOMAIN if a pivot is exactly zero (singular matrix). */
+int lf_lu_factor(int n, double *A, int *piv);
+/* Solve with a factorization from lf_lu_factor; b is overwritten with x. */
+void lf_lu_solve(int n, const double *LU, const int *piv, double *b);
+
+/* Residual F(x) in R^n; if J != NULL it must also fill the n x n Jacobian (row-major, J[i*n+j] =
+ * dF_i/dx_j). Return LF_OK or an error status (which aborts Newton, message in err). */
+typedef int (*lf_residual_fn)(void *ctx, const double *x, double *F, double *J, lf_error *err);
+
+typedef struct lf_newton_opts {
+    double tol;       /* stop when max-norm of the Newton update <= tol*(1+|x|) and |F| small; 0 -> 1e-14 */
+    int max_iter;     /* 0 -> 50 */
+    int analytic_jac; /* 1: F fills J; 0: forward finite differences, step sqrt(eps)*max(1,|x_j|) */
+} lf_newton_opts;
+
+typedef struct lf_newton_info {
+    int iters;        /* iterations used */
+    double residual;  /* max-norm of F at the returned x */
+    double update;    /* max-norm of the last update */
+} lf_newton_info;
+
+/* Workspace size (doubles) that lf_newton needs for dimension n. */
+static inline size_t lf_newton_work_size(int n) { return (size_t)n * n + 4 * (size_t)n + (size_t)n; }
+
+/* Newton's method for F(x) = 0 in R^n, starting at x (overwritten with the solution).
+ * work: lf_newton_work_size(n) doubles; iwork: n ints. No allocation.
+ * Returns LF_OK, LF_ENOCONV (message with iterations and residual), or the residual's error. */
+int lf_newton(lf_residual_fn F, void *ctx, int n, double *x, const lf_newton_opts *opts,
+              double *work, int *iwork, lf_newton_info *info, lf_error *err);
+
+#endif

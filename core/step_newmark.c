@@ -1,0 +1,305 @@
+/* lieflow — Lie-Newmark integrators for rigid bodies (Simo & Vu-Quoc 1988).
+ *
+ *   eln      explicit Lie-Newmark (gamma = 1/2, beta = 0) with the Cayley map:
+ *            seed 000 eqs. (4)-(6) = thesis (seed 004) eqs. (4.1a)-(4.1c)
+ *   eln_exp  the same with exp in place of cay in (5) (seed 000 §3 last lines, thesis §4.2)
+ *   tln      trapezoidal Lie-Newmark (gamma = 1/2, beta = 1/4): thesis eqs. (4.3a)-(4.3b)
+ *
+ * Equations (body i; J diagonal; the Euler equation is J w' = J w x w + tau, seed 000 eq. (2)):
+ *   (4)  W_{k+1/2} = W_k + h/2 J^{-1} (J W_k x W_k + tau(Q_k))
+ *   (5)  Q_{k+1}   = Q_k cay(h W_{k+1/2})                       [exp(h W_{k+1/2}) for eln_exp]
+ *   (6)  W_{k+1}   = W_{k+1/2} + h/2 J^{-1} (J W_{k+1} x W_{k+1} + tau(Q_{k+1}))
+ * (6) is implicit in W_{k+1} only through the gyroscopic term; tau(Q_{k+1}) is explicit. We solve
+ * (6) multiplied by J,  g(W) = J W - h/2 (J W x W) - (J W_{k+1/2} + h/2 tau(Q_{k+1})) = 0, by Newton
+ * with the analytic Jacobian  J + h/2 D(W),  D(W) = d(W x J W)/dW = hat(W) J - hat(J W)
+ * (= -J times the thesis' J_f = -I + h/2 J^{-1}[(J w)^ - w^ J], which is correct as printed).
+ * Predictor: one fixed-point sweep of (6) from W_{k+1/2} (error O(h^2)), so 2-4 iterations.
+ *
+ * TLN (4.3a)  (I + h/2 hat(w_{k+1})) J w_{k+1} - h/2 tau(R_{k+1}) = (I - h/2 hat(w_k)) J w_k + h/2 tau(R_k)
+ *     (4.3b)  R_{k+1} = R_k cay(h (w_k + w_{k+1})/2)
+ * i.e. the trapezoidal rule on J w' = -w x J w + tau. It is implicit in the torque; the Newton unknown
+ * is the stacked w_{k+1} of all bodies (the potential may couple them). Residual
+ *   F_i(w) = J_i w_i + h/2 w_i x J_i w_i - h/2 tau_i(G(w)) - b_i,   G_i(w) = R_{k,i} cay(x_i),
+ *   x_i = h (w_{k,i} + w_i)/2,   b_i = J_i w_{k,i} - h/2 w_{k,i} x J_i w_{k,i} + h/2 tau_i(R_k).
+ * Jacobian: block diagonal J_i + h/2 D(w_i)  minus  h/2 dtau_i/dw_j. Thesis (4.4) gives, with the
+ * right-trivialized dcay, DG_j.delta = h/2 R_{k,j} hat(dcay(x_j) delta) cay(x_j) = G_j hat(h/2 cay(-x_j)
+ * dcay(x_j) delta), and cay(-x) dcay(x) = dcay(-x) (the left-trivialized dcay). Hence
+ *   dtau_i/dw_j = K_ij (h/2) dcay(-x_j),   K_ij[:, m] = d/de tau_i(.., G_j exp(e hat(e_m)), ..)|_{e=0},
+ * where the left-trivialized torque Jacobian K is taken by forward differences (the thesis' analytic K
+ * is specific to the stress potential (3.5); ours must work for any potential).
+ *
+ * Typos found and how they were resolved:
+ *  - seed 000 eq. (7) prints cay(x) = I + 4/(4+|x|) x^ + 2/(4+|x|) x^^2; it is |x|^2 (thesis (2.8),
+ *    and only then is cay(x) orthogonal). lf_so3_cay implements the correct form.
+ *  - seed 000 §2 writes (Q_k, W_k) in R^3 x SO(3); it is SO(3) x R^3 (cosmetic).
+ *  - thesis §4.1.2: the TLN Jacobian is printed as J_f = -J - h/2 [(J w)^ + w^ J] + (torque terms);
+ *    differentiating its own f(w) = -J w - h/2 w^ J w + ... gives -J - h/2 [w^ J - (J w)^]: the sign
+ *    of (J w)^ is wrong. We use the derived form (and checked it against finite differences).
+ *  - thesis §4.1.2: the gradient formula (4.5) is labelled Df_i, it is the derivative of y_i.
+ * Initial guesses: the thesis starts Newton at w_{k+1/2} (ELN) and w_k (TLN) and stops on |f| < 1e-12;
+ * we start from explicit predictors and stop on the lieflow test |dx| <= newton_tol (1 + |x|). */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "linalg.h"
+#include "method.h"
+#include "so3.h"
+
+static inline double maxabs3(const double *v)
+{
+    double a = fabs(v[0]), b = fabs(v[1]), c = fabs(v[2]);
+    return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
+/* D(W) = d(W x J W)/dW = hat(W) J - hat(J W), J diagonal (row-major). */
+static inline void gyro_jac(const double *J, const double *W, double *D)
+{
+    D[0] = 0;                     D[1] = W[2] * (J[2] - J[1]); D[2] = W[1] * (J[2] - J[1]);
+    D[3] = W[2] * (J[0] - J[2]); D[4] = 0;                     D[5] = W[0] * (J[0] - J[2]);
+    D[6] = W[1] * (J[1] - J[0]); D[7] = W[0] * (J[1] - J[0]); D[8] = 0;
+}
+
+/* ------------------------------------------------------------------------------------ ELN */
+
+/* Solve eq. (6) times J,  g(W) = J W - h/2 (J W x W) - c = 0,  for one body, W holding the guess. */
+static int eln_solve(lf_stepper *s, const double *J, double h, const double *c, double *W, int body)
+{
+    const double hh = 0.5 * h, tol = s->opts.newton_tol;
+    double r[3], JW[3], cr[3], A[9], dx[3];
+    int it;
+    for (it = 1; it <= s->opts.max_iter; it++) {
+        lf_v3_mul(J, W, JW);
+        lf_v3_cross(JW, W, cr);
+        for (int k = 0; k < 3; k++) r[k] = JW[k] - hh * cr[k] - c[k];
+        gyro_jac(J, W, A); /* A = J + h/2 D(W) */
+        for (int k = 0; k < 9; k++) A[k] *= hh;
+        A[0] += J[0]; A[4] += J[1]; A[8] += J[2];
+        if (lf_m3_solve(A, r, dx) != LF_OK)
+            return lf_error_set(&s->err, LF_EDOMAIN, "singular Newton Jacobian in eq. (6) for body %d", body + 1);
+        if (!lf_v3_isfinite(dx)) break;
+        lf_v3_sub(W, dx, W);
+        if (maxabs3(dx) <= tol * (1 + maxabs3(W))) {
+            s->newton_iters += it;
+            return LF_OK;
+        }
+    }
+    if (it > s->opts.max_iter) it = s->opts.max_iter;
+    s->newton_iters += it;
+    lf_v3_mul(J, W, JW);
+    lf_v3_cross(JW, W, cr);
+    for (int k = 0; k < 3; k++) r[k] = JW[k] - hh * cr[k] - c[k];
+    return lf_error_set(&s->err, LF_ENOCONV, "newton did not converge in %d iterations (|residual|=%.3g)",
+                        it, maxabs3(r));
+}
+
+static size_t eln_work(int nb) { return 3 * (size_t)nb; }
+
+static int eln_common(lf_stepper *s, double h, int use_exp)
+{
+    const int nb = s->nb;
+    const double *Jall = s->sys->J, *tau0;
+    double *tau1 = s->work;
+    int rc = lf_stepper_torque_start(s, &tau0);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < nb; i++) {
+        const double *J = Jall + 3 * i;
+        double *W = s->w + 3 * i, *R = s->R + 9 * i, JW[3], a[3], x[3], F[9];
+        /* (4): W <- W_{k+1/2} */
+        lf_v3_mul(J, W, JW);
+        lf_v3_cross(JW, W, a);
+        lf_v3_add(a, tau0 + 3 * i, a);
+        lf_v3_div(a, J, a);
+        lf_v3_axpy(W, 0.5 * h, a, W);
+        /* (5) */
+        lf_v3_scale(W, h, x);
+        if (use_exp) lf_so3_exp(x, F);
+        else lf_so3_cay(x, F);
+        lf_m3_mul(R, F, R);
+    }
+    rc = lf_stepper_torque(s, s->R, tau1);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < nb; i++) {
+        const double *J = Jall + 3 * i;
+        double *W = s->w + 3 * i, c[3], JW[3], a[3];
+        /* (6): c = J W_{k+1/2} + h/2 tau(Q_{k+1}); predictor W_{k+1/2} + h/2 J^{-1}(J W_{k+1/2} x W_{k+1/2} + tau) */
+        lf_v3_mul(J, W, JW);
+        lf_v3_axpy(JW, 0.5 * h, tau1 + 3 * i, c);
+        lf_v3_cross(JW, W, a);
+        lf_v3_add(a, tau1 + 3 * i, a);
+        lf_v3_div(a, J, a);
+        lf_v3_axpy(W, 0.5 * h, a, W);
+        rc = eln_solve(s, J, h, c, W, i);
+        if (rc != LF_OK) return rc;
+    }
+    lf_stepper_cache_torque(s, tau1);
+    return LF_OK;
+}
+
+static int eln_step(lf_stepper *s, double h) { return eln_common(s, h, 0); }
+static int eln_exp_step(lf_stepper *s, double h) { return eln_common(s, h, 1); }
+
+const lf_method lf_method_eln = {
+    .name = "eln",
+    .title = "explicit Lie-Newmark (Cayley)",
+    .reference = "seed 000 eqs. (4)-(6); seed 004 eqs. (4.1a)-(4.1c)",
+    .order = 2,
+    .symmetric = 1,
+    .symplectic = "no",
+    .explicit_in_torque = 1,
+    .momentum_conserving = 0,
+    .work_doubles = eln_work,
+    .step = eln_step,
+};
+
+const lf_method lf_method_eln_exp = {
+    .name = "eln_exp",
+    .title = "explicit Lie-Newmark (exponential map)",
+    .reference = "seed 000 eqs. (4)-(6) with exp in (5); seed 004 §4.1.1",
+    .order = 2,
+    .symmetric = 1,
+    .symplectic = "no",
+    .explicit_in_torque = 1,
+    .momentum_conserving = 0,
+    .work_doubles = eln_work,
+    .step = eln_exp_step,
+};
+
+/* ------------------------------------------------------------------------------------ TLN */
+
+typedef struct {
+    lf_stepper *s;
+    double h;
+    const double *wk; /* w_k, 3nb */
+    const double *b;  /* right-hand side of (4.3a), 3nb */
+    double *G;        /* G(w), 9nb */
+    double *Gp;       /* perturbed copy of G, 9nb */
+    double *tauG;     /* tau(G(w)), 3nb */
+    double *taup;     /* tau at the perturbed G, 3nb */
+    double *Kc;       /* 3 columns of K for one body, 3nb x 3 */
+} tln_ctx;
+
+static int tln_residual(void *ctxp, const double *w, double *Fx, double *Jac, lf_error *err)
+{
+    (void)err; /* lf_stepper_torque reports into s->err, which is the err lf_newton passes */
+    tln_ctx *c = ctxp;
+    lf_stepper *s = c->s;
+    const int nb = s->nb, n = 3 * nb;
+    const double h = c->h, *Jall = s->sys->J;
+    for (int j = 0; j < nb; j++) {
+        double x[3], F[9];
+        lf_v3_add(c->wk + 3 * j, w + 3 * j, x);
+        lf_v3_scale(x, 0.5 * h, x);
+        lf_so3_cay(x, F);
+        lf_m3_mul(s->R + 9 * j, F, c->G + 9 * j);
+    }
+    int rc = lf_stepper_torque(s, c->G, c->tauG);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < nb; i++) {
+        const double *J = Jall + 3 * i, *wi = w + 3 * i;
+        double Jw[3], cr[3];
+        lf_v3_mul(J, wi, Jw);
+        lf_v3_cross(wi, Jw, cr);
+        for (int k = 0; k < 3; k++) Fx[3 * i + k] = Jw[k] + 0.5 * h * cr[k] - 0.5 * h * c->tauG[3 * i + k] - c->b[3 * i + k];
+    }
+    if (!Jac) return LF_OK;
+    memset(Jac, 0, (size_t)n * n * sizeof(double));
+    for (int i = 0; i < nb; i++) { /* gyroscopic blocks J + h/2 D(w_i) */
+        double D[9];
+        gyro_jac(Jall + 3 * i, w + 3 * i, D);
+        for (int r = 0; r < 3; r++)
+            for (int q = 0; q < 3; q++)
+                Jac[(size_t)(3 * i + r) * n + 3 * i + q] = 0.5 * h * D[3 * r + q] + (r == q ? Jall[3 * i + r] : 0);
+    }
+    /* torque part: -h/2 K_ij (h/2) dcay(-x_j), K by forward differences in the left trivialization */
+    const double eps = sqrt(DBL_EPSILON);
+    memcpy(c->Gp, c->G, 9 * (size_t)nb * sizeof(double));
+    for (int j = 0; j < nb; j++) {
+        for (int m = 0; m < 3; m++) {
+            double e[3] = {0, 0, 0}, E[9];
+            e[m] = eps;
+            lf_so3_exp(e, E);
+            lf_m3_mul(c->G + 9 * j, E, c->Gp + 9 * j);
+            rc = lf_stepper_torque(s, c->Gp, c->taup);
+            if (rc != LF_OK) return rc;
+            for (int r = 0; r < n; r++) c->Kc[3 * r + m] = (c->taup[r] - c->tauG[r]) / eps;
+        }
+        memcpy(c->Gp + 9 * j, c->G + 9 * j, 9 * sizeof(double));
+        double x[3], Dc[9];
+        lf_v3_add(c->wk + 3 * j, w + 3 * j, x);
+        lf_v3_scale(x, -0.5 * h, x); /* -x_j */
+        lf_so3_dcay(x, Dc);
+        for (int r = 0; r < n; r++)
+            for (int q = 0; q < 3; q++) {
+                double v = c->Kc[3 * r] * Dc[q] + c->Kc[3 * r + 1] * Dc[3 + q] + c->Kc[3 * r + 2] * Dc[6 + q];
+                Jac[(size_t)r * n + 3 * j + q] -= 0.25 * h * h * v;
+            }
+    }
+    return LF_OK;
+}
+
+static size_t tln_work(int nb)
+{
+    size_t n = 3 * (size_t)nb;
+    /* wk, b, x | G, Gp | tauG, taup | Kc | newton */
+    return 3 * n + 2 * 9 * (size_t)nb + 2 * n + 3 * n + lf_newton_work_size(3 * nb);
+}
+
+static int tln_step(lf_stepper *s, double h)
+{
+    const int nb = s->nb, n = 3 * nb;
+    const double *Jall = s->sys->J, *tau0;
+    int rc = lf_stepper_torque_start(s, &tau0);
+    if (rc != LF_OK) return rc;
+    double *p = s->work;
+    double *wk = p, *b = p + n, *x = p + 2 * n;
+    p += 3 * n;
+    tln_ctx c = {.s = s, .h = h, .wk = wk, .b = b};
+    c.G = p; p += 9 * nb;
+    c.Gp = p; p += 9 * nb;
+    c.tauG = p; p += n;
+    c.taup = p; p += n;
+    c.Kc = p; p += 3 * n;
+    double *nwork = p;
+
+    memcpy(wk, s->w, (size_t)n * sizeof(double));
+    for (int i = 0; i < nb; i++) {
+        const double *J = Jall + 3 * i, *wi = wk + 3 * i, *t0 = tau0 + 3 * i;
+        double Jw[3], cr[3], a[3];
+        lf_v3_mul(J, wi, Jw);
+        lf_v3_cross(wi, Jw, cr);
+        for (int k = 0; k < 3; k++) b[3 * i + k] = Jw[k] - 0.5 * h * cr[k] + 0.5 * h * t0[k];
+        /* predictor: explicit Euler  w_k + h J^{-1}(J w_k x w_k + tau_k) */
+        for (int k = 0; k < 3; k++) a[k] = (-cr[k] + t0[k]) / J[k];
+        lf_v3_axpy(wi, h, a, x + 3 * i);
+    }
+    rc = lf_stepper_newton(s, tln_residual, &c, n, x, 1, nwork);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < nb; i++) { /* (4.3b) from the converged w_{k+1} */
+        double xm[3], F[9];
+        lf_v3_add(wk + 3 * i, x + 3 * i, xm);
+        lf_v3_scale(xm, 0.5 * h, xm);
+        lf_so3_cay(xm, F);
+        lf_m3_mul(s->R + 9 * i, F, s->R + 9 * i);
+    }
+    memcpy(s->w, x, (size_t)n * sizeof(double));
+    /* The cached tau(R_k) is stale now; the torque at the new R (needed by the next step anyway) is
+     * evaluated afresh, not taken from Newton's last residual (which was at the previous iterate). */
+    rc = lf_stepper_torque(s, s->R, c.tauG);
+    if (rc != LF_OK) return rc;
+    lf_stepper_cache_torque(s, c.tauG);
+    return LF_OK;
+}
+
+const lf_method lf_method_tln = {
+    .name = "tln",
+    .title = "trapezoidal Lie-Newmark (Cayley)",
+    .reference = "seed 004 eqs. (4.3a)-(4.3b)",
+    .order = 2,
+    .symmetric = 1,
+    .symplectic = "no",
+    .explicit_in_torque = 0,
+    .momentum_conserving = 0,
+    .work_doubles = tln_work,
+    .step = tln_step,
+};

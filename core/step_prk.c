@@ -1,0 +1,109 @@
+/* lieflow — partitioned Runge–Kutta–Munthe-Kaas method PRK (Nukala–Shelton [NJ07] as given in
+ * Ortolan's thesis, seed 004 §4.1.4, eqs. (4.8a)-(4.8c)).
+ *
+ * Family: partitioned RKMK, 2-stage Lobatto IIIA for the attitude (in the Lie algebra) and 2-stage
+ * Lobatto IIIB for the angular velocity. With IIIB (A = [1/2 0; 1/2 0]) both omega stages are equal
+ * (= omega_{k+1/2}) and the IIIA stage values are Theta_1 = 0, Theta_2 = h/2 (dexpinv_{-Theta_1} w_1 +
+ * dexpinv_{-Theta_2} w_2); since Theta_2 is parallel to w_{k+1/2}, dexpinv acts as the identity and
+ * Theta_2 = h w_{k+1/2} exactly. The thesis then uses the Cayley map as the coordinate map (as for ELN,
+ * TLN), without any dcayinv correction, which gives (4.8):
+ *   J w_{k+1/2} = J w_k + h/2 (tau(R_k) - w_{k+1/2} x J w_{k+1/2})            (4.8a)  implicit in w only
+ *   R_{k+1}     = R_k cay(h w_{k+1/2})                                        (4.8b)
+ *   J w_{k+1}   = J w_{k+1/2} + h/2 (tau(R_{k+1}) - w_{k+1/2} x J w_{k+1/2})   (4.8c)  explicit
+ * (The thesis prints the Butcher tableaus as missing text after "are, respectively, given by"; the
+ * method above is what the Lobatto IIIA–IIIB pair gives and is exactly the printed (4.8).)
+ * Note: (4.8a)/(4.8c) give J w_{k+1} = cay(-h w_{k+1/2}) (J w_k + h/2 tau_k) + h/2 tau_{k+1}, because
+ * (I - h/2 hat w)(I + h/2 hat w)^{-1} = cay(-h w); with (4.8b) the spatial momentum R J w changes by
+ * h/2 (R_k tau_k + R_{k+1} tau_{k+1}) only, so it is exactly conserved for the free body. A dcayinv-
+ * corrected RKMK (Theta_2 = c w, c = h (1 + c^2 |w|^2 / 8)) would lose this; we follow the thesis.
+ * The method is symmetric (step h then -h returns), explicit in the torque, one torque evaluation
+ * per step (FSAL). The thesis' stress test (§4.2) shows a negative energy drift: not symplectic
+ * (the corresponding PRK on vector spaces is symplectic [Jay96], the Lie group version is not).
+ *
+ * Newton for (4.8a), per body, unknown w = w_{k+1/2} (momentum form of the thesis' ELN residual):
+ *   F(w) = J w + h/2 w x J w - (J w_k + h/2 tau_k),   dF/dw = J + h/2 (hat(w) J - hat(J w)). */
+#include <stddef.h>
+
+#include "linalg.h"
+#include "method.h"
+#include "so3.h"
+
+typedef struct {
+    double J[3], mu[3], h;
+} prk_ctx;
+
+/* F(w) = J w + h/2 w x (J w) - mu, with its analytic Jacobian. */
+static int prk_residual(void *ctx, const double *w, double *F, double *Jac, lf_error *err)
+{
+    (void)err;
+    const prk_ctx *c = ctx;
+    double Jw[3], g[3];
+    lf_v3_mul(c->J, w, Jw);
+    lf_v3_cross(w, Jw, g);
+    for (int i = 0; i < 3; i++) F[i] = Jw[i] + 0.5 * c->h * g[i] - c->mu[i];
+    if (Jac) {
+        double W[9], P[9];
+        lf_so3_hat(w, W);
+        lf_so3_hat(Jw, P);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Jac[3 * i + j] = (i == j ? c->J[i] : 0) + 0.5 * c->h * (W[3 * i + j] * c->J[j] - P[3 * i + j]);
+    }
+    return LF_OK;
+}
+
+static size_t prk_work(int nb) { return lf_newton_work_size(3) + 3 * (size_t)nb; }
+
+static int prk_step(lf_stepper *s, double h)
+{
+    const int nb = s->nb;
+    const double *Jall = s->sys->J;
+    double *nwork = s->work, *tau1 = s->work + lf_newton_work_size(3);
+    const double *tau0;
+    int rc = lf_stepper_torque_start(s, &tau0);
+    if (rc != LF_OK) return rc;
+
+    for (int b = 0; b < nb; b++) {
+        double *R = s->R + 9 * b, *w = s->w + 3 * b;
+        prk_ctx c = {.h = h};
+        double Jw[3], g[3], x[3], C[9];
+        lf_v3_copy(Jall + 3 * b, c.J);
+        lf_v3_mul(c.J, w, Jw);
+        lf_v3_axpy(Jw, 0.5 * h, tau0 + 3 * b, c.mu);             /* mu = J w_k + h/2 tau_k */
+        lf_v3_cross(w, Jw, g);                                    /* predictor: explicit (4.8a) */
+        lf_v3_axpy(c.mu, -0.5 * h, g, x);
+        lf_v3_div(x, c.J, x);
+        rc = lf_stepper_newton(s, prk_residual, &c, 3, x, 1, nwork); /* (4.8a) */
+        if (rc != LF_OK) return rc;
+        lf_v3_copy(x, w);                                          /* w now holds w_{k+1/2} */
+        lf_v3_scale(x, h, x);
+        lf_so3_cay(x, C);
+        lf_m3_mul(R, C, R);                                        /* (4.8b) */
+    }
+    rc = lf_stepper_torque(s, s->R, tau1);
+    if (rc != LF_OK) return rc;
+    for (int b = 0; b < nb; b++) {                                 /* (4.8c) */
+        const double *J = Jall + 3 * b;
+        double *w = s->w + 3 * b, Jw[3], g[3];
+        lf_v3_mul(J, w, Jw);
+        lf_v3_cross(w, Jw, g);
+        lf_v3_sub(tau1 + 3 * b, g, g);
+        lf_v3_axpy(Jw, 0.5 * h, g, Jw);
+        lf_v3_div(Jw, J, w);
+    }
+    lf_stepper_cache_torque(s, tau1);
+    return LF_OK;
+}
+
+const lf_method lf_method_prk = {
+    .name = "prk",
+    .title = "partitioned RKMK, Lobatto IIIA-IIIB with the Cayley map (Nukala-Shelton)",
+    .reference = "seed 004 eqs. (4.8a)-(4.8c)",
+    .order = 2,
+    .symmetric = 1,
+    .symplectic = "no",
+    .explicit_in_torque = 1,
+    .momentum_conserving = 1,
+    .work_doubles = prk_work,
+    .step = prk_step,
+};

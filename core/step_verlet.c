@@ -1,0 +1,136 @@
+/* lieflow — variational Lie-Verlet integrator (Bou-Rabee & Marsden, Hamilton-Pontryagin, Cayley map).
+ *
+ *   vlv   seed 000 eqs. (8)-(10) = thesis (seed 004) eqs. (4.11a)-(4.11c)
+ *
+ *   (8)  W_{k+1/2} = W_k + h/2 J^{-1} [J W_{k+1/2} x W_{k+1/2} - h/2 (W_{k+1/2}^T J W_{k+1/2}) W_{k+1/2} + tau(Q_k)]
+ *   (9)  Q_{k+1}   = Q_k cay(h W_{k+1/2})
+ *   (10) W_{k+1}   = W_{k+1/2} + h/2 J^{-1} [J W_{k+1/2} x W_{k+1/2} + h/2 (W_{k+1/2}^T J W_{k+1/2}) W_{k+1/2} + tau(Q_{k+1})]
+ *
+ * With x = h W_{k+1/2} and the right-trivialized dcayinv(x) = I - x^/2 + x x^T/4 (so3.h), (8) reads
+ * dcayinv(x)^T J W_{k+1/2} = J W_k + h/2 tau(Q_k) and (10) reads J W_{k+1} = dcayinv(x) J W_{k+1/2}
+ * + h/2 tau(Q_{k+1}): the left/right-trivialized Cayley momenta of the Hamilton-Pontryagin scheme,
+ * which is why the method conserves the spatial momentum of the free body (measured to round-off).
+ * Only (8) is implicit, in W_{k+1/2} and not in the torque. We solve it times J,
+ *   g(W) = J W - h/2 (J W x W) + h^2/4 (W^T J W) W - (J W_k + h/2 tau(Q_k)) = 0,
+ * by Newton with the analytic Jacobian
+ *   J + h/2 D(W) + h^2/4 [(W^T J W) I + 2 W (J W)^T],   D(W) = d(W x J W)/dW = hat(W) J - hat(J W),
+ * from the explicit predictor W_k + h/2 J^{-1}(J W_k x W_k + tau(Q_k)) (error O(h^2)).
+ *
+ * Typos found in the thesis' Newton function for (4.11a) (§4.1.7) and how they were resolved:
+ *  - it prints f(w) = -w + w_{k+1/2} + h/2 [(J w) x w - h/2 (w^T J w) w + tau(R)]: the constant term must
+ *    be w_k (not w_{k+1/2}, which is the unknown), the bracket lacks its factor J^{-1}, and tau(R) is
+ *    tau(R_k). Its Jacobian J_f = -I + h/2 J^{-1}[(J w)^ - w^ J - h xi w^T J - h/2 (w^T J w) I] has a
+ *    garbled "xi" that must be w (d/dw (w^T J w) w = (w^T J w) I + 2 w w^T J); with that reading it is
+ *    -J^{-1} times our Jacobian above.
+ *  - seed 000 eq. (7): |x| must be |x|^2 in the Cayley map (lf_so3_cay has the correct form). */
+#include <math.h>
+
+#include "linalg.h"
+#include "method.h"
+#include "so3.h"
+
+static inline double maxabs3(const double *v)
+{
+    double a = fabs(v[0]), b = fabs(v[1]), c = fabs(v[2]);
+    return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
+/* g(W) of eq. (8) times J (see above) for right-hand side c = J W_k + h/2 tau(Q_k); returns J W. */
+static inline void vlv_residual(const double *J, double h, const double *c, const double *W, double *JW, double *r)
+{
+    double cr[3];
+    lf_v3_mul(J, W, JW);
+    lf_v3_cross(JW, W, cr);
+    double q = 0.25 * h * h * lf_v3_dot(W, JW);
+    for (int k = 0; k < 3; k++) r[k] = JW[k] - 0.5 * h * cr[k] + q * W[k] - c[k];
+}
+
+/* Solve eq. (8) for one body; W holds the predictor on entry and W_{k+1/2} on return. */
+static int vlv_solve(lf_stepper *s, const double *J, double h, const double *c, double *W, int body)
+{
+    const double hh = 0.5 * h, h2 = 0.25 * h * h, tol = s->opts.newton_tol;
+    double r[3], JW[3], A[9], dx[3];
+    int it;
+    for (it = 1; it <= s->opts.max_iter; it++) {
+        vlv_residual(J, h, c, W, JW, r);
+        const double e = h2 * lf_v3_dot(W, JW), f = 2 * h2;
+        /* A = J + h/2 (hat(W) J - hat(J W)) + h^2/4 [(W.JW) I + 2 W (JW)^T] */
+        A[0] = J[0] + e + f * W[0] * JW[0];
+        A[1] = hh * W[2] * (J[2] - J[1]) + f * W[0] * JW[1];
+        A[2] = hh * W[1] * (J[2] - J[1]) + f * W[0] * JW[2];
+        A[3] = hh * W[2] * (J[0] - J[2]) + f * W[1] * JW[0];
+        A[4] = J[1] + e + f * W[1] * JW[1];
+        A[5] = hh * W[0] * (J[0] - J[2]) + f * W[1] * JW[2];
+        A[6] = hh * W[1] * (J[1] - J[0]) + f * W[2] * JW[0];
+        A[7] = hh * W[0] * (J[1] - J[0]) + f * W[2] * JW[1];
+        A[8] = J[2] + e + f * W[2] * JW[2];
+        if (lf_m3_solve(A, r, dx) != LF_OK)
+            return lf_error_set(&s->err, LF_EDOMAIN, "singular Newton Jacobian in eq. (8) for body %d", body + 1);
+        if (!lf_v3_isfinite(dx)) break;
+        lf_v3_sub(W, dx, W);
+        if (maxabs3(dx) <= tol * (1 + maxabs3(W))) {
+            s->newton_iters += it;
+            return LF_OK;
+        }
+    }
+    if (it > s->opts.max_iter) it = s->opts.max_iter;
+    s->newton_iters += it;
+    vlv_residual(J, h, c, W, JW, r);
+    return lf_error_set(&s->err, LF_ENOCONV, "newton did not converge in %d iterations (|residual|=%.3g)",
+                        it, maxabs3(r));
+}
+
+static size_t vlv_work(int nb) { return 3 * (size_t)nb; }
+
+static int vlv_step(lf_stepper *s, double h)
+{
+    const int nb = s->nb;
+    const double *Jall = s->sys->J, *tau0;
+    double *tau1 = s->work;
+    int rc = lf_stepper_torque_start(s, &tau0);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < nb; i++) {
+        const double *J = Jall + 3 * i;
+        double *W = s->w + 3 * i, *R = s->R + 9 * i, JW[3], c[3], a[3], x[3], F[9];
+        /* (8): c = J W_k + h/2 tau(Q_k); predictor W_k + h/2 J^{-1}(J W_k x W_k + tau(Q_k)) */
+        lf_v3_mul(J, W, JW);
+        lf_v3_axpy(JW, 0.5 * h, tau0 + 3 * i, c);
+        lf_v3_cross(JW, W, a);
+        lf_v3_add(a, tau0 + 3 * i, a);
+        lf_v3_div(a, J, a);
+        lf_v3_axpy(W, 0.5 * h, a, W);
+        rc = vlv_solve(s, J, h, c, W, i);
+        if (rc != LF_OK) return rc;
+        /* (9) */
+        lf_v3_scale(W, h, x);
+        lf_so3_cay(x, F);
+        lf_m3_mul(R, F, R);
+    }
+    rc = lf_stepper_torque(s, s->R, tau1);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < nb; i++) { /* (10), explicit */
+        const double *J = Jall + 3 * i;
+        double *W = s->w + 3 * i, JW[3], cr[3], a[3];
+        lf_v3_mul(J, W, JW);
+        lf_v3_cross(JW, W, cr);
+        const double q = 0.25 * h * h * lf_v3_dot(W, JW);
+        for (int k = 0; k < 3; k++) a[k] = 0.5 * h * (cr[k] + tau1[3 * i + k]) + q * W[k];
+        lf_v3_div(a, J, a);
+        lf_v3_add(W, a, W);
+    }
+    lf_stepper_cache_torque(s, tau1);
+    return LF_OK;
+}
+
+const lf_method lf_method_vlv = {
+    .name = "vlv",
+    .title = "variational Lie-Verlet (Hamilton-Pontryagin, Cayley)",
+    .reference = "seed 000 eqs. (8)-(10); seed 004 eqs. (4.11a)-(4.11c)",
+    .order = 2,
+    .symmetric = 1,
+    .symplectic = "proved",
+    .explicit_in_torque = 1,
+    .momentum_conserving = 1,
+    .work_doubles = vlv_work,
+    .step = vlv_step,
+};

@@ -1,0 +1,555 @@
+/* lieflow Lua binding — vec3 and mat3 userdata: constructors, conversion from plain tables,
+ * arithmetic metamethods, indexing, methods, printing. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lbind.h"
+
+/* ---------------------------------------------------------------- helpers */
+const char *lfb_typename(lua_State *L, int idx)
+{
+    if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) {
+        const char *n = lua_tostring(L, -1);
+        lua_pop(L, 1); /* the name string stays alive in the metatable */
+        return n;
+    }
+    return luaL_typename(L, idx);
+}
+
+int lfb_error(lua_State *L, const lf_error *e) { return luaL_error(L, "%s", e->msg); }
+
+double lfb_checkfinite(lua_State *L, int idx, const char *what)
+{
+    int ok;
+    double x = lua_tonumberx(L, idx, &ok);
+    if (!ok) luaL_error(L, "%s: number expected, got %s", what, lfb_typename(L, idx));
+    if (!isfinite(x)) luaL_error(L, "%s: finite number expected, got %f", what, x);
+    return x;
+}
+
+double *lfb_testvec3(lua_State *L, int idx) { return luaL_testudata(L, idx, LFB_VEC3); }
+double *lfb_testmat3(lua_State *L, int idx) { return luaL_testudata(L, idx, LFB_MAT3); }
+
+double *lfb_pushvec3(lua_State *L, const double v[3])
+{
+    double *u = lua_newuserdatauv(L, 3 * sizeof(double), 0);
+    if (v) memcpy(u, v, 3 * sizeof(double));
+    luaL_setmetatable(L, LFB_VEC3);
+    return u;
+}
+
+double *lfb_pushmat3(lua_State *L, const double M[9])
+{
+    double *u = lua_newuserdatauv(L, 9 * sizeof(double), 0);
+    if (M) memcpy(u, M, 9 * sizeof(double));
+    luaL_setmetatable(L, LFB_MAT3);
+    return u;
+}
+
+static void check_components(lua_State *L, const double *x, int n, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i])) luaL_error(L, "%s: component %d is not finite (%f)", what, i + 1, x[i]);
+}
+
+/* Read t[i] (1-based) of the table at idx as a number. */
+static double table_number(lua_State *L, int idx, lua_Integer i, const char *what, const char *expect)
+{
+    int ok;
+    lua_geti(L, idx, i);
+    double x = lua_tonumberx(L, -1, &ok);
+    if (!ok) luaL_error(L, "%s: %s expected, element %d is %s", what, expect, (int)i, lfb_typename(L, -1));
+    lua_pop(L, 1);
+    return x;
+}
+
+void lfb_tovec3(lua_State *L, int idx, double v[3], const char *what)
+{
+    idx = lua_absindex(L, idx);
+    const double *u = lfb_testvec3(L, idx);
+    if (u) memcpy(v, u, 3 * sizeof(double));
+    else if (lua_type(L, idx) == LUA_TTABLE && !lua_getmetatable(L, idx)) {
+        if (luaL_len(L, idx) != 3)
+            luaL_error(L, "%s: vec3 or table of 3 numbers expected, got a table of length %d", what,
+                       (int)luaL_len(L, idx));
+        for (int i = 0; i < 3; i++) v[i] = table_number(L, idx, i + 1, what, "vec3 (3 numbers)");
+    } else
+        luaL_error(L, "%s: vec3 or table of 3 numbers expected, got %s", what, lfb_typename(L, idx));
+    check_components(L, v, 3, what);
+}
+
+void lfb_tomat3(lua_State *L, int idx, double M[9], const char *what)
+{
+    idx = lua_absindex(L, idx);
+    const double *u = lfb_testmat3(L, idx);
+    if (u) memcpy(M, u, 9 * sizeof(double));
+    else if (lua_type(L, idx) == LUA_TTABLE && !lua_getmetatable(L, idx)) {
+        lua_Integer n = luaL_len(L, idx);
+        lua_geti(L, idx, 1);
+        int nested = lua_type(L, -1) != LUA_TNUMBER;
+        lua_pop(L, 1);
+        if (!nested && n == 9) {
+            for (int i = 0; i < 9; i++) M[i] = table_number(L, idx, i + 1, what, "mat3 (9 numbers)");
+        } else if (nested && n == 3) {
+            for (int r = 0; r < 3; r++) {
+                lua_geti(L, idx, r + 1);
+                char rw[200];
+                snprintf(rw, sizeof rw, "%s row %d", what, r + 1);
+                lfb_tovec3(L, -1, M + 3 * r, rw);
+                lua_pop(L, 1);
+            }
+        } else
+            luaL_error(L, "%s: mat3, 9 numbers or 3 rows of 3 expected, got a table of length %d", what, (int)n);
+    } else
+        luaL_error(L, "%s: mat3 or table (9 numbers or 3 rows) expected, got %s", what, lfb_typename(L, idx));
+    check_components(L, M, 9, what);
+}
+
+void lfb_torotation(lua_State *L, int idx, double R[9], const char *what)
+{
+    lf_error e;
+    lfb_tomat3(L, idx, R, what);
+    if (lf_so3_check(R, 1e-9, what, &e) != LF_OK) lfb_error(L, &e);
+}
+
+/* ---------------------------------------------------------------- autodiff dispatch */
+static int is_dual(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return 0;
+    int d = lua_getfield(L, -1, "__lf_dual") != LUA_TNIL;
+    lua_pop(L, 2);
+    return d;
+}
+
+int lfb_dual_dispatch(lua_State *L, const char *name, int *nres)
+{
+    int n = lua_gettop(L), any = 0;
+    for (int i = 1; i <= n && !any; i++) any = is_dual(L, i);
+    if (!any) return 0;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.dual") != LUA_TTABLE || lua_getfield(L, -1, name) == LUA_TNIL)
+        luaL_error(L, "%s is not supported on autodiff (dual) values", name);
+    lua_insert(L, 1);
+    lua_pop(L, 1); /* the dispatch table */
+    lua_call(L, n, LUA_MULTRET);
+    *nres = lua_gettop(L);
+    return 1;
+}
+
+#define DUAL(name)                                          \
+    do {                                                    \
+        int nres_;                                          \
+        if (lfb_dual_dispatch(L, name, &nres_)) return nres_; \
+    } while (0)
+
+/* ---------------------------------------------------------------- constructors */
+static int l_vec3(lua_State *L)
+{
+    double v[3] = {0, 0, 0};
+    if (lua_gettop(L) >= 3 && lua_isnumber(L, 1)) {
+        for (int i = 0; i < 3; i++) v[i] = lfb_checkfinite(L, i + 1, "lf.vec3");
+    } else if (!lua_isnoneornil(L, 1))
+        lfb_tovec3(L, 1, v, "argument #1 to 'lf.vec3'");
+    lfb_pushvec3(L, v);
+    return 1;
+}
+
+static int l_mat3(lua_State *L)
+{
+    double M[9];
+    if (lua_isnoneornil(L, 1)) lf_m3_identity(M);
+    else lfb_tomat3(L, 1, M, "argument #1 to 'lf.mat3'");
+    lfb_pushmat3(L, M);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- printing */
+static void fmt_num(char *buf, size_t n, double x)
+{
+    if (x == 0) x = 0; /* print -0 as 0 */
+    snprintf(buf, n, "%.15g", x);
+}
+
+static int vec3_tostring(lua_State *L)
+{
+    const double *v = luaL_checkudata(L, 1, LFB_VEC3);
+    char a[32], b[32], c[32];
+    fmt_num(a, sizeof a, v[0]);
+    fmt_num(b, sizeof b, v[1]);
+    fmt_num(c, sizeof c, v[2]);
+    lua_pushfstring(L, "vec3{%s, %s, %s}", a, b, c);
+    return 1;
+}
+
+static int mat3_tostring(lua_State *L)
+{
+    const double *M = luaL_checkudata(L, 1, LFB_MAT3);
+    char s[9][32];
+    int wcol[3] = {0, 0, 0};
+    for (int i = 0; i < 9; i++) {
+        fmt_num(s[i], sizeof s[i], M[i]);
+        int len = (int)strlen(s[i]);
+        if (len > wcol[i % 3]) wcol[i % 3] = len < 31 ? len : 31;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int r = 0; r < 3; r++) {
+        char line[400];
+        snprintf(line, sizeof line, "%s{%*s, %*s, %*s}%s", r == 0 ? "mat3{" : "     ", wcol[0], s[3 * r], wcol[1],
+                 s[3 * r + 1], wcol[2], s[3 * r + 2], r == 2 ? "}" : ",\n");
+        luaL_addstring(&b, line);
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- arithmetic */
+/* A scalar, vec3 or mat3 operand (plain tables of 3 or 9 numbers count as vec3 / mat3). */
+typedef struct {
+    int kind; /* 1 number, 3 vec3, 9 mat3 */
+    double x[9];
+} operand;
+
+static void read_operand(lua_State *L, int idx, operand *o, const char *op)
+{
+    double *u;
+    if (lua_type(L, idx) == LUA_TNUMBER) {
+        o->kind = 1;
+        o->x[0] = lua_tonumber(L, idx);
+    } else if ((u = lfb_testvec3(L, idx))) {
+        o->kind = 3;
+        memcpy(o->x, u, 3 * sizeof(double));
+    } else if ((u = lfb_testmat3(L, idx))) {
+        o->kind = 9;
+        memcpy(o->x, u, 9 * sizeof(double));
+    } else if (lua_type(L, idx) == LUA_TTABLE && luaL_len(L, idx) == 3) {
+        char what[64];
+        snprintf(what, sizeof what, "operand %d of '%s'", idx, op);
+        lua_geti(L, idx, 1);
+        int nested = lua_type(L, -1) == LUA_TTABLE;
+        lua_pop(L, 1);
+        o->kind = nested ? 9 : 3;
+        if (nested) lfb_tomat3(L, idx, o->x, what);
+        else lfb_tovec3(L, idx, o->x, what);
+    } else if (lua_type(L, idx) == LUA_TTABLE && luaL_len(L, idx) == 9) {
+        char what[64];
+        snprintf(what, sizeof what, "operand %d of '%s'", idx, op);
+        o->kind = 9;
+        lfb_tomat3(L, idx, o->x, what);
+    } else
+        luaL_error(L, "attempt to perform '%s' on %s and %s (numbers, vec3 or mat3 expected)", op,
+                   lfb_typename(L, 1), lfb_typename(L, 2));
+}
+
+static void push_operand(lua_State *L, const operand *o)
+{
+    if (o->kind == 1) lua_pushnumber(L, o->x[0]);
+    else if (o->kind == 3) lfb_pushvec3(L, o->x);
+    else lfb_pushmat3(L, o->x);
+}
+
+static int arith_addsub(lua_State *L, int sign, const char *op, const char *dualname)
+{
+    DUAL(dualname);
+    operand a, b;
+    read_operand(L, 1, &a, op);
+    read_operand(L, 2, &b, op);
+    if (a.kind != b.kind || a.kind == 1)
+        return luaL_error(L, "attempt to perform '%s' on %s and %s (operands must both be vec3 or both mat3)", op,
+                          lfb_typename(L, 1), lfb_typename(L, 2));
+    for (int i = 0; i < a.kind; i++) a.x[i] += sign * b.x[i];
+    push_operand(L, &a);
+    return 1;
+}
+static int l_add(lua_State *L) { return arith_addsub(L, 1, "+", "__add"); }
+static int l_sub(lua_State *L) { return arith_addsub(L, -1, "-", "__sub"); }
+
+static int l_mul(lua_State *L)
+{
+    DUAL("__mul");
+    operand a, b, r;
+    read_operand(L, 1, &a, "*");
+    read_operand(L, 2, &b, "*");
+    if (a.kind == 1 || b.kind == 1) {
+        const operand *s = a.kind == 1 ? &a : &b, *m = a.kind == 1 ? &b : &a;
+        r.kind = m->kind;
+        for (int i = 0; i < m->kind; i++) r.x[i] = s->x[0] * m->x[i];
+    } else if (a.kind == 9 && b.kind == 9) {
+        r.kind = 9;
+        lf_m3_mul(a.x, b.x, r.x);
+    } else if (a.kind == 9 && b.kind == 3) {
+        r.kind = 3;
+        lf_m3_apply(a.x, b.x, r.x);
+    } else if (a.kind == 3 && b.kind == 9) { /* row vector times matrix: v^T M */
+        r.kind = 3;
+        lf_m3_tapply(b.x, a.x, r.x);
+    } else
+        return luaL_error(L, "attempt to multiply two vec3 (use v:dot(w) or v:cross(w))");
+    push_operand(L, &r);
+    return 1;
+}
+
+static int l_div(lua_State *L)
+{
+    DUAL("__div");
+    operand a, b;
+    read_operand(L, 1, &a, "/");
+    read_operand(L, 2, &b, "/");
+    if (b.kind != 1 || a.kind == 1)
+        return luaL_error(L, "attempt to divide %s by %s (only vec3/mat3 divided by a number)", lfb_typename(L, 1),
+                          lfb_typename(L, 2));
+    for (int i = 0; i < a.kind; i++) a.x[i] /= b.x[0];
+    push_operand(L, &a);
+    return 1;
+}
+
+static int l_unm(lua_State *L)
+{
+    DUAL("__unm");
+    operand a;
+    read_operand(L, 1, &a, "-");
+    for (int i = 0; i < a.kind; i++) a.x[i] = -a.x[i];
+    push_operand(L, &a);
+    return 1;
+}
+
+static int l_eq(lua_State *L)
+{
+    const double *a = lfb_testvec3(L, 1), *b = lfb_testvec3(L, 2);
+    int n = 3;
+    if (!a || !b) {
+        a = lfb_testmat3(L, 1);
+        b = lfb_testmat3(L, 2);
+        n = 9;
+    }
+    int eq = a && b;
+    for (int i = 0; eq && i < n; i++) eq = a[i] == b[i];
+    lua_pushboolean(L, eq);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- vec3 methods and indexing */
+static int vec3_dot(lua_State *L)
+{
+    DUAL("dot");
+    double a[3], b[3];
+    lfb_tovec3(L, 1, a, "vec3:dot self");
+    lfb_tovec3(L, 2, b, "argument #1 to 'vec3:dot'");
+    lua_pushnumber(L, lf_v3_dot(a, b));
+    return 1;
+}
+
+static int vec3_cross(lua_State *L)
+{
+    DUAL("cross");
+    double a[3], b[3], c[3];
+    lfb_tovec3(L, 1, a, "vec3:cross self");
+    lfb_tovec3(L, 2, b, "argument #1 to 'vec3:cross'");
+    lf_v3_cross(a, b, c);
+    lfb_pushvec3(L, c);
+    return 1;
+}
+
+static int vec3_norm(lua_State *L)
+{
+    const double *v = luaL_checkudata(L, 1, LFB_VEC3);
+    lua_pushnumber(L, lf_v3_norm(v));
+    return 1;
+}
+
+static int vec3_normalized(lua_State *L)
+{
+    const double *v = luaL_checkudata(L, 1, LFB_VEC3);
+    double n = lf_v3_norm(v), r[3];
+    if (!(n > 0)) return luaL_error(L, "vec3:normalized: the zero vector has no direction");
+    lf_v3_scale(v, 1 / n, r);
+    lfb_pushvec3(L, r);
+    return 1;
+}
+
+static int vec3_totable(lua_State *L)
+{
+    const double *v = luaL_checkudata(L, 1, LFB_VEC3);
+    lua_createtable(L, 3, 0);
+    for (int i = 0; i < 3; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int vec3_copy(lua_State *L)
+{
+    lfb_pushvec3(L, luaL_checkudata(L, 1, LFB_VEC3));
+    return 1;
+}
+
+/* Index of a component from an integer 1..3 or a name x/y/z; 0 if neither. */
+static int component(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) == LUA_TNUMBER) {
+        lua_Integer i = lua_tointeger(L, idx);
+        return (i >= 1 && i <= 3 && lua_tonumber(L, idx) == (lua_Number)i) ? (int)i : -1;
+    }
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        const char *k = lua_tostring(L, idx);
+        if (k[0] && !k[1] && k[0] >= 'x' && k[0] <= 'z') return k[0] - 'x' + 1;
+    }
+    return 0;
+}
+
+static int vec3_index(lua_State *L)
+{
+    const double *v = luaL_checkudata(L, 1, LFB_VEC3);
+    int c = component(L, 2);
+    if (c > 0) {
+        lua_pushnumber(L, v[c - 1]);
+        return 1;
+    }
+    if (c < 0) return luaL_error(L, "vec3 index out of range: %s (expected 1, 2 or 3)", luaL_tolstring(L, 2, NULL));
+    luaL_getmetatable(L, LFB_VEC3);
+    lua_getfield(L, -1, "methods");
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    return 1;
+}
+
+static int vec3_newindex(lua_State *L)
+{
+    double *v = luaL_checkudata(L, 1, LFB_VEC3);
+    int c = component(L, 2);
+    if (c <= 0) return luaL_error(L, "vec3: cannot set field %s (use 1..3 or x/y/z)", luaL_tolstring(L, 2, NULL));
+    v[c - 1] = lfb_checkfinite(L, 3, "vec3 component");
+    return 0;
+}
+
+static int vec_len(lua_State *L)
+{
+    lua_pushinteger(L, 3);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- mat3 methods and indexing */
+static const double *selfmat(lua_State *L) { return luaL_checkudata(L, 1, LFB_MAT3); }
+
+static int mat3_T(lua_State *L)
+{
+    DUAL("T");
+    double R[9];
+    lf_m3_transpose(selfmat(L), R);
+    lfb_pushmat3(L, R);
+    return 1;
+}
+static int mat3_det(lua_State *L)
+{
+    DUAL("det");
+    lua_pushnumber(L, lf_m3_det(selfmat(L)));
+    return 1;
+}
+static int mat3_trace(lua_State *L)
+{
+    DUAL("trace");
+    lua_pushnumber(L, lf_m3_trace(selfmat(L)));
+    return 1;
+}
+static int mat3_norm(lua_State *L)
+{
+    DUAL("norm");
+    lua_pushnumber(L, lf_m3_fnorm(selfmat(L)));
+    return 1;
+}
+static int mat3_inv(lua_State *L)
+{
+    double A[9];
+    if (lf_m3_inverse(selfmat(L), A) != LF_OK) return luaL_error(L, "mat3:inv: the matrix is singular");
+    lfb_pushmat3(L, A);
+    return 1;
+}
+static int mat3_totable(lua_State *L)
+{
+    const double *M = selfmat(L);
+    lua_createtable(L, 3, 0);
+    for (int r = 0; r < 3; r++) {
+        lua_createtable(L, 3, 0);
+        for (int c = 0; c < 3; c++) {
+            lua_pushnumber(L, M[3 * r + c]);
+            lua_rawseti(L, -2, c + 1);
+        }
+        lua_rawseti(L, -2, r + 1);
+    }
+    return 1;
+}
+static int mat3_row(lua_State *L)
+{
+    lua_Integer i = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, i >= 1 && i <= 3, 2, "row index 1..3 expected");
+    lfb_pushvec3(L, selfmat(L) + 3 * (i - 1));
+    return 1;
+}
+static int mat3_col(lua_State *L)
+{
+    const double *M = selfmat(L);
+    lua_Integer j = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, j >= 1 && j <= 3, 2, "column index 1..3 expected");
+    double c[3] = {M[j - 1], M[3 + j - 1], M[6 + j - 1]};
+    lfb_pushvec3(L, c);
+    return 1;
+}
+static int mat3_copy(lua_State *L)
+{
+    lfb_pushmat3(L, selfmat(L));
+    return 1;
+}
+
+/* M[i] is row i as a vec3 (a copy), so M[i][j] reads row i, column j. */
+static int mat3_index(lua_State *L)
+{
+    const double *M = selfmat(L);
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        lua_Integer i = lua_tointeger(L, 2);
+        if (i < 1 || i > 3) return luaL_error(L, "mat3 row index out of range: %s (expected 1, 2 or 3)", luaL_tolstring(L, 2, NULL));
+        lfb_pushvec3(L, M + 3 * (i - 1));
+        return 1;
+    }
+    luaL_getmetatable(L, LFB_MAT3);
+    lua_getfield(L, -1, "methods");
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    return 1;
+}
+
+static const luaL_Reg vec3_methods[] = {{"dot", vec3_dot},         {"cross", vec3_cross},     {"norm", vec3_norm},
+                                        {"normalized", vec3_normalized}, {"totable", vec3_totable}, {"copy", vec3_copy},
+                                        {NULL, NULL}};
+static const luaL_Reg mat3_methods[] = {{"T", mat3_T},           {"det", mat3_det},   {"trace", mat3_trace},
+                                        {"norm", mat3_norm},     {"inv", mat3_inv},   {"totable", mat3_totable},
+                                        {"row", mat3_row},       {"col", mat3_col},   {"copy", mat3_copy},
+                                        {NULL, NULL}};
+
+static void new_metatable(lua_State *L, const char *name, lua_CFunction index, lua_CFunction newindex,
+                          lua_CFunction tostring, const luaL_Reg *methods)
+{
+    luaL_newmetatable(L, name);
+    const luaL_Reg meta[] = {{"__add", l_add}, {"__sub", l_sub}, {"__mul", l_mul},       {"__div", l_div},
+                             {"__unm", l_unm}, {"__eq", l_eq},   {"__len", vec_len},     {"__index", index},
+                             {"__tostring", tostring}, {NULL, NULL}};
+    luaL_setfuncs(L, meta, 0);
+    if (newindex) {
+        lua_pushcfunction(L, newindex);
+        lua_setfield(L, -2, "__newindex");
+    }
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "methods"); /* used by __index and by REPL completion */
+    lua_pop(L, 1);
+}
+
+void lfb_open_values(lua_State *L)
+{
+    new_metatable(L, LFB_VEC3, vec3_index, vec3_newindex, vec3_tostring, vec3_methods);
+    new_metatable(L, LFB_MAT3, mat3_index, NULL, mat3_tostring, mat3_methods);
+    lua_pushcfunction(L, l_vec3);
+    lua_setfield(L, -2, "vec3");
+    lua_pushcfunction(L, l_mat3);
+    lua_setfield(L, -2, "mat3");
+}
