@@ -136,14 +136,17 @@ void lf_lu_solve(int n, const double *LU, const int *piv, double *b);
 typedef int (*lf_residual_fn)(void *ctx, const double *x, double *F, double *J, lf_error *err);
 
 typedef struct lf_newton_opts {
-    double tol;       /* stop when max-norm of the Newton update <= tol*(1+|x|) and |F| small; 0 -> 1e-14 */
+    double tol;       /* stop when max-norm of the Newton update <= tol*(1+max|x|), or when F(x) is
+                         exactly 0; 0 -> 1e-14 */
     int max_iter;     /* 0 -> 50 */
     int analytic_jac; /* 1: F fills J; 0: forward finite differences, step sqrt(eps)*max(1,|x_j|) */
 } lf_newton_opts;
 
 typedef struct lf_newton_info {
     int iters;        /* iterations used */
-    double residual;  /* max-norm of F at the returned x */
+    double residual;  /* max-norm of F at the last evaluation: at the returned x when F was 0 or at
+                         failure; after a converged update, at the x before that update (F is
+                         not re-evaluated: the true residual is then second order smaller) */
     double update;    /* max-norm of the last update */
 } lf_newton_info;
 

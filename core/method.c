@@ -94,6 +94,7 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
     for (long k = 0; k < n; k++) {
         int valid = s->tau_valid;
         memcpy(s->save, s->R, nst * sizeof(double));
+        s->tau_cached = 0;
         int rc = s->method->step(s, h);
         if (rc == LF_OK && !(lf_m3_isfinite(s->R) && lf_v3_isfinite(s->w)))
             rc = lf_error_set(&s->err, LF_EDOMAIN, "the state became non-finite");
@@ -105,6 +106,7 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
             return lf_error_set(&s->err, rc, "%s: step from t=%.17g with h=%g failed: %s", s->method->name, s->t, h,
                                 msg);
         }
+        s->tau_valid = s->tau_cached; /* a step that did not cache the new torque leaves none */
         s->t += h;
         s->nsteps++;
     }
@@ -131,7 +133,7 @@ int lf_stepper_torque_start(lf_stepper *s, const double **tau)
 void lf_stepper_cache_torque(lf_stepper *s, const double *tau)
 {
     if (tau != s->tau) memcpy(s->tau, tau, 3 * (size_t)s->nb * sizeof(double));
-    s->tau_valid = 1;
+    s->tau_valid = s->tau_cached = 1;
 }
 
 int lf_stepper_newton(lf_stepper *s, lf_residual_fn F, void *ctx, int n, double *x, int analytic_jac,

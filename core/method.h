@@ -25,6 +25,7 @@ typedef struct lf_method {
     const char *symplectic; /* "proved", "no" or "unknown" */
     int explicit_in_torque; /* 1 if no implicit equation involves the torque */
     int momentum_conserving;/* 1 if spatial angular momentum is conserved for the free body */
+    int free_body_only;     /* 1 if the method integrates torque-free bodies only (LIEMID) */
     size_t (*work_doubles)(int nb);       /* workspace size for nb bodies */
     int (*step)(lf_stepper *s, double h); /* one step */
 } lf_method;
@@ -42,6 +43,7 @@ struct lf_stepper {
     double *R, *w;          /* current state: 9*nb, 3*nb */
     double *tau;            /* torque at the current state, 3*nb, valid if tau_valid */
     int tau_valid;
+    int tau_cached;         /* set by lf_stepper_cache_torque during the current step */
     double *work;           /* method workspace */
     int *iwork;             /* integer workspace (Newton pivots), 12*nb + 16 ints */
     double *save;           /* rollback copy of R, w, tau */

@@ -5,12 +5,13 @@
 
 double lf_s2_dist(const double p[3], const double q[3])
 {
-    /* The chord |p - q| = 2 sin(d/2) has no cancellation for close points (unlike acos(p.q));
-     * clamp for antipodal points whose chord rounds above 2. */
-    double d[3];
-    lf_v3_sub(p, q, d);
-    double h = 0.5 * lf_v3_norm(d);
-    return 2 * asin(h < 1 ? h : 1);
+    /* For unit p, q: |p - q| = 2 sin(d/2) and |p + q| = 2 cos(d/2), so d = 2 asin(|p - q|/2)
+     * = 2 atan2(|p - q|, |p + q|). The atan2 form keeps full accuracy at both ends (asin loses
+     * half the digits near antipodal points; acos(p.q) near coincident ones). */
+    double a[3], b[3];
+    lf_v3_sub(p, q, a);
+    lf_v3_add(p, q, b);
+    return 2 * atan2(lf_v3_norm(a), lf_v3_norm(b));
 }
 
 int lf_s2_midpoint(const double p[3], const double q[3], double m[3], lf_error *err)

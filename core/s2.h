@@ -4,7 +4,8 @@
 
 #include "error.h"
 
-/* Great-circle distance 2 asin(|p - q|/2) (accurate for near and far points alike). */
+/* Great-circle distance 2 asin(|p - q|/2), evaluated as 2 atan2(|p - q|, |p + q|) (equal for unit
+ * p, q) which is accurate for near, far and nearly antipodal points alike. */
 double lf_s2_dist(const double p[3], const double q[3]);
 /* Geodesic midpoint (p + q)/|p + q|; LF_EDOMAIN for antipodal points (|p + q| < 1e-12). */
 int lf_s2_midpoint(const double p[3], const double q[3], double m[3], lf_error *err);

@@ -10,8 +10,9 @@
  *   - dexp, dcay are right-trivialized (thesis 004 eqs. 2.1.5-2.1.7):
  *       d/dt exp(x(t)) = hat(dexp(x) x') exp(x),   d/dt cay(x(t)) = hat(dcay(x) x') cay(x).
  *     dexpinv, dcayinv are their inverses.
- * Every map keeps ~1 ulp-level relative accuracy as |x| -> 0 (Taylor series below |x| < 1e-2 or so)
- * and log stays accurate up to and at angle pi. */
+ * Every map keeps ~1 ulp-level relative accuracy as |x| -> 0 (the coefficients (t - sin t)/t^3 and
+ * (1 - (t/2)cot(t/2))/t^2 are Taylor series below t = 1.5 and 2, where the closed forms are back to
+ * ~2 ulp) and log stays accurate up to and at angle pi. */
 #ifndef LF_SO3_H
 #define LF_SO3_H
 
@@ -26,9 +27,11 @@ void lf_so3_vee(const double W[9], double w[3]);
 
 /* R = exp(hat(x)) by Rodrigues' formula; coefficients by Taylor series for small |x|. */
 void lf_so3_exp(const double x[3], double R[9]);
-/* x = log(R) with |x| in [0, pi]: small angles from the skew part (asin/series, no cancellation),
- * large angles (near pi) from the symmetric part R + R^T, for which the axis is well conditioned.
- * At angle exactly pi the sign of x is chosen with the first nonzero component positive. */
+/* x = log(R) with |x| in [0, pi]. The angle is atan2(|vee(R)|, (tr R - 1)/2), accurate at every
+ * angle; for angles < pi/2 the axis comes from the skew part (no cancellation, series for tiny
+ * angles), for angles >= pi/2 from the symmetric part R + R^T, where it is well conditioned, with
+ * the sign from the skew part. At angle exactly pi the sign of x is chosen with the first nonzero
+ * component positive. */
 void lf_so3_log(const double R[9], double x[3]);
 
 /* R = cay(x), the Cayley transform above. */
@@ -60,7 +63,7 @@ double lf_so3_angle(const double R1[9], const double R2[9]);
 int lf_so3_project(const double M[9], double R[9], lf_error *err);
 
 /* Uniformly distributed (Haar) rotation from a seed (unit quaternion of 4 normal deviates, GSL mt19937).
- * The same seed always gives the same rotation. */
+ * The same seed always gives the same rotation (GSL maps seed 0 to its default 4357). */
 void lf_so3_random(unsigned long seed, double R[9]);
 
 /* ||R^T R - I||_F */
@@ -68,5 +71,11 @@ double lf_so3_orth_error(const double R[9]);
 /* LF_OK if R is finite, ||R^T R - I||_F <= tol and |det R - 1| <= tol; else LF_EINVAL with a
  * message naming `what` and the measured defect. */
 int lf_so3_check(const double R[9], double tol, const char *what, lf_error *err);
+
+/* In-place attitude updates R <- R exp(hat x) and R <- R cay(x), computed as R + R (F - I) with
+ * F - I from its closed form (so3_update.c): one rounding per entry instead of a matrix product,
+ * which keeps ||R^T R - I|| at round-off level over 1e5+ steps. */
+void lf_so3_rmul_exp(double R[9], const double x[3]);
+void lf_so3_rmul_cay(double R[9], const double x[3]);
 
 #endif

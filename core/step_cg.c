@@ -97,7 +97,7 @@ static int mcg_step(lf_stepper *s, double h)
         if (rc != LF_OK) return rc;
         lf_v3_scale(x, h, x);
         lf_so3_exp(x, E);
-        lf_m3_mul(R, E, R);                             /* (4.9b) */
+        lf_so3_rmul_exp(R, x);                          /* (4.9b) R <- R exp(h w_{k+1/2}) */
         lf_m3_tapply(E, c.mu, m + 3 * b);               /* exp(-h w_{k+1/2}) mu, (4.9c) corrected */
     }
     rc = lf_stepper_torque(s, s->R, tau1);
@@ -160,7 +160,7 @@ static int new3_step(lf_stepper *s, double h)
         double *R = s->R + 9 * b, *E = Eall + 9 * b, x[3], Jw[3];
         lf_v3_scale(s->w + 3 * b, 0.5 * h, x);
         lf_so3_exp(x, E);                               /* E = exp(h/2 w_k) */
-        lf_m3_mul(R, E, R);                             /* (4.10a): R now holds R_{k+1/2} */
+        lf_so3_rmul_exp(R, x);                          /* (4.10a): R now holds R_{k+1/2} */
         lf_v3_mul(Jall + 3 * b, s->w + 3 * b, Jw);
         lf_m3_tapply(E, Jw, rhs + 3 * b);               /* exp(-h/2 w_k) J w_k */
     }
@@ -169,7 +169,7 @@ static int new3_step(lf_stepper *s, double h)
     for (int b = 0; b < nb; b++) {
         double *R = s->R + 9 * b, *w = s->w + 3 * b;
         cg_ctx c = {.h = h};
-        double x[3], E[9];
+        double x[3];
         lf_v3_copy(Jall + 3 * b, c.J);
         lf_v3_axpy(rhs + 3 * b, h, tau + 3 * b, c.mu);  /* rhs of (4.10b) */
         lf_m3_tapply(Eall + 9 * b, c.mu, x);            /* predictor J w = exp(-h/2 w_k) rhs, error O(h^2) */
@@ -178,8 +178,7 @@ static int new3_step(lf_stepper *s, double h)
         if (rc != LF_OK) return rc;
         lf_v3_copy(x, w);
         lf_v3_scale(x, 0.5 * h, x);
-        lf_so3_exp(x, E);
-        lf_m3_mul(R, E, R);                             /* (4.10c) */
+        lf_so3_rmul_exp(R, x);                          /* (4.10c) */
     }
     return LF_OK;
 }

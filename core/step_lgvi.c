@@ -29,9 +29,11 @@
 #include "method.h"
 #include "so3.h"
 
+/* max-norm; NaN if any component is NaN (so a NaN residual stops Newton) */
 static inline double maxabs3(const double *v)
 {
     double a = fabs(v[0]), b = fabs(v[1]), c = fabs(v[2]);
+    if (isnan(a + b + c)) return NAN;
     return a > b ? (a > c ? a : c) : (b > c ? b : c);
 }
 
@@ -49,9 +51,20 @@ static int lgvi_solve(lf_stepper *s, const double *J, const double *g, double *x
 {
     const double tol = s->opts.newton_tol;
     double r[3], Jx[3], A[9], dx[3];
-    int it;
-    for (it = 1; it <= s->opts.max_iter; it++) {
+    int it = 0; /* Newton updates made; same tests as lf_newton (linalg.c) */
+    for (;;) {
         lgvi_residual(J, g, x, Jx, r);
+        const double res = maxabs3(r);
+        if (res == 0) break; /* exact root */
+        if (it >= s->opts.max_iter || !isfinite(res)) {
+            s->newton_iters += it;
+            /* (a) has no solution once h |Pi_k + h/2 T_k| is too large: for a spin about principal axis i
+             * its range is J_i sin(angle), so h |w_i| > 1 admits no F (e.g. the slow top with h = 1/4). */
+            return lf_error_set(&s->err, LF_ENOCONV,
+                                "newton did not converge in %d iterations (|residual|=%.3g); "
+                                "F may not exist at this h (needs about h|w| < 1): reduce h",
+                                it, res);
+        }
         /* A = J + 1/2 (hat(x) J - hat(J x)) - 1/2 g x^T */
         A[0] = J[0] - 0.5 * g[0] * x[0];
         A[1] = 0.5 * x[2] * (J[2] - J[1]) - 0.5 * g[0] * x[1];
@@ -65,18 +78,12 @@ static int lgvi_solve(lf_stepper *s, const double *J, const double *g, double *x
         if (lf_m3_solve(A, r, dx) != LF_OK)
             return lf_error_set(&s->err, LF_EDOMAIN, "singular Newton Jacobian for the Cayley parameter of body %d",
                                 body + 1);
-        if (!lf_v3_isfinite(dx)) break;
         lf_v3_sub(x, dx, x);
-        if (maxabs3(dx) <= tol * (1 + maxabs3(x))) {
-            s->newton_iters += it;
-            return LF_OK;
-        }
+        it++;
+        if (maxabs3(dx) <= tol * (1 + maxabs3(x))) break;
     }
-    if (it > s->opts.max_iter) it = s->opts.max_iter;
     s->newton_iters += it;
-    lgvi_residual(J, g, x, Jx, r);
-    return lf_error_set(&s->err, LF_ENOCONV, "newton did not converge in %d iterations (|residual|=%.3g)",
-                        it, maxabs3(r));
+    return LF_OK;
 }
 
 static size_t lgvi_work(int nb) { return 3 * (size_t)nb; }
@@ -103,9 +110,9 @@ static int lgvi_step(lf_stepper *s, double h)
         for (int k = 0; k < 3; k++) x[k] = (q * g[k] - 0.5 * cr[k]) / J[k];
         rc = lgvi_solve(s, J, g, x, i);
         if (rc != LF_OK) return rc;
+        lf_so3_rmul_cay(R, x); /* (b) */
         lf_so3_cay(x, F);
-        lf_m3_mul(R, F, R);     /* (b) */
-        lf_m3_tapply(F, p, w);  /* w holds F^T (Pi_k + h/2 T_k) until T_{k+1} is known */
+        lf_m3_tapply(F, p, w); /* w holds F^T (Pi_k + h/2 T_k) until T_{k+1} is known */
     }
     rc = lf_stepper_torque(s, s->R, T1);
     if (rc != LF_OK) return rc;

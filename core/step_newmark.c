@@ -13,7 +13,7 @@
  * (6) multiplied by J,  g(W) = J W - h/2 (J W x W) - (J W_{k+1/2} + h/2 tau(Q_{k+1})) = 0, by Newton
  * with the analytic Jacobian  J + h/2 D(W),  D(W) = d(W x J W)/dW = hat(W) J - hat(J W)
  * (= -J times the thesis' J_f = -I + h/2 J^{-1}[(J w)^ - w^ J], which is correct as printed).
- * Predictor: one fixed-point sweep of (6) from W_{k+1/2} (error O(h^2)), so 2-4 iterations.
+ * Predictor: one fixed-point sweep of (6) from W_{k+1/2} (error O(h^2)): 1-3 Newton updates per step.
  *
  * TLN (4.3a)  (I + h/2 hat(w_{k+1})) J w_{k+1} - h/2 tau(R_{k+1}) = (I - h/2 hat(w_k)) J w_k + h/2 tau(R_k)
  *     (4.3b)  R_{k+1} = R_k cay(h (w_k + w_{k+1})/2)
@@ -46,9 +46,11 @@
 #include "method.h"
 #include "so3.h"
 
+/* max-norm; NaN if any component is NaN (so a NaN residual stops Newton) */
 static inline double maxabs3(const double *v)
 {
     double a = fabs(v[0]), b = fabs(v[1]), c = fabs(v[2]);
+    if (isnan(a + b + c)) return NAN;
     return a > b ? (a > c ? a : c) : (b > c ? b : c);
 }
 
@@ -62,35 +64,41 @@ static inline void gyro_jac(const double *J, const double *W, double *D)
 
 /* ------------------------------------------------------------------------------------ ELN */
 
-/* Solve eq. (6) times J,  g(W) = J W - h/2 (J W x W) - c = 0,  for one body, W holding the guess. */
+/* g(W) = J W - h/2 (J W x W) - c of eq. (6) times J; also returns J W. */
+static inline void eln_residual(const double *J, double h, const double *c, const double *W, double *JW, double *r)
+{
+    double cr[3];
+    lf_v3_mul(J, W, JW);
+    lf_v3_cross(JW, W, cr);
+    for (int k = 0; k < 3; k++) r[k] = JW[k] - 0.5 * h * cr[k] - c[k];
+}
+
+/* Solve eq. (6) times J, g(W) = 0, for one body; W holds the predictor on entry. */
 static int eln_solve(lf_stepper *s, const double *J, double h, const double *c, double *W, int body)
 {
-    const double hh = 0.5 * h, tol = s->opts.newton_tol;
-    double r[3], JW[3], cr[3], A[9], dx[3];
-    int it;
-    for (it = 1; it <= s->opts.max_iter; it++) {
-        lf_v3_mul(J, W, JW);
-        lf_v3_cross(JW, W, cr);
-        for (int k = 0; k < 3; k++) r[k] = JW[k] - hh * cr[k] - c[k];
+    const double tol = s->opts.newton_tol;
+    double r[3], JW[3], A[9], dx[3];
+    int it = 0; /* Newton updates made; same tests as lf_newton (linalg.c) */
+    for (;;) {
+        eln_residual(J, h, c, W, JW, r);
+        const double res = maxabs3(r);
+        if (res == 0) break; /* exact root */
+        if (it >= s->opts.max_iter || !isfinite(res)) {
+            s->newton_iters += it;
+            return lf_error_set(&s->err, LF_ENOCONV, "newton did not converge in %d iterations (|residual|=%.3g)",
+                                it, res);
+        }
         gyro_jac(J, W, A); /* A = J + h/2 D(W) */
-        for (int k = 0; k < 9; k++) A[k] *= hh;
+        for (int k = 0; k < 9; k++) A[k] *= 0.5 * h;
         A[0] += J[0]; A[4] += J[1]; A[8] += J[2];
         if (lf_m3_solve(A, r, dx) != LF_OK)
             return lf_error_set(&s->err, LF_EDOMAIN, "singular Newton Jacobian in eq. (6) for body %d", body + 1);
-        if (!lf_v3_isfinite(dx)) break;
         lf_v3_sub(W, dx, W);
-        if (maxabs3(dx) <= tol * (1 + maxabs3(W))) {
-            s->newton_iters += it;
-            return LF_OK;
-        }
+        it++;
+        if (maxabs3(dx) <= tol * (1 + maxabs3(W))) break;
     }
-    if (it > s->opts.max_iter) it = s->opts.max_iter;
     s->newton_iters += it;
-    lf_v3_mul(J, W, JW);
-    lf_v3_cross(JW, W, cr);
-    for (int k = 0; k < 3; k++) r[k] = JW[k] - hh * cr[k] - c[k];
-    return lf_error_set(&s->err, LF_ENOCONV, "newton did not converge in %d iterations (|residual|=%.3g)",
-                        it, maxabs3(r));
+    return LF_OK;
 }
 
 static size_t eln_work(int nb) { return 3 * (size_t)nb; }
@@ -104,7 +112,7 @@ static int eln_common(lf_stepper *s, double h, int use_exp)
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
-        double *W = s->w + 3 * i, *R = s->R + 9 * i, JW[3], a[3], x[3], F[9];
+        double *W = s->w + 3 * i, *R = s->R + 9 * i, JW[3], a[3], x[3];
         /* (4): W <- W_{k+1/2} */
         lf_v3_mul(J, W, JW);
         lf_v3_cross(JW, W, a);
@@ -113,9 +121,8 @@ static int eln_common(lf_stepper *s, double h, int use_exp)
         lf_v3_axpy(W, 0.5 * h, a, W);
         /* (5) */
         lf_v3_scale(W, h, x);
-        if (use_exp) lf_so3_exp(x, F);
-        else lf_so3_cay(x, F);
-        lf_m3_mul(R, F, R);
+        if (use_exp) lf_so3_rmul_exp(R, x); /* R <- R exp(x), R <- R cay(x) with one rounding per entry */
+        else lf_so3_rmul_cay(R, x);
     }
     rc = lf_stepper_torque(s, s->R, tau1);
     if (rc != LF_OK) return rc;
@@ -187,11 +194,11 @@ static int tln_residual(void *ctxp, const double *w, double *Fx, double *Jac, lf
     const int nb = s->nb, n = 3 * nb;
     const double h = c->h, *Jall = s->sys->J;
     for (int j = 0; j < nb; j++) {
-        double x[3], F[9];
+        double x[3];
         lf_v3_add(c->wk + 3 * j, w + 3 * j, x);
         lf_v3_scale(x, 0.5 * h, x);
-        lf_so3_cay(x, F);
-        lf_m3_mul(s->R + 9 * j, F, c->G + 9 * j);
+        memcpy(c->G + 9 * j, s->R + 9 * j, 9 * sizeof(double)); /* G_j = R_{k,j} cay(x_j), as (4.3b) below */
+        lf_so3_rmul_cay(c->G + 9 * j, x);
     }
     int rc = lf_stepper_torque(s, c->G, c->tauG);
     if (rc != LF_OK) return rc;
@@ -276,11 +283,10 @@ static int tln_step(lf_stepper *s, double h)
     rc = lf_stepper_newton(s, tln_residual, &c, n, x, 1, nwork);
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nb; i++) { /* (4.3b) from the converged w_{k+1} */
-        double xm[3], F[9];
+        double xm[3];
         lf_v3_add(wk + 3 * i, x + 3 * i, xm);
         lf_v3_scale(xm, 0.5 * h, xm);
-        lf_so3_cay(xm, F);
-        lf_m3_mul(s->R + 9 * i, F, s->R + 9 * i);
+        lf_so3_rmul_cay(s->R + 9 * i, xm);
     }
     memcpy(s->w, x, (size_t)n * sizeof(double));
     /* The cached tau(R_k) is stale now; the torque at the new R (needed by the next step anyway) is

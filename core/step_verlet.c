@@ -29,9 +29,11 @@
 #include "method.h"
 #include "so3.h"
 
+/* max-norm; NaN if any component is NaN (so a NaN residual stops Newton) */
 static inline double maxabs3(const double *v)
 {
     double a = fabs(v[0]), b = fabs(v[1]), c = fabs(v[2]);
+    if (isnan(a + b + c)) return NAN;
     return a > b ? (a > c ? a : c) : (b > c ? b : c);
 }
 
@@ -50,9 +52,16 @@ static int vlv_solve(lf_stepper *s, const double *J, double h, const double *c, 
 {
     const double hh = 0.5 * h, h2 = 0.25 * h * h, tol = s->opts.newton_tol;
     double r[3], JW[3], A[9], dx[3];
-    int it;
-    for (it = 1; it <= s->opts.max_iter; it++) {
+    int it = 0; /* Newton updates made; same tests as lf_newton (linalg.c) */
+    for (;;) {
         vlv_residual(J, h, c, W, JW, r);
+        const double res = maxabs3(r);
+        if (res == 0) break; /* exact root */
+        if (it >= s->opts.max_iter || !isfinite(res)) {
+            s->newton_iters += it;
+            return lf_error_set(&s->err, LF_ENOCONV, "newton did not converge in %d iterations (|residual|=%.3g)",
+                                it, res);
+        }
         const double e = h2 * lf_v3_dot(W, JW), f = 2 * h2;
         /* A = J + h/2 (hat(W) J - hat(J W)) + h^2/4 [(W.JW) I + 2 W (JW)^T] */
         A[0] = J[0] + e + f * W[0] * JW[0];
@@ -66,18 +75,12 @@ static int vlv_solve(lf_stepper *s, const double *J, double h, const double *c, 
         A[8] = J[2] + e + f * W[2] * JW[2];
         if (lf_m3_solve(A, r, dx) != LF_OK)
             return lf_error_set(&s->err, LF_EDOMAIN, "singular Newton Jacobian in eq. (8) for body %d", body + 1);
-        if (!lf_v3_isfinite(dx)) break;
         lf_v3_sub(W, dx, W);
-        if (maxabs3(dx) <= tol * (1 + maxabs3(W))) {
-            s->newton_iters += it;
-            return LF_OK;
-        }
+        it++;
+        if (maxabs3(dx) <= tol * (1 + maxabs3(W))) break;
     }
-    if (it > s->opts.max_iter) it = s->opts.max_iter;
     s->newton_iters += it;
-    vlv_residual(J, h, c, W, JW, r);
-    return lf_error_set(&s->err, LF_ENOCONV, "newton did not converge in %d iterations (|residual|=%.3g)",
-                        it, maxabs3(r));
+    return LF_OK;
 }
 
 static size_t vlv_work(int nb) { return 3 * (size_t)nb; }
@@ -91,7 +94,7 @@ static int vlv_step(lf_stepper *s, double h)
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
-        double *W = s->w + 3 * i, *R = s->R + 9 * i, JW[3], c[3], a[3], x[3], F[9];
+        double *W = s->w + 3 * i, *R = s->R + 9 * i, JW[3], c[3], a[3], x[3];
         /* (8): c = J W_k + h/2 tau(Q_k); predictor W_k + h/2 J^{-1}(J W_k x W_k + tau(Q_k)) */
         lf_v3_mul(J, W, JW);
         lf_v3_axpy(JW, 0.5 * h, tau0 + 3 * i, c);
@@ -103,8 +106,7 @@ static int vlv_step(lf_stepper *s, double h)
         if (rc != LF_OK) return rc;
         /* (9) */
         lf_v3_scale(W, h, x);
-        lf_so3_cay(x, F);
-        lf_m3_mul(R, F, R);
+        lf_so3_rmul_cay(R, x);
     }
     rc = lf_stepper_torque(s, s->R, tau1);
     if (rc != LF_OK) return rc;

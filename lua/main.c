@@ -671,7 +671,7 @@ static void collect_candidates(lua_State *L, const char *text)
     for (seg = text; seg < sep; seg = s + 1) {  /* walk a.b.c up to the last separator */
         for (s = seg; s < sep && *s != '.' && *s != ':'; s++)
             continue;
-        if (*s == ':' || !is_name(seg, (size_t)(s - seg))) {
+        if ((s < sep && *s == ':') || !is_name(seg, (size_t)(s - seg))) {
             lua_settop(L, top);
             return;
         }
@@ -694,6 +694,32 @@ static char *complete_next(const char *text, int state)
         return cands.v[cands.next++];  /* readline frees it */
     cands_clear();
     return NULL;
+}
+
+/* List the matches of a.b.c by their last component only (like file names by their base name). */
+static void display_matches(char **matches, int n, int max_len)
+{
+    char **shown = malloc((size_t)(n + 2) * sizeof *shown);
+    const char *sep;
+    size_t skip = 0;
+    int i, width = 0;
+    (void)max_len;
+    if (shown == NULL)
+        return;
+    sep = strrchr(matches[1], '.');
+    if (strrchr(matches[1], ':') > sep)
+        sep = strrchr(matches[1], ':');
+    if (sep)
+        skip = (size_t)(sep - matches[1]) + 1;
+    for (i = 0; i <= n; i++) {
+        shown[i] = strlen(matches[i]) >= skip ? matches[i] + skip : matches[i];
+        if (i > 0 && (int)strlen(shown[i]) > width)
+            width = (int)strlen(shown[i]);
+    }
+    shown[n + 1] = NULL;
+    rl_display_match_list(shown, n, width);
+    rl_forced_update_display();
+    free(shown);
 }
 
 static char **attempt_completion(const char *text, int start, int end)
@@ -745,6 +771,7 @@ static void init_readline(lua_State *L)
     rl_catch_sigwinch = 0;
     rl_basic_word_break_characters = " \t\n\"\\'><=;+-*/%^~#&|,{}()[]";
     rl_attempted_completion_function = attempt_completion;
+    rl_completion_display_matches_hook = display_matches;
     rl_initialize();
     using_history();
     stifle_history(HISTORY_MAX);
@@ -769,6 +796,13 @@ static void add_to_history(const char *line)
     last = history_get(history_base + history_length - 1);
     if (last == NULL || strcmp(last->line, line) != 0)
         add_history(line);
+}
+
+/* At end of input, readline (with bracketed paste on) already moved to a new line. */
+static int readline_ended_line(void)
+{
+    const char *bp = rl_variable_value("enable-bracketed-paste");
+    return bp != NULL && strcmp(bp, "on") == 0;
 }
 
 static void on_readline_line(char *line)
@@ -959,8 +993,7 @@ static int multi_line(Repl *r)
         lua_remove(L, -2);  /* the error message */
         lua_pushliteral(L, "\n");
         lua_insert(L, -2);
-        lua_concat(L, 3);
-        lua_replace(L, 1);
+        lua_concat(L, 3);  /* the chunk so far is again alone at index 1 */
     }
     save_line(r, lua_tostring(L, 1));
     return status;
@@ -1015,7 +1048,8 @@ static void do_repl(lua_State *L)
     complete_L = NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGWINCH, &old_winch, NULL);
-    fputc('\n', stdout);
+    if (!r.use_readline || !readline_ended_line())
+        fputc('\n', stdout);
     fflush(stdout);
 }
 

@@ -1,0 +1,41 @@
+/* lieflow — attitude updates R <- R exp(hat x) and R <- R cay(x) that keep R orthogonal to
+ * round-off over long runs. Instead of the matrix product R F (F = exp or cay, entries of size 1,
+ * several roundings per entry), each row r of R is advanced by the small increment of F - I:
+ *     F - I = a hat(x) + b hat(x)^2,  row r of R (F - I) = a (r x x) + b ((r x x) x x),
+ * with exp: a = sin t/t, b = (1 - cos t)/t^2 (t = |x|, series for small t) and
+ * cay: a = 4/(4 + t^2), b = a/2 (so3.h). The increment is O(t), so its own rounding is O(t eps)
+ * and the only O(eps) error left is the final addition. */
+#include <math.h>
+
+#include "linalg.h"
+#include "so3.h"
+
+static void rmul_increment(double R[9], const double x[3], double a, double b)
+{
+    for (int i = 0; i < 3; i++) {
+        double *r = R + 3 * i, u[3], v[3];
+        lf_v3_cross(r, x, u);
+        lf_v3_cross(u, x, v);
+        for (int k = 0; k < 3; k++) r[k] += a * u[k] + b * v[k];
+    }
+}
+
+void lf_so3_rmul_exp(double R[9], const double x[3])
+{
+    double t2 = lf_v3_dot(x, x), a, b;
+    if (t2 < 1e-6) { /* Taylor series to t^6: error below 1e-19 relative */
+        a = 1 - t2 / 6 * (1 - t2 / 20 * (1 - t2 / 42));
+        b = 0.5 * (1 - t2 / 12 * (1 - t2 / 30 * (1 - t2 / 56)));
+    } else {
+        double t = sqrt(t2), s = sin(0.5 * t);
+        a = sin(t) / t;
+        b = 2 * s * s / t2; /* (1 - cos t)/t^2 without cancellation */
+    }
+    rmul_increment(R, x, a, b);
+}
+
+void lf_so3_rmul_cay(double R[9], const double x[3])
+{
+    double a = 4 / (4 + lf_v3_dot(x, x));
+    rmul_increment(R, x, a, 0.5 * a);
+}

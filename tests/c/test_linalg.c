@@ -1,0 +1,343 @@
+/* Unit tests of core/linalg.c (LU, Newton) and a few of the inline helpers of linalg.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "linalg.h"
+
+#define CHECK_LE(val, bound, label)                                                       \
+    do {                                                                                  \
+        double v_ = (val);                                                                \
+        printf("  %-58s = %9.2e  (bound %.0e)\n", label, v_, (double)(bound));            \
+        assert_true(v_ <= (bound));                                                       \
+    } while (0)
+
+static gsl_rng *new_rng(unsigned long seed)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, seed);
+    return r;
+}
+
+static double maxabs(int n, const double *v)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
+    return m;
+}
+
+/* ------------------------------------------------------------------------------------ LU */
+
+static void test_lu_random(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(1);
+    enum { N = 6 };
+    double worst = 0, wres = 0;
+    int nwell = 0;
+    for (int k = 0; k < 5000; k++) {
+        double A[N * N], LU[N * N], x[N], b[N];
+        int piv[N];
+        for (int i = 0; i < N * N; i++) A[i] = gsl_ran_ugaussian(r);
+        for (int i = 0; i < N; i++) x[i] = gsl_ran_ugaussian(r);
+        for (int i = 0; i < N; i++) {
+            b[i] = 0;
+            for (int j = 0; j < N; j++) b[i] += A[i * N + j] * x[j];
+        }
+        memcpy(LU, A, sizeof A);
+        assert_int_equal(lf_lu_factor(N, LU, piv), LF_OK);
+        double y[N];
+        memcpy(y, b, sizeof b);
+        lf_lu_solve(N, LU, piv, y);
+        /* backward error |A y - b| / (|A| |y|) for every system */
+        double res[N], an = maxabs(N * N, A);
+        for (int i = 0; i < N; i++) {
+            res[i] = -b[i];
+            for (int j = 0; j < N; j++) res[i] += A[i * N + j] * y[j];
+        }
+        wres = fmax(wres, maxabs(N, res) / (an * maxabs(N, y)));
+        /* forward error, on the systems with condition number (inf-norm, inverse from the
+         * same LU) below 1e3 -- most random 6x6 are */
+        double Ainv_norm = 0, A_norm = 0;
+        for (int i = 0; i < N; i++) {
+            double row = 0;
+            for (int j = 0; j < N; j++) row += fabs(A[i * N + j]);
+            A_norm = fmax(A_norm, row);
+        }
+        double Ainv[N * N];
+        for (int j = 0; j < N; j++) {
+            double e[N] = {0};
+            e[j] = 1;
+            lf_lu_solve(N, LU, piv, e);
+            for (int i = 0; i < N; i++) Ainv[i * N + j] = e[i];
+        }
+        for (int i = 0; i < N; i++) {
+            double row = 0;
+            for (int j = 0; j < N; j++) row += fabs(Ainv[i * N + j]);
+            Ainv_norm = fmax(Ainv_norm, row);
+        }
+        double e[N];
+        for (int i = 0; i < N; i++) e[i] = y[i] - x[i];
+        if (A_norm * Ainv_norm < 1e3) {
+            worst = fmax(worst, maxabs(N, e) / maxabs(N, x));
+            nwell++;
+        }
+    }
+    CHECK_LE(wres, 4e-15, "LU 6x6: backward error |Ay-b|/(|A||y|), max");
+    printf("  (%d of 5000 systems have cond < 1e3)\n", nwell);
+    assert_true(nwell > 4000);
+    CHECK_LE(worst, 1e-12, "LU 6x6: forward error |y-x|/|x|, cond < 1e3, max");
+    gsl_rng_free(r);
+}
+
+static void test_lu_pivoting_and_singular(void **state)
+{
+    (void)state;
+    /* needs a row swap: A[0][0] = 0 */
+    double A[9] = {0, 1, 2, 1, 0, 3, 4, -3, 8}, b[3] = {3, 4, 9}, x[3] = {1, 1, 1};
+    int piv[3];
+    double LU[9];
+    memcpy(LU, A, sizeof A);
+    assert_int_equal(lf_lu_factor(3, LU, piv), LF_OK);
+    lf_lu_solve(3, LU, piv, b);
+    for (int i = 0; i < 3; i++) assert_true(fabs(b[i] - x[i]) <= 1e-15);
+    /* partial pivoting picks the largest entry: the tiny pivot 1e-20 would lose everything */
+    double B[4] = {1e-20, 1, 1, 1}, c[2] = {1, 2};
+    int p2[2];
+    assert_int_equal(lf_lu_factor(2, B, p2), LF_OK);
+    lf_lu_solve(2, B, p2, c); /* exact solution ~ (1, 1) */
+    CHECK_LE(fmax(fabs(c[0] - 1), fabs(c[1] - 1)), 1e-15, "LU with tiny leading entry, max err");
+    /* singular: two equal rows (exact zero pivot) and the zero matrix */
+    double S[9] = {1, 2, 3, 4, 5, 6, 1, 2, 3}, Z[4] = {0, 0, 0, 0};
+    assert_int_equal(lf_lu_factor(3, S, piv), LF_EDOMAIN);
+    assert_int_equal(lf_lu_factor(2, Z, p2), LF_EDOMAIN);
+    /* 1x1 */
+    double one[1] = {4}, rhs[1] = {2};
+    int p1[1];
+    assert_int_equal(lf_lu_factor(1, one, p1), LF_OK);
+    lf_lu_solve(1, one, p1, rhs);
+    assert_true(rhs[0] == 0.5);
+}
+
+static void test_m3_helpers(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(2);
+    double worst = 0;
+    for (int k = 0; k < 1000; k++) {
+        double A[9], Ai[9] = {0}, P[9], I[9], b[3], x[3] = {0}, Ax[3];
+        for (int i = 0; i < 9; i++) A[i] = gsl_ran_ugaussian(r);
+        if (fabs(lf_m3_det(A)) < 0.1) continue;
+        assert_int_equal(lf_m3_inverse(A, Ai), LF_OK);
+        lf_m3_mul(A, Ai, P);
+        lf_m3_identity(I);
+        lf_m3_sub(P, I, P);
+        worst = fmax(worst, maxabs(9, P));
+        for (int i = 0; i < 3; i++) b[i] = gsl_ran_ugaussian(r);
+        assert_int_equal(lf_m3_solve(A, b, x), LF_OK);
+        lf_m3_apply(A, x, Ax);
+        lf_v3_sub(Ax, b, Ax);
+        worst = fmax(worst, maxabs(3, Ax));
+    }
+    CHECK_LE(worst, 1e-12, "m3 inverse/solve residual (|det| >= 0.1), max");
+    double S[9] = {1, 2, 3, 2, 4, 6, 0, 1, 1}, Si[9];
+    assert_int_equal(lf_m3_inverse(S, Si), LF_EDOMAIN);
+    gsl_rng_free(r);
+}
+
+/* -------------------------------------------------------------------------------- Newton */
+
+/* F(x, y) = (x^2 + y^2 - 4, exp(x) + y - 1): roots near (-1.8163, 0.8374) and (1.0042, -1.7296) */
+static int circle_exp(void *ctx, const double *x, double *F, double *J, lf_error *err)
+{
+    (void)err;
+    int *calls = ctx;
+    if (calls) (*calls)++;
+    F[0] = x[0] * x[0] + x[1] * x[1] - 4;
+    F[1] = exp(x[0]) + x[1] - 1;
+    if (J) {
+        J[0] = 2 * x[0]; J[1] = 2 * x[1];
+        J[2] = exp(x[0]); J[3] = 1;
+    }
+    return LF_OK;
+}
+
+/* 6-dimensional: F_i = x_i^3 + sum_j A_ij x_j - b_i, A diagonally dominant */
+typedef struct { double A[36], b[6]; } cubic_ctx;
+static int cubic(void *ctx, const double *x, double *F, double *J, lf_error *err)
+{
+    (void)err;
+    const cubic_ctx *c = ctx;
+    for (int i = 0; i < 6; i++) {
+        F[i] = x[i] * x[i] * x[i] - c->b[i];
+        for (int j = 0; j < 6; j++) F[i] += c->A[6 * i + j] * x[j];
+        if (J)
+            for (int j = 0; j < 6; j++) J[6 * i + j] = c->A[6 * i + j] + (i == j ? 3 * x[i] * x[i] : 0);
+    }
+    return LF_OK;
+}
+
+static int no_root(void *ctx, const double *x, double *F, double *J, lf_error *err)
+{
+    (void)ctx, (void)err;
+    F[0] = x[0] * x[0] + 1;
+    if (J) J[0] = 2 * x[0];
+    return LF_OK;
+}
+
+static int linear(void *ctx, const double *x, double *F, double *J, lf_error *err)
+{
+    (void)ctx, (void)err;
+    F[0] = x[0] - 2;
+    if (J) J[0] = 1;
+    return LF_OK;
+}
+
+static int failing(void *ctx, const double *x, double *F, double *J, lf_error *err)
+{
+    (void)ctx, (void)F, (void)J;
+    return lf_error_set(err, LF_ECALLBACK, "potential callback failed at x=%g", x[0]);
+}
+
+static int flat(void *ctx, const double *x, double *F, double *J, lf_error *err)
+{
+    (void)ctx, (void)err;
+    F[0] = x[0] * x[0] - 1; /* J = 0 at x = 0 */
+    if (J) J[0] = 2 * x[0];
+    return LF_OK;
+}
+
+static void test_newton_2d(void **state)
+{
+    (void)state;
+    double work[64], res[2];
+    int iwork[2];
+    lf_error err = {0, ""};
+    double sol[2][2];
+    for (int analytic = 1; analytic >= 0; analytic--) {
+        lf_newton_opts o = {0, 0, analytic};
+        lf_newton_info info;
+        int calls = 0;
+        double x[2] = {1, -1.5};
+        int st = lf_newton(circle_exp, &calls, 2, x, &o, work, iwork, &info, &err);
+        assert_int_equal(st, LF_OK);
+        circle_exp(NULL, x, res, NULL, NULL);
+        printf("  newton 2d (%s Jacobian): %d iterations, %d calls, |F(x)| = %.2e, last update %.2e\n",
+               analytic ? "analytic" : "FD", info.iters, calls, maxabs(2, res), info.update);
+        CHECK_LE(maxabs(2, res), 1e-14, analytic ? "newton 2d analytic: |F(x)| at the solution"
+                                                 : "newton 2d FD: |F(x)| at the solution");
+        assert_true(info.iters <= 8);
+        /* analytic: one call per iteration, none extra after the converged update */
+        if (analytic && info.residual != 0) assert_int_equal(calls, info.iters);
+        /* stopped on the update test, or on an exactly zero residual */
+        assert_true(info.update <= 1e-14 * (1 + maxabs(2, x)) || info.residual == 0);
+        memcpy(sol[analytic], x, sizeof x);
+    }
+    CHECK_LE(fmax(fabs(sol[0][0] - sol[1][0]), fabs(sol[0][1] - sol[1][1])), 1e-15,
+             "newton 2d: analytic vs FD solution");
+}
+
+static void test_newton_6d(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(3);
+    enum { N = 6 };
+    double worst = 0;
+    /* the workspace documented by lf_newton_work_size is enough: guard the next entries */
+    size_t ws = lf_newton_work_size(N);
+    double work[200];
+    int iwork[N + 4];
+    assert_true(ws + 8 <= sizeof work / sizeof *work);
+    for (int trial = 0; trial < 200; trial++) {
+        cubic_ctx c;
+        double xs[N], x[N];
+        for (int i = 0; i < 36; i++) c.A[i] = 0.3 * gsl_ran_ugaussian(r);
+        for (int i = 0; i < N; i++) c.A[7 * i] += 4;
+        for (int i = 0; i < N; i++) xs[i] = gsl_ran_ugaussian(r);
+        for (int i = 0; i < N; i++) {
+            c.b[i] = xs[i] * xs[i] * xs[i];
+            for (int j = 0; j < N; j++) c.b[i] += c.A[6 * i + j] * xs[j];
+        }
+        for (size_t i = ws; i < ws + 8; i++) work[i] = 12345.0;
+        for (int i = N; i < N + 4; i++) iwork[i] = 777;
+        for (int analytic = 0; analytic <= 1; analytic++) {
+            lf_newton_opts o = {1e-14, 30, analytic};
+            lf_newton_info info;
+            lf_error err = {0, ""};
+            for (int i = 0; i < N; i++) x[i] = 0;
+            assert_int_equal(lf_newton(cubic, &c, N, x, &o, work, iwork, &info, &err), LF_OK);
+            double e[N];
+            for (int i = 0; i < N; i++) e[i] = x[i] - xs[i];
+            worst = fmax(worst, maxabs(N, e) / (1 + maxabs(N, xs)));
+        }
+        for (size_t i = ws; i < ws + 8; i++) assert_true(work[i] == 12345.0);
+        for (int i = N; i < N + 4; i++) assert_int_equal(iwork[i], 777);
+    }
+    CHECK_LE(worst, 1e-13, "newton 6d (analytic and FD): |x - x*|/(1+|x*|), max");
+    gsl_rng_free(r);
+}
+
+static void test_newton_failures(void **state)
+{
+    (void)state;
+    double work[16];
+    int iwork[1];
+    lf_error err = {0, ""};
+    lf_newton_info info;
+    /* no real root: LF_ENOCONV with iterations and residual in the message */
+    lf_newton_opts o = {0, 5, 1};
+    double x[1] = {0.5};
+    assert_int_equal(lf_newton(no_root, NULL, 1, x, &o, work, iwork, &info, &err), LF_ENOCONV);
+    assert_int_equal(err.code, LF_ENOCONV);
+    assert_int_equal(info.iters, 5);
+    char expect[128];
+    snprintf(expect, sizeof expect, "newton did not converge in 5 iterations (|residual|=%.3g)", info.residual);
+    assert_string_equal(err.msg, expect);
+    assert_true(info.residual >= 1);
+    printf("  \"%s\"\n", err.msg);
+    /* default max_iter is 50, FD Jacobian */
+    lf_newton_opts o2 = {0, 0, 0};
+    x[0] = 0.5;
+    assert_int_equal(lf_newton(no_root, NULL, 1, x, &o2, work, iwork, &info, &err), LF_ENOCONV);
+    assert_non_null(strstr(err.msg, "newton did not converge in 50 iterations (|residual|="));
+    /* exact root at the start: accepted with 0 iterations */
+    x[0] = 2;
+    assert_int_equal(lf_newton(linear, NULL, 1, x, &o, work, iwork, &info, &err), LF_OK);
+    assert_int_equal(info.iters, 0);
+    assert_true(x[0] == 2 && info.residual == 0);
+    /* linear problem: one step, then the update test stops it */
+    x[0] = -7;
+    assert_int_equal(lf_newton(linear, NULL, 1, x, &o, work, iwork, &info, &err), LF_OK);
+    assert_true(x[0] == 2 && info.iters <= 2);
+    /* the residual's own error aborts Newton and is passed through */
+    assert_int_equal(lf_newton(failing, NULL, 1, x, &o, work, iwork, &info, &err), LF_ECALLBACK);
+    assert_non_null(strstr(err.msg, "potential callback failed"));
+    /* singular Jacobian */
+    x[0] = 0;
+    assert_int_equal(lf_newton(flat, NULL, 1, x, &o, work, iwork, &info, &err), LF_EDOMAIN);
+    assert_non_null(strstr(err.msg, "singular"));
+    printf("  \"%s\"\n", err.msg);
+    /* a NULL error record and NULL info are allowed */
+    x[0] = 0.5;
+    assert_int_equal(lf_newton(no_root, NULL, 1, x, &o, work, iwork, NULL, NULL), LF_ENOCONV);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lu_random),
+        cmocka_unit_test(test_lu_pivoting_and_singular),
+        cmocka_unit_test(test_m3_helpers),
+        cmocka_unit_test(test_newton_2d),
+        cmocka_unit_test(test_newton_6d),
+        cmocka_unit_test(test_newton_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
