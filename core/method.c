@@ -96,8 +96,9 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
         memcpy(s->save, s->R, nst * sizeof(double));
         s->tau_cached = 0;
         int rc = s->method->step(s, h);
-        if (rc == LF_OK && !(lf_m3_isfinite(s->R) && lf_v3_isfinite(s->w)))
-            rc = lf_error_set(&s->err, LF_EDOMAIN, "the state became non-finite");
+        for (int b = 0; rc == LF_OK && b < s->nb; b++)
+            if (!(lf_m3_isfinite(s->R + 9 * b) && lf_v3_isfinite(s->w + 3 * b)))
+                rc = lf_error_set(&s->err, LF_EDOMAIN, "the state of body %d became non-finite", b + 1);
         if (rc != LF_OK) {
             memcpy(s->R, s->save, nst * sizeof(double));
             s->tau_valid = valid;

@@ -31,10 +31,10 @@ typedef struct {
 static int akw_end(akw_ctx *k, const double *wbar, double *R1)
 {
     for (int b = 0; b < k->s->nb; b++) {
-        double x[3], C[9];
+        double x[3];
         lf_v3_scale(wbar + 3 * b, k->h, x);
-        lf_so3_cay(x, C);
-        lf_m3_mul(k->s->R + 9 * b, C, R1 + 9 * b);
+        if (R1 != k->s->R) lf_m3_copy(k->s->R + 9 * b, R1 + 9 * b);
+        lf_so3_rmul_cay(R1 + 9 * b, x);
     }
     return LF_OK;
 }

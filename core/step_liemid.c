@@ -98,7 +98,7 @@ static int free_flight(lf_stepper *s, double c, const double *J, double *R, doub
     int rc = solve_theta(s, c, J, P, th, work);
     if (rc != LF_OK) return rc;
     lf_so3_exp(th, E);
-    lf_m3_mul(R, E, R);
+    lf_so3_rmul_exp(R, th);
     lf_m3_tapply(E, P, P); /* exp(-Theta) = exp(Theta)^T */
     return LF_OK;
 }
@@ -226,13 +226,13 @@ static int liemid_ea_step(lf_stepper *s, double h)
         rc = solve_theta(s, 0.5 * h, J, Pb, th, nwork);                /* (13) */
         if (rc != LF_OK) return rc;
         lf_so3_exp(th, E1);
+        lf_so3_rmul_exp(s->R + 9 * b, th);                              /* (14) */
         lf_m3_tapply(E1, Pb, Pb);                                       /* (15) */
         rc = solve_theta(s, 0.5 * h, J, Pb, th, nwork);                /* (16) */
         if (rc != LF_OK) return rc;
         lf_so3_exp(th, E2);
+        lf_so3_rmul_exp(s->R + 9 * b, th);                              /* (17) */
         lf_m3_tapply(E2, Pb, Pb);                                       /* (18), corrected: exp(-Theta_{k+1}) */
-        lf_m3_mul(E1, E2, E1);                                          /* (14), (17) as one update of R, */
-        lf_m3_mul(s->R + 9 * b, E1, s->R + 9 * b);                      /* as seed 003 §3.4 recommends */
     }
     rc = lf_stepper_torque(s, s->R, s->tau);                            /* tau(Q_{k+1}), cached below */
     if (rc != LF_OK) return rc;
@@ -271,7 +271,7 @@ static int liemid_e_step(lf_stepper *s, double h)
         rc = solve_theta(s, h, J, Ph, th, nwork);
         if (rc != LF_OK) return rc;
         lf_so3_exp(th, E);
-        lf_m3_mul(s->R + 9 * b, E, s->R + 9 * b);
+        lf_so3_rmul_exp(s->R + 9 * b, th);
         lf_v3_axpy(Pb, h, t, Pb);                       /* exp(-Theta)(I Omega_{n-1} + h T_{n-1}) */
         lf_m3_tapply(E, Pb, Pb);
     }
@@ -364,7 +364,7 @@ static int liemid_i_step(lf_stepper *s, double h)
         lf_v3_scale(th + 3 * b, 0.5, x);
         lf_so3_exp(x, Eh);
         lf_so3_exp(th + 3 * b, E);
-        lf_m3_mul(s->R + 9 * b, E, s->R + 9 * b);       /* R_n = R_{n-1} exp(Theta) */
+        lf_so3_rmul_exp(s->R + 9 * b, th + 3 * b);      /* R_n = R_{n-1} exp(Theta) */
         lf_m3_tapply(E, Pb, Pb);                        /* exp(-Theta) P_{n-1} */
         lf_m3_tapply(Eh, taum + 3 * b, v);              /* + h exp(-Theta/2) T_{n-1/2} */
         lf_v3_axpy(Pb, h, v, Pb);

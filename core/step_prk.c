@@ -66,7 +66,7 @@ static int prk_step(lf_stepper *s, double h)
     for (int b = 0; b < nb; b++) {
         double *R = s->R + 9 * b, *w = s->w + 3 * b;
         prk_ctx c = {.h = h};
-        double Jw[3], g[3], x[3], C[9];
+        double Jw[3], g[3], x[3];
         lf_v3_copy(Jall + 3 * b, c.J);
         lf_v3_mul(c.J, w, Jw);
         lf_v3_axpy(Jw, 0.5 * h, tau0 + 3 * b, c.mu);             /* mu = J w_k + h/2 tau_k */
@@ -77,8 +77,7 @@ static int prk_step(lf_stepper *s, double h)
         if (rc != LF_OK) return rc;
         lf_v3_copy(x, w);                                          /* w now holds w_{k+1/2} */
         lf_v3_scale(x, h, x);
-        lf_so3_cay(x, C);
-        lf_m3_mul(R, C, R);                                        /* (4.8b) */
+        lf_so3_rmul_cay(R, x);                                     /* (4.8b) */
     }
     rc = lf_stepper_torque(s, s->R, tau1);
     if (rc != LF_OK) return rc;

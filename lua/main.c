@@ -165,7 +165,7 @@ static int exe_prefix(const char *argv0, char *buf, size_t size)
     ssize_t n = readlink("/proc/self/exe", buf, size - 1);
     char *slash;
     int k;
-    if (n > 0) {
+    if (n > 0 && (size_t)n < size - 1) {
         buf[n] = '\0';
     } else if (argv0 && strchr(argv0, '/') && size >= PATH_MAX && realpath(argv0, buf)) {
         /* found from argv[0] */
@@ -338,6 +338,19 @@ static int key_less(lua_State *L)
     return 1;
 }
 
+/* Sort the array at index keys (the top of the stack) with table.sort and key_less. */
+static void sort_keys(lua_State *L, int keys)
+{
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    if (lua_getfield(L, -1, LUA_TABLIBNAME) == LUA_TTABLE
+        && lua_getfield(L, -1, "sort") == LUA_TFUNCTION) {
+        lua_pushvalue(L, keys);
+        lua_pushcfunction(L, key_less);
+        lua_call(L, 2, 0);
+    }
+    lua_settop(L, keys);
+}
+
 /* Push a sorted array of the keys of table t that are not in its sequence part 1..n; return
  * their number. */
 static lua_Integer collect_keys(lua_State *L, int t, lua_Integer n)
@@ -355,18 +368,8 @@ static lua_Integer collect_keys(lua_State *L, int t, lua_Integer n)
         lua_pushvalue(L, -1);
         lua_rawseti(L, -3, ++k);
     }
-    if (k > 1) {
-        luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-        lua_getfield(L, -1, LUA_TABLIBNAME);
-        if (lua_istable(L, -1) && lua_getfield(L, -1, "sort") == LUA_TFUNCTION) {
-            lua_pushvalue(L, -4);
-            lua_pushcfunction(L, key_less);
-            lua_call(L, 2, 0);
-            lua_pop(L, 2);
-        } else {
-            lua_pop(L, lua_istable(L, -1) ? 3 : 2);
-        }
-    }
+    if (k > 1)
+        sort_keys(L, lua_gettop(L));
     return k;
 }
 
@@ -635,7 +638,7 @@ static void add_field_names(lua_State *L, int idx, const char *prefix, size_t pl
                 if (lua_type(L, -2) == LUA_TSTRING
                     && (!methods_only || lua_type(L, -1) == LUA_TFUNCTION)) {
                     k = lua_tolstring(L, -2, &klen);
-                    if (is_name(k, klen) && strncmp(k, word, wlen) == 0)
+                    if (is_name(k, klen) && !is_keyword(k) && strncmp(k, word, wlen) == 0)
                         cands_add(prefix, plen, k);
                 }
                 lua_pop(L, 1);
@@ -737,8 +740,8 @@ enum { LINE_OK, LINE_EOF, LINE_INTR };
 
 static volatile sig_atomic_t got_sigint = 0, got_sigwinch = 0;
 static char history_file[PATH_MAX];  /* empty: no history file */
-static char *rl_line = NULL;
-static int rl_line_done = 0;
+static char *pending_line = NULL;
+static int pending_done = 0;
 
 static void on_sigint(int sig)
 {
@@ -807,8 +810,8 @@ static int readline_ended_line(void)
 
 static void on_readline_line(char *line)
 {
-    rl_line = line;
-    rl_line_done = 1;
+    pending_line = line;
+    pending_done = 1;
     rl_callback_handler_remove();
 }
 
@@ -845,11 +848,11 @@ static int read_readline(const char *prompt, char **out)
         got_sigwinch = 0;
         rl_reset_screen_size();
     }
-    rl_line = NULL;
-    rl_line_done = 0;
+    pending_line = NULL;
+    pending_done = 0;
     using_history();
     rl_callback_handler_install(prompt, on_readline_line);
-    while (!rl_line_done) {
+    while (!pending_done) {
         int fd = fileno(rl_instream), r;
         fd_set fds;
         FD_ZERO(&fds);
@@ -873,8 +876,8 @@ static int read_readline(const char *prompt, char **out)
     }
     sigprocmask(SIG_SETMASK, &orig, NULL);
     if (status == LINE_OK) {
-        *out = rl_line;
-        status = rl_line ? LINE_OK : LINE_EOF;
+        *out = pending_line;
+        status = pending_line ? LINE_OK : LINE_EOF;
     }
     return status;
 }

@@ -63,8 +63,10 @@ describe("lf.s2 and lf.quat", function()
     assert.is_true(math.abs(lf.s2.dist(p, q) - math.acos(p:dot(q))) < 1e-15)
     local m = lf.s2.midpoint(p, q)
     assert.is_true(math.abs(lf.s2.dist(p, m) - lf.s2.dist(m, q)) < 1e-15)
-    local v = lf.s2.retract_inv(p, q)
-    assert.is_true((lf.s2.retract(p, v) - q):norm() < 1e-15)
+    local r = lf.vec3{0.6, 0.8, 0}
+    local v = lf.s2.retract_inv(p, r)
+    assert.is_true((lf.s2.retract(p, v) - r):norm() < 1e-15)
+    assert.has_error(function() lf.s2.retract_inv(p, q) end) -- p . q = 0: outside the chart
     assert.is_true(math.abs(lf.s2.tangent(p, {1, 2, 3}):dot(p)) == 0)
     assert.has_error(function() lf.s2.dist({1, 1, 0}, p) end)
     assert.has_error(function() lf.s2.midpoint(p, -p) end)
