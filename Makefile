@@ -5,7 +5,7 @@
 PREFIX   ?= /usr/local
 CC       ?= cc
 VERSION  := 0.1.0
-PKGS     := liblua5.4-dev lua5.4 libreadline-dev libgsl-dev gnuplot-nox lua-busted libcmocka-dev pkg-config
+PKGS     := liblua5.4-dev lua5.4 libreadline-dev libgsl-dev gnuplot-nox lua-busted lua-dkjson libcmocka-dev pkg-config
 
 B        := build
 LUA_INC  := -I/usr/include/lua5.4
@@ -21,8 +21,6 @@ BIND_SRC := $(sort $(filter-out lua/main.c,$(wildcard lua/*.c)))
 BIND_OBJ := $(BIND_SRC:lua/%.c=$(B)/lua/%.o)
 CTEST_SRC := $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN := $(CTEST_SRC:tests/c/%.c=$(B)/tests/%)
-BENCH_SRC := $(sort $(wildcard bench/*.c))
-BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 HEADERS  := $(wildcard core/*.h lua/*.h)
 
 LIB_A    := $(B)/liblieflow.a
@@ -84,13 +82,12 @@ $(B)/lieflow.pc: lieflow.pc.in Makefile
 	@mkdir -p $(B)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-$(B)/tests/%: tests/c/%.c $(LIB_A) $(HEADERS)
+$(B)/tests/%: tests/c/%.c tests/c/problems.h $(LIB_A) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -Itests/c -o $@ $< $(LIB_A) -lcmocka $(GSL_LIBS)
+	$(CC) $(ALLCFLAGS) -Itests/c -o $@ $< $(LIB_A) -lcmocka $(GSL_LIBS) $(TEST_LDFLAGS)
 
-$(B)/bench/%: bench/%.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl
+# count heap allocations during steps
+$(B)/tests/test_noalloc: TEST_LDFLAGS = -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
 
 # ---------------------------------------------------------------- tests
 LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURDIR)/tests/lua/?.lua;/usr/share/lua/5.4/?.lua;/usr/share/lua/5.4/?/init.lua" \
@@ -120,8 +117,8 @@ test-install: all
 demo: all
 	$(EXE) examples/tour.lua
 
-bench: all $(BENCH_BIN)
-	@set -e; for b in $(BENCH_BIN); do $$b; done
+bench: all
+	$(EXE) bench/methods.lua
 
 # Sanitized build of the C tests and the Lua specs (not part of `make test`).
 asan:

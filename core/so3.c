@@ -216,19 +216,24 @@ int lf_so3_project(const double M[9], double R[9], lf_error *err)
 {
     if (!lf_m3_isfinite(M))
         return lf_error_set(err, LF_EINVAL, "so3 project: matrix has a non-finite entry");
-    double u[9], v[9], sv[3], work[3];
+    /* One-sided Jacobi SVD: unlike gsl_linalg_SV_decomp (whose bidiagonalization allocates
+     * temporaries in GSL 2.7) it works entirely in the caller's arrays, and it is accurate. */
+    double u[9], v[9], sv[3];
     lf_m3_copy(M, u);
     gsl_matrix_view U = gsl_matrix_view_array(u, 3, 3); /* overwritten with U */
     gsl_matrix_view V = gsl_matrix_view_array(v, 3, 3);
     gsl_vector_view S = gsl_vector_view_array(sv, 3);
-    gsl_vector_view W = gsl_vector_view_array(work, 3);
-    int st = gsl_linalg_SV_decomp(&U.matrix, &V.matrix, &S.vector, &W.vector);
+    int st = gsl_linalg_SV_decomp_jacobi(&U.matrix, &V.matrix, &S.vector);
     if (st)
         return lf_error_set(err, LF_EINVAL, "so3 project: SVD failed (%s)", gsl_strerror(st));
-    /* Singular values are sorted descending: a reflection is fixed by flipping the direction
-     * of the smallest one, U diag(1, 1, det(U V^T)) V^T. */
-    if (lf_m3_det(u) * lf_m3_det(v) < 0)
-        for (int i = 0; i < 3; i++) u[3 * i + 2] = -u[3 * i + 2];
+    /* M = U S V^T. A reflection (det(U V^T) < 0) is fixed by flipping the direction of the
+     * smallest singular value: R = U diag(1, 1, -1) V^T in that ordering. */
+    if (lf_m3_det(u) * lf_m3_det(v) < 0) {
+        int k = 0;
+        for (int i = 1; i < 3; i++)
+            if (sv[i] < sv[k]) k = i;
+        for (int i = 0; i < 3; i++) u[3 * i + k] = -u[3 * i + k];
+    }
     lf_m3_mult(u, v, R);
     return LF_OK;
 }

@@ -59,7 +59,8 @@ double lf_so3_dist(const double R1[9], const double R2[9]);
 double lf_so3_angle(const double R1[9], const double R2[9]);
 
 /* Nearest rotation to M in the Frobenius norm: U diag(1,1,det(U V^T)) V^T from the SVD M = U S V^T
- * (GSL). LF_EINVAL for non-finite input. */
+ * (GSL one-sided Jacobi, no allocation; singular values in decreasing order). LF_EINVAL for
+ * non-finite input. */
 int lf_so3_project(const double M[9], double R[9], lf_error *err);
 
 /* Uniformly distributed (Haar) rotation from a seed (unit quaternion of 4 normal deviates, GSL mt19937).

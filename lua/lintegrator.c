@@ -48,6 +48,8 @@ static void push_method(lua_State *L, const lf_method *m)
     lua_setfield(L, -2, "explicit_in_torque");
     lua_pushboolean(L, m->momentum_conserving);
     lua_setfield(L, -2, "momentum_conserving");
+    lua_pushboolean(L, m->free_body_only);
+    lua_setfield(L, -2, "free_body_only");
     lua_pushstring(L, "C");
     lua_setfield(L, -2, "implementation");
 }

@@ -583,13 +583,22 @@ static void cands_add(const char *prefix, size_t plen, const char *name)
     cands.v[cands.n++] = s;
 }
 
-/* Push the metatable's __index of the value at idx if it is a table; return 1 if pushed. */
+/* Push the table where the value at idx finds its methods without running code: the metatable's
+ * __index if it is a table, else (when __index is a function, as for the binding's userdata) the
+ * metatable's `methods` table if there is one. Returns 1 if something was pushed. */
 static int push_index_table(lua_State *L, int idx)
 {
+    int type;
     if (!lua_getmetatable(L, idx))
         return 0;
     lua_pushliteral(L, "__index");
-    if (lua_rawget(L, -2) == LUA_TTABLE) {
+    type = lua_rawget(L, -2);
+    if (type == LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "methods");
+        type = lua_rawget(L, -2);
+    }
+    if (type == LUA_TTABLE) {
         lua_remove(L, -2);
         return 1;
     }
@@ -834,15 +843,15 @@ static void cancel_readline(void)
  * without leaving readline in an inconsistent state. */
 static int read_readline(const char *prompt, char **out)
 {
-    sigset_t block, orig, wait;
+    sigset_t block, orig, waitmask;
     int status = LINE_OK;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGWINCH);
     sigprocmask(SIG_BLOCK, &block, &orig);
-    wait = orig;
-    sigdelset(&wait, SIGINT);
-    sigdelset(&wait, SIGWINCH);
+    waitmask = orig;
+    sigdelset(&waitmask, SIGINT);
+    sigdelset(&waitmask, SIGWINCH);
     got_sigint = 0;
     if (got_sigwinch) {
         got_sigwinch = 0;
@@ -857,7 +866,7 @@ static int read_readline(const char *prompt, char **out)
         fd_set fds;
         FD_ZERO(&fds);
         FD_SET(fd, &fds);
-        r = pselect(fd + 1, &fds, NULL, NULL, NULL, &wait);
+        r = pselect(fd + 1, &fds, NULL, NULL, NULL, &waitmask);
         if (got_sigwinch) {
             got_sigwinch = 0;
             rl_resize_terminal();

@@ -243,6 +243,15 @@ wait_for() {  # wait_for LINE-REGEX: wait up to 5 s until a screen line matches
     done
     return 1
 }
+wait_count() {  # wait_count LINE-REGEX N: wait up to 5 s until N screen lines match
+    local i
+    for i in $(seq 50); do
+        screen
+        [ "$(grep -Ec -- "$1" "$TMP/out")" -ge "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
 type_text() { tm send-keys -t lf -l -- "$1"; }
 press() { tm send-keys -t lf "$@"; }
 start_repl() {
@@ -273,6 +282,7 @@ else
     else
         echo "SKIP - lf has no unique field starting with 'so': lf.so + Tab not tested"
         type_text 'lf.so'
+        wait_for '^> lf\.so' >/dev/null
     fi
     press C-c
     type_text '1000 + 1'
@@ -294,20 +304,22 @@ else
     press Enter
     tmux_check "Tab completes a method through the metatable (s:up -> s:upper)" '^ABC$'
 
-    index_type="$("$LF" -e 'local mt = getmetatable(lf.vec3{1, 2, 3}) print(type(mt) == "table" and type(rawget(mt, "__index")) or "none")' 2>/dev/null)"
-    if [ "$index_type" = table ]; then
-        type_text 'v = lf.vec3{1, 2, 3}'
+    methods="$("$LF" -e 'local mt = getmetatable(lf.vec3{1, 2, 3}) local i = type(mt) == "table" and rawget(mt, "__index") if type(i) ~= "table" then i = type(mt) == "table" and rawget(mt, "methods") end print(type(i) == "table" and type(rawget(i, "norm")) == "function" and "yes" or "no")' 2>/dev/null)"
+    if [ "$methods" = yes ]; then
+        type_text 'v = lf.vec3{3, 4, 0}'
         press Enter
         type_text 'v:no'
         press Tab
-        tmux_check "Tab completes userdata methods (v:no -> v:norm)" '^> v:norm'
-        press C-c
+        type_text '()'
+        press Enter
+        tmux_check "Tab completes userdata methods (v:no -> v:norm)" '^> v:norm\(\)$'
     else
-        echo "SKIP - the vec3 metatable's __index is not a table ($index_type): v:no + Tab not tested"
+        echo "SKIP - lf.vec3 has no norm method in a metatable __index or methods table: v:no + Tab not tested"
     fi
 
     type_text 'while true do end'
     press Enter
+    wait_for '^> while true do end$' >/dev/null
     sleep 0.5
     press C-c
     tmux_check "Ctrl-C interrupts a running computation" 'interrupted!'
@@ -316,7 +328,7 @@ else
     tmux_check "the REPL goes on after Ctrl-C" '^2002$'
     press Up
     press Enter
-    if wait_for '^2002$' && [ "$(grep -cx 2002 "$TMP/out")" -ge 2 ]; then ok "Up recalls the previous line"
+    if wait_count '^2002$' 2; then ok "Up recalls the previous line"
     else bad "Up recalls the previous line" "$TMP/out"; fi
 
     type_text 'for i = 1, 3 do'

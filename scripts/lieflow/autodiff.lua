@@ -513,7 +513,7 @@ DM.__index = function(_, k)
     end
     return MM[k]
 end
-DM.__newindex = function() error("mat3: entries are set through the rows, M[i][j] = x", 2) end
+DM.__newindex = function(_, k) error(fmt("mat3: cannot set field %s", tostring(k)), 2) end
 
 local function eqvals(a, b)
     local ka = kind(a)

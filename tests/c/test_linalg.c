@@ -214,6 +214,37 @@ static int flat(void *ctx, const double *x, double *F, double *J, lf_error *err)
     return LF_OK;
 }
 
+/* records the points where it is evaluated: F(x) = x - 3 (n = 1) */
+typedef struct { int n; double xs[64]; } recorder;
+static int record(void *ctx, const double *x, double *F, double *J, lf_error *err)
+{
+    (void)err;
+    recorder *r = ctx;
+    if (r->n < 64) r->xs[r->n++] = x[0];
+    F[0] = (x[0] - 3) * (1 + 0.1 * x[0] * x[0]);
+    if (J) J[0] = 1;
+    return LF_OK;
+}
+
+static void test_newton_fd_step(void **state)
+{
+    (void)state;
+    /* forward differences with step sqrt(eps) max(1, |x_j|): the second evaluation is at x + h */
+    static const double x0s[] = {1000, -0.25, 7e-9, -4e6};
+    double worst = 0;
+    for (size_t i = 0; i < sizeof x0s / sizeof *x0s; i++) {
+        recorder rec = {0, {0}};
+        double work[8], x[1] = {x0s[i]};
+        int iwork[1];
+        lf_newton_opts o = {0, 1, 0};
+        lf_newton(record, &rec, 1, x, &o, work, iwork, NULL, NULL);
+        assert_true(rec.n >= 2 && rec.xs[0] == x0s[i]);
+        double h = rec.xs[1] - rec.xs[0], want = sqrt(2.220446049250313e-16) * fmax(1, fabs(x0s[i]));
+        worst = fmax(worst, fabs(h / want - 1));
+    }
+    CHECK_LE(worst, 1e-6, "FD step / (sqrt(eps) max(1,|x|)) - 1, max");
+}
+
 static void test_newton_2d(void **state)
 {
     (void)state;
@@ -221,6 +252,7 @@ static void test_newton_2d(void **state)
     int iwork[2];
     lf_error err = {0, ""};
     double sol[2][2];
+    int iters[2];
     for (int analytic = 1; analytic >= 0; analytic--) {
         lf_newton_opts o = {0, 0, analytic};
         lf_newton_info info;
@@ -239,7 +271,10 @@ static void test_newton_2d(void **state)
         /* stopped on the update test, or on an exactly zero residual */
         assert_true(info.update <= 1e-14 * (1 + maxabs(2, x)) || info.residual == 0);
         memcpy(sol[analytic], x, sizeof x);
+        iters[analytic] = info.iters;
     }
+    /* a good FD Jacobian keeps Newton's quadratic convergence: no more iterations */
+    assert_true(iters[0] <= iters[1] + 1);
     CHECK_LE(fmax(fabs(sol[0][0] - sol[1][0]), fabs(sol[0][1] - sol[1][1])), 1e-15,
              "newton 2d: analytic vs FD solution");
 }
@@ -335,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_lu_random),
         cmocka_unit_test(test_lu_pivoting_and_singular),
         cmocka_unit_test(test_m3_helpers),
+        cmocka_unit_test(test_newton_fd_step),
         cmocka_unit_test(test_newton_2d),
         cmocka_unit_test(test_newton_6d),
         cmocka_unit_test(test_newton_failures),

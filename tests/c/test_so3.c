@@ -378,6 +378,54 @@ static void test_dexp_dexpinv_identity(void **state)
     gsl_rng_free(r);
 }
 
+/* Reference dexp(x) = sum_k hat(x)^k/(k+1)! (right-trivialized) in quad precision, and
+ * dexpinv(x) as its inverse (adjugate), both rounded to double. */
+static void dexp_ref(const double x[3], double D[9], double Di[9])
+{
+    ref_t X[9] = {0, -x[2], x[1], x[2], 0, -x[0], -x[1], x[0], 0}, S[9], T[9], P[9];
+    for (int i = 0; i < 9; i++) S[i] = T[i] = (i % 4 == 0);
+    for (int k = 1; k <= 60; k++) { /* T <- T X/(k+1): T = X^k/(k+1)! */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                P[3 * i + j] = (T[3 * i] * X[j] + T[3 * i + 1] * X[3 + j] + T[3 * i + 2] * X[6 + j]) / (k + 1);
+        for (int i = 0; i < 9; i++) { T[i] = P[i]; S[i] += P[i]; }
+    }
+    ref_t det = S[0] * (S[4] * S[8] - S[5] * S[7]) - S[1] * (S[3] * S[8] - S[5] * S[6]) +
+                S[2] * (S[3] * S[7] - S[4] * S[6]);
+    ref_t A[9] = {S[4] * S[8] - S[5] * S[7], S[2] * S[7] - S[1] * S[8], S[1] * S[5] - S[2] * S[4],
+                  S[5] * S[6] - S[3] * S[8], S[0] * S[8] - S[2] * S[6], S[2] * S[3] - S[0] * S[5],
+                  S[3] * S[7] - S[4] * S[6], S[1] * S[6] - S[0] * S[7], S[0] * S[4] - S[1] * S[3]};
+    for (int i = 0; i < 9; i++) { D[i] = (double)S[i]; Di[i] = (double)(A[i] / det); }
+}
+
+static void test_dexp_coefficients(void **state)
+{
+    (void)state;
+    /* For x = a (e_i + e_j) the (i,j) entry of dexp is (t - sin t)/t^3 a^2 and that of dexpinv
+     * (1 - (t/2)cot(t/2))/t^2 a^2 (t = sqrt(2) a, no hat(x) term there): their relative errors
+     * are those of the coefficient functions, which cancel catastrophically in closed form for
+     * small t. Compared with the quad-precision series, over t in [1e-8, 4]. */
+    gsl_rng *r = new_rng(12);
+    double wc = 0, wd = 0, wm = 0;
+    for (int k = 0; k < 10000; k++) {
+        double t = pow(10, -8 + (8 + log10(4.0)) * gsl_rng_uniform(r)), a = t / sqrt(2);
+        int i = k % 3, j = (k + 1 + (k / 3) % 2) % 3; /* i != j, all ordered pairs */
+        double x[3] = {0, 0, 0}, D[9], Di[9], Dr[9], Dir[9];
+        x[i] = a;
+        x[j] = k % 5 == 0 ? -a : a;
+        lf_so3_dexp(x, D);
+        lf_so3_dexpinv(x, Di);
+        dexp_ref(x, Dr, Dir);
+        wc = fmax(wc, fabs(D[3 * i + j] - Dr[3 * i + j]) / fabs(Dr[3 * i + j]));
+        wd = fmax(wd, fabs(Di[3 * i + j] - Dir[3 * i + j]) / fabs(Dir[3 * i + j]));
+        wm = fmax(wm, fmax(maxdiff(9, D, Dr), maxdiff(9, Di, Dir)));
+    }
+    CHECK_LE(wc, 1e-15, "dexp x x^T-coefficient (t-sin t)/t^3, max rel err");
+    CHECK_LE(wd, 1e-15, "dexpinv coefficient (1-(t/2)cot(t/2))/t^2, max rel err");
+    CHECK_LE(wm, 2e-15, "dexp, dexpinv vs quad-precision series, max abs err");
+    gsl_rng_free(r);
+}
+
 static void test_cay(void **state)
 {
     (void)state;
@@ -599,7 +647,8 @@ int main(void)
         cmocka_unit_test(test_hat_vee),        cmocka_unit_test(test_exp_reference),
         cmocka_unit_test(test_log_exp_small),  cmocka_unit_test(test_log_exp_large),
         cmocka_unit_test(test_log_at_pi),      cmocka_unit_test(test_dexp_dcay_fd),
-        cmocka_unit_test(test_dexp_dexpinv_identity), cmocka_unit_test(test_cay),
+        cmocka_unit_test(test_dexp_dexpinv_identity), cmocka_unit_test(test_dexp_coefficients),
+        cmocka_unit_test(test_cay),
         cmocka_unit_test(test_Ad),             cmocka_unit_test(test_dist_angle),
         cmocka_unit_test(test_project),        cmocka_unit_test(test_random),
         cmocka_unit_test(test_check),

@@ -1,0 +1,63 @@
+-- lieflow benchmark: steps per second of every method on the seed-000 stress test, with the
+-- built-in C potential, with a Lua torque function, and with the autodiff torque of a Lua U.
+-- Run: make bench  (or build/lieflow bench/methods.lua [seconds-per-case])
+local lf = lf or require "lieflow"
+local budget = tonumber(arg and arg[1]) or 0.25 -- CPU seconds per measurement
+
+local R0 = lf.so3.exp{0, 0.7227, 0}
+local Rm = lf.so3.exp{2.5 / math.sqrt(2), 0, 2.5 / math.sqrt(2)}
+local I = lf.so3.I
+local function U(R) return (lf.so3.dist(R, I) - 1) ^ 2 - 0.3 / lf.so3.dist(R, Rm) end
+local C = lf.potential.stress{}
+local function tau(R) return C:torque(R) end -- a Lua torque function (the work is the call overhead)
+-- the same torque written out in Lua, as a user would (seed 000 eq. 12 differentiated by hand)
+local function tau_lua(R)
+  local D1, D2 = R - I, R - Rm
+  local d1, d2 = D1:norm(), D2:norm()
+  local M = Rm:T() * R
+  local c1, c2 = 2 * (d1 - 1) / d1, 0.3 / (d2 * d2 * d2)
+  return lf.vec3{c1 * (R[2][3] - R[3][2]) + c2 * (M[2][3] - M[3][2]),
+                 c1 * (R[3][1] - R[1][3]) + c2 * (M[3][1] - M[1][3]),
+                 c1 * (R[1][2] - R[2][1]) + c2 * (M[1][2] - M[2][1])}
+end
+
+local function body(pot, torque) return lf.rigidbody{inertia = {2, 2, 4}, R = R0, omega = {0, 0, 0.625}, potential = pot, torque = torque} end
+local bodies = {
+  C = body(C),                  -- built-in C potential
+  call = body(U, tau),          -- Lua torque function that calls the C torque: the callback path itself
+  lua = body(U, tau_lua),       -- the torque written in Lua with vec3/mat3 arithmetic
+  autodiff = body(U),           -- torque of the Lua U by forward-mode autodiff
+}
+
+-- steps/s: double the batch until it takes `budget` CPU seconds
+local function rate(name, body)
+  local it = lf.integrator(name, body, {h = 0.125})
+  local n = 16
+  while true do
+    local t0 = os.clock()
+    it:step(n)
+    local dt = os.clock() - t0
+    if dt >= budget then return n / dt end
+    n = n * (dt < budget / 8 and 8 or 2)
+  end
+end
+
+-- check the Lua torque is right before timing it
+local dtau = (tau_lua(lf.so3.random(3)) - C:torque(lf.so3.random(3))):norm()
+assert(dtau < 1e-12, "bench: the Lua torque disagrees with the C one: " .. dtau)
+
+local f = io.open("/proc/cpuinfo")
+local cpu = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
+if f then f:close() end
+print(("lieflow %s benchmark — stress test (seed 000), h = 0.125, one core (%s)"):format(lf.version, cpu))
+print("columns: steps/s with the C potential; with a Lua torque callback (calling the C torque);")
+print("with the torque written in Lua (vec3/mat3 arithmetic); with the autodiff torque of a Lua U;")
+print("then the ratios C/callback, C/Lua-arithmetic, C/autodiff (slow-down factors).")
+print(("%-10s %11s %11s %11s %11s %8s %8s %8s"):format("method", "C", "callback", "Lua arith", "autodiff",
+  "C/call", "C/Lua", "C/AD"))
+for _, m in ipairs(lf.methods()) do
+  if not m.free_body_only then
+    local c, k, l, a = rate(m.name, bodies.C), rate(m.name, bodies.call), rate(m.name, bodies.lua), rate(m.name, bodies.autodiff)
+    print(("%-10s %11.0f %11.0f %11.0f %11.0f %8.2f %8.1f %8.1f"):format(m.name, c, k, l, a, c / k, c / l, c / a))
+  end
+end

@@ -1,0 +1,21 @@
+/* lieflow — fits used by the analysis tools (convergence orders, energy-drift slopes).
+ * Thin wrappers over GSL (gsl_fit_linear); the statistics built on them live in
+ * scripts/lieflow/analysis.lua. */
+#ifndef LF_ANALYSIS_H
+#define LF_ANALYSIS_H
+
+#include <stddef.h>
+
+/* Ordinary least-squares line y ~ intercept + slope * x through n points (GSL gsl_fit_linear).
+ * Outputs (each may be NULL):
+ *   slope, intercept  the fitted line;
+ *   slope_stderr      standard error of the slope, sqrt(s^2 / sum (x_i - mean x)^2) with
+ *                     s^2 = sum r_i^2 / (n - 2) (NAN when n == 2: undefined);
+ *   resid_std         standard deviation of the residuals r_i = y_i - line(x_i),
+ *                     sqrt(sum r_i^2 / (n - 2)) (0 when n == 2: the line is exact).
+ * Returns LF_OK; LF_EINVAL if n < 2, x or y is NULL, or a value is not finite; LF_EDOMAIN if all
+ * x are equal (the slope is undefined). Outputs are untouched on failure. */
+int lf_fit_linear(const double *x, const double *y, size_t n, double *slope, double *intercept,
+                  double *slope_stderr, double *resid_std);
+
+#endif
