@@ -5,7 +5,7 @@
 PREFIX   ?= /usr/local
 CC       ?= cc
 VERSION  := 0.1.0
-PKGS     := liblua5.4-dev lua5.4 libreadline-dev libgsl-dev gnuplot-nox lua-busted lua-dkjson libcmocka-dev pkg-config
+PKGS     := liblua5.4-dev lua5.4 libreadline-dev libgsl-dev gnuplot-nox lua-busted lua-dkjson libcmocka-dev pkg-config tmux
 
 B        := build
 LUA_INC  := -I/usr/include/lua5.4
@@ -32,7 +32,7 @@ EMBED    := $(B)/embed_host
 .PHONY: all deps test test-c test-lua test-repl test-embed test-examples test-install demo bench install clean asan valgrind
 .DEFAULT_GOAL := all
 
-all: $(LIB_A) $(LIB_SO) $(MOD_SO) $(EXE) $(EMBED) $(B)/lieflow.pc
+all: $(LIB_A) $(LIB_SO) $(MOD_SO) $(EXE) $(EMBED)
 
 # ---------------------------------------------------------------- system packages
 deps: $(B)/.deps-ok
@@ -77,10 +77,6 @@ $(EXE): $(B)/lua/main.o $(BIND_OBJ) $(LIB_A)
 
 $(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
 	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl
-
-$(B)/lieflow.pc: lieflow.pc.in Makefile
-	@mkdir -p $(B)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 $(B)/tests/%: tests/c/%.c tests/c/problems.h $(LIB_A) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -136,7 +132,7 @@ install: all
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 core/*.h lua/lieflow_lua.h $(DESTDIR)$(PREFIX)/include/lieflow/
-	install -m 644 $(B)/lieflow.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' lieflow.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lieflow.pc
 	install -m 755 $(MOD_SO) $(DESTDIR)$(LUA_CMOD)/lieflow/
 	install -m 644 scripts/lieflow/*.lua $(DESTDIR)$(LUA_LMOD)/lieflow/
 	install -m 755 $(EXE) $(DESTDIR)$(PREFIX)/bin/

@@ -216,14 +216,16 @@ int lf_so3_project(const double M[9], double R[9], lf_error *err)
 {
     if (!lf_m3_isfinite(M))
         return lf_error_set(err, LF_EINVAL, "so3 project: matrix has a non-finite entry");
-    /* One-sided Jacobi SVD: unlike gsl_linalg_SV_decomp (whose bidiagonalization allocates
-     * temporaries in GSL 2.7) it works entirely in the caller's arrays, and it is accurate. */
-    double u[9], v[9], sv[3];
+    /* Golub-Reinsch SVD on stack views. (GSL 2.7 still allocates three small temporaries inside
+     * gsl_linalg_bidiag_decomp; the allocation-free gsl_linalg_SV_decomp_jacobi is not usable
+     * here: it leaves zero columns in U for a rank-deficient M.) */
+    double u[9], v[9], sv[3], work[3];
     lf_m3_copy(M, u);
     gsl_matrix_view U = gsl_matrix_view_array(u, 3, 3); /* overwritten with U */
     gsl_matrix_view V = gsl_matrix_view_array(v, 3, 3);
     gsl_vector_view S = gsl_vector_view_array(sv, 3);
-    int st = gsl_linalg_SV_decomp_jacobi(&U.matrix, &V.matrix, &S.vector);
+    gsl_vector_view W = gsl_vector_view_array(work, 3);
+    int st = gsl_linalg_SV_decomp(&U.matrix, &V.matrix, &S.vector, &W.vector);
     if (st)
         return lf_error_set(err, LF_EINVAL, "so3 project: SVD failed (%s)", gsl_strerror(st));
     /* M = U S V^T. A reflection (det(U V^T) < 0) is fixed by flipping the direction of the

@@ -59,8 +59,8 @@ double lf_so3_dist(const double R1[9], const double R2[9]);
 double lf_so3_angle(const double R1[9], const double R2[9]);
 
 /* Nearest rotation to M in the Frobenius norm: U diag(1,1,det(U V^T)) V^T from the SVD M = U S V^T
- * (GSL one-sided Jacobi, no allocation; singular values in decreasing order). LF_EINVAL for
- * non-finite input. */
+ * (GSL, singular values in decreasing order). LF_EINVAL for non-finite input. For rank(M) < 2 the
+ * nearest rotation is not unique and one of them is returned. */
 int lf_so3_project(const double M[9], double R[9], lf_error *err);
 
 /* Uniformly distributed (Haar) rotation from a seed (unit quaternion of 4 normal deviates, GSL mt19937).

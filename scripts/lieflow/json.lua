@@ -1,0 +1,130 @@
+-- lieflow — JSON for summaries and trajectories (lf.json).
+--
+-- encode is our own (small) so that the output is exact and reproducible:
+--   * numbers keep full precision: the shortest of %.15g/%.16g/%.17g that reads back to the same
+--     double (dkjson uses tostring, i.e. %.14g in Lua 5.4); integers print as integers;
+--     NaN and +-inf have no JSON form and become null;
+--   * object keys come out sorted, so two runs with the same numbers give the same file;
+--   * a table with keys 1..n (n >= 1) and nothing else is an array; an empty table is {} unless it
+--     carries json.array_mt ([]); other tables are objects whose keys must be strings or numbers;
+--   * lf.vec3 / lf.mat3 (anything with a :totable() method) become arrays; a value with a
+--     __tojson metamethod is replaced by what it returns (a Lua value, encoded in turn);
+--   * functions, threads, other userdata and reference cycles are errors naming the path
+--     (e.g. "json.encode: unsupported value of type function at $.runs[2].traj").
+-- decode delegates to dkjson (Debian lua-dkjson), loaded on first use.
+local M = {}
+
+M.array_mt = {__name = "lf.json.array"}
+M.null = setmetatable({}, {__name = "lf.json.null", __tojson = function() return nil end})
+
+local function num2str(x)
+  if x ~= x or x == math.huge or x == -math.huge then return "null" end
+  if math.type(x) == "integer" then return string.format("%d", x) end
+  if x == math.floor(x) and math.abs(x) < 2 ^ 53 then return string.format("%.1f", x) end
+  for _, f in ipairs{"%.15g", "%.16g"} do
+    local s = f:format(x)
+    if tonumber(s) == x then return s end
+  end
+  return ("%.17g"):format(x)
+end
+M.number = num2str
+
+local escapes = {['"'] = '\\"', ['\\'] = '\\\\', ['\b'] = '\\b', ['\f'] = '\\f', ['\n'] = '\\n',
+                 ['\r'] = '\\r', ['\t'] = '\\t'}
+local function quote(s)
+  return '"' .. s:gsub('[%c"\\]', function(c) return escapes[c] or ("\\u%04x"):format(c:byte()) end) .. '"'
+end
+
+local function is_array(t)
+  local n = #t
+  if n == 0 then return getmetatable(t) == M.array_mt end
+  local count = 0
+  for k in pairs(t) do
+    if math.type(k) ~= "integer" or k < 1 or k > n then return false end
+    count = count + 1
+  end
+  return count == n
+end
+
+local function key_string(k, path)
+  if type(k) == "string" then return k end
+  if type(k) == "number" then return num2str(k) end
+  error(("json.encode: object key of type %s at %s"):format(type(k), path), 0)
+end
+
+local function encode(v, out, path, seen, indent, depth)
+  local tv = type(v)
+  if tv == "nil" then out[#out + 1] = "null"; return end
+  if tv == "boolean" then out[#out + 1] = tostring(v); return end
+  if tv == "number" then out[#out + 1] = num2str(v); return end
+  if tv == "string" then out[#out + 1] = quote(v); return end
+  local mt = getmetatable(v)
+  if type(mt) == "table" and mt.__tojson then
+    return encode(mt.__tojson(v), out, path, seen, indent, depth)
+  end
+  if tv == "userdata" then
+    local ok, tab = pcall(function() return v:totable() end)
+    if ok and type(tab) == "table" then return encode(tab, out, path, seen, indent, depth) end
+  end
+  if tv ~= "table" then error(("json.encode: unsupported value of type %s at %s"):format(tv, path), 0) end
+  if seen[v] then error(("json.encode: reference cycle at %s"):format(path), 0) end
+  seen[v] = true
+  local nl, pad, pad1 = "", "", ""
+  if indent then nl = "\n"; pad = indent:rep(depth); pad1 = indent:rep(depth + 1) end
+  if is_array(v) then
+    if #v == 0 then out[#out + 1] = "[]" else
+      -- arrays of plain numbers stay on one line even when indenting
+      local flat = true
+      for i = 1, #v do if type(v[i]) ~= "number" then flat = false; break end end
+      out[#out + 1] = "["
+      for i = 1, #v do
+        if i > 1 then out[#out + 1] = "," end
+        if not flat then out[#out + 1] = nl .. pad1 elseif indent and i > 1 then out[#out + 1] = " " end
+        encode(v[i], out, ("%s[%d]"):format(path, i), seen, indent, depth + 1)
+      end
+      if not flat then out[#out + 1] = nl .. pad end
+      out[#out + 1] = "]"
+    end
+  else
+    local keys, names = {}, {}
+    for k in pairs(v) do
+      local s = key_string(k, path)
+      keys[#keys + 1] = s; names[s] = k
+    end
+    table.sort(keys)
+    if #keys == 0 then out[#out + 1] = "{}" else
+      out[#out + 1] = "{"
+      for i, s in ipairs(keys) do
+        if i > 1 then out[#out + 1] = "," end
+        out[#out + 1] = nl .. pad1 .. quote(s) .. (indent and ": " or ":")
+        encode(v[names[s]], out, path .. "." .. s, seen, indent, depth + 1)
+      end
+      out[#out + 1] = nl .. pad .. "}"
+    end
+  end
+  seen[v] = nil
+end
+
+--- json.encode(value [, {indent = true | "  "}]) -> string (see the rules above).
+function M.encode(value, opts)
+  local indent = opts and opts.indent
+  if indent == true then indent = "  " end
+  if indent ~= nil and indent ~= false and type(indent) ~= "string" then
+    error("json.encode: option 'indent' must be true, false or a string", 2)
+  end
+  local out = {}
+  encode(value, out, "$", {}, indent or nil, 0)
+  return table.concat(out)
+end
+
+--- json.decode(string) -> value (dkjson; JSON null becomes nil). Errors say where parsing failed.
+function M.decode(s)
+  if type(s) ~= "string" then error(("json.decode: string expected, got %s"):format(type(s)), 2) end
+  local ok, dk = pcall(require, "dkjson")
+  if not ok then error("json.decode needs dkjson (Debian package lua-dkjson)", 2) end
+  local v, pos, err = dk.decode(s, 1, nil)
+  if err then error(("json.decode: %s (at character %s)"):format(err, tostring(pos)), 2) end
+  return v
+end
+
+return M

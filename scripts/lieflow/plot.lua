@@ -1,0 +1,694 @@
+-- lieflow.plot — line plots through gnuplot (exposed as lf.plot).
+--
+--   lf.plot{
+--     x = {...},                          -- abscissae (numbers); default 1, 2, ..., n
+--     y = { {...}, {label = "err", data = {...}, style = "points"}, ... },
+--                                         -- one or more series (a bare array of numbers is one series)
+--     title = , xlabel = , ylabel = ,     -- plain text (gnuplot markup only with enhanced = true)
+--     logx = bool | 2 | 10, logy = bool | 2 | 10,
+--     style = "lines" | "linespoints" | "points" | "steps" | "impulses" | "dots"
+--                                         -- default: linespoints for <= 50 points, else lines
+--     slopes = { {order = 2, label = "h^2", through = {x, y}, shift = 1}, ... },
+--                                         -- reference lines y = shift*y0*(x/x0)^order through the first
+--                                         -- plottable point of the first series (or `through`)
+--     key = "auto" | "top left" | "bottom right" | "outside" | "below" | false ...,
+--     xrange = {lo, hi}, yrange = {lo, hi}, grid = true, size = {900, 600},
+--     file = nil | "out/a.png" | "out/a.svg",
+--     gnuplot = "gnuplot",                -- executable (env LIEFLOW_GNUPLOT overrides the default)
+--   } -> image path, info
+--
+-- With `file`, <file without extension>.dat (x, then each series, then each slope line; %.17g;
+-- NaN and +-inf written as "nan", which gnuplot skips) and <...>.gp are kept beside the image.
+-- The script finds its data relative to itself, so `gnuplot out/a.gp` re-renders from any directory.
+-- Without `file` the plot is drawn with gnuplot's dumb terminal (100x30 characters) on stdout
+-- (io.write), for the REPL; the function then returns nil, info with info.text the drawing.
+-- Without gnuplot, the .dat and .gp are written anyway and a message says how to render them;
+-- the function then returns nil, info. info = {image=, data=, script=, rendered=, text=}.
+-- Errors name the offending argument; warnings (skipped points on log axes) go through M.warn.
+local M = {}
+
+local DEFAULT_SIZE = { 900, 600 }
+local DUMB_SIZE = { 100, 30 }
+local STYLES = { lines = true, linespoints = true, points = true, steps = true, impulses = true,
+                 dots = true }
+local KEY_WORDS = { top = true, bottom = true, left = true, right = true, center = true,
+                    inside = true, outside = true, below = true, above = true, box = true,
+                    nobox = true, opaque = true, noopaque = true, horizontal = true,
+                    vertical = true, lmargin = true, rmargin = true, tmargin = true,
+                    bmargin = true, reverse = true, noreverse = true, Left = true, Right = true }
+
+--- Where warnings and the "gnuplot not found" message go (replaceable, e.g. by tests).
+function M.warn(msg) io.stderr:write("lf.plot: ", msg, "\n") end
+
+-- ------------------------------------------------------------------ small helpers
+local function fail(msg) error("lf.plot: " .. msg, 0) end
+
+-- POSIX shell quoting
+local function shq(s) return "'" .. tostring(s):gsub("'", [['\'']]) .. "'" end
+
+-- gnuplot string expression for arbitrary text: single-quoted pieces (no backquote command
+-- substitution, no escapes) joined by "\n" for line breaks.
+local function gq(s)
+  s = tostring(s):gsub("\r\n?", "\n"):gsub("[%z\1-\9\11-\31\127]", " ")
+  local parts = {}
+  for line in (s .. "\n"):gmatch("(.-)\n") do parts[#parts + 1] = "'" .. line:gsub("'", "''") .. "'" end
+  return table.concat(parts, '."\\n".')
+end
+
+local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
+
+local function fmt(v)
+  if not finite(v) then return "nan" end
+  return string.format("%.17g", v)
+end
+
+local function file_exists(p)
+  local f = io.open(p, "rb")
+  if f then f:close() return true end
+  return false
+end
+
+local function read_all(p)
+  local f = io.open(p, "rb")
+  if not f then return "" end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function write_file(p, s, what)
+  local f, err = io.open(p, "wb")
+  if not f then fail(("cannot write the %s %s: %s"):format(what, p, err)) end
+  f:write(s)
+  f:close()
+end
+
+local function dirname(p)
+  local d = p:match("^(.*)/[^/]*$")
+  if d == nil then return "." end
+  if d == "" then return "/" end
+  return d
+end
+
+local function basename(p) return p:match("([^/]*)$") end
+
+-- mkdir -p: LuaFileSystem when installed, else the shell
+local function mkdir_p(dir)
+  if dir == "." or dir == "/" or dir == "" then return end
+  local ok, lfs = pcall(require, "lfs")
+  if ok and type(lfs) == "table" and lfs.attributes then
+    if lfs.attributes(dir, "mode") == "directory" then return end
+    local path = dir:sub(1, 1) == "/" and "" or nil
+    for comp in dir:gmatch("[^/]+") do
+      path = path and (path .. "/" .. comp) or comp
+      if lfs.attributes(path, "mode") == nil then
+        local made, err = lfs.mkdir(path)
+        if not made and lfs.attributes(path, "mode") ~= "directory" then
+          fail(("cannot create the directory %s: %s"):format(path, tostring(err)))
+        end
+      end
+    end
+    if lfs.attributes(dir, "mode") ~= "directory" then
+      fail(("cannot create the directory %s: not a directory"):format(dir))
+    end
+    return
+  end
+  local okx = os.execute("mkdir -p -- " .. shq(dir))
+  if not okx then fail(("cannot create the directory %s (mkdir -p failed)"):format(dir)) end
+end
+
+-- ------------------------------------------------------------------ gnuplot detection
+local available_cache = {}
+
+local function default_exe() return os.getenv("LIEFLOW_GNUPLOT") or "gnuplot" end
+
+--- M.gnuplot_available([exe]) -> true, version string | false, reason. Needs gnuplot >= 5.
+function M.gnuplot_available(exe)
+  exe = exe or default_exe()
+  local c = available_cache[exe]
+  if c then return c[1], c[2] end
+  local ok, why = false, "gnuplot not found (" .. exe .. ")"
+  local p = io.popen(shq(exe) .. " --version 2>/dev/null")
+  if p then
+    local out = p:read("a") or ""
+    p:close()
+    local major, minor = out:match("gnuplot%s+(%d+)%.(%d+)")
+    if major then
+      if tonumber(major) >= 5 then
+        ok, why = true, ("%s.%s"):format(major, minor)
+      else
+        why = ("gnuplot %s.%s at %s is too old (5.0 or newer needed)"):format(major, minor, exe)
+      end
+    end
+  end
+  available_cache[exe] = { ok, why }
+  return ok, why
+end
+
+-- ------------------------------------------------------------------ validation
+local function check_array(a, name, n)
+  if type(a) ~= "table" then
+    fail(("%s: array of numbers expected, got %s"):format(name, type(a)))
+  end
+  local len = #a
+  if len == 0 then fail(("%s: empty"):format(name)) end
+  if n and len ~= n then
+    fail(("%s: length %d, but x has length %d"):format(name, len, n))
+  end
+  for i = 1, len do
+    local v = a[i]
+    if type(v) ~= "number" then
+      fail(("%s[%d]: number expected, got %s"):format(name, i, type(v)))
+    end
+  end
+  return len
+end
+
+local function log_base(v, name)
+  if v == nil or v == false then return nil end
+  if v == true then return true end -- base chosen later
+  if type(v) == "number" and v > 1 then return v end
+  fail(("%s: true, false or a base > 1 expected, got %s"):format(name, tostring(v)))
+end
+
+local function check_style(s, name)
+  if s == nil then return nil end
+  if type(s) ~= "string" or not STYLES[s] then
+    fail(("%s: one of lines, linespoints, points, steps, impulses, dots expected, got %s")
+      :format(name, tostring(s)))
+  end
+  return s
+end
+
+local function check_text(s, name)
+  if s == nil then return nil end
+  if type(s) ~= "string" and type(s) ~= "number" then
+    fail(("%s: string expected, got %s"):format(name, type(s)))
+  end
+  return tostring(s)
+end
+
+local function check_range(r, name)
+  if r == nil then return nil end
+  if type(r) ~= "table" then fail(("%s: {lo, hi} expected, got %s"):format(name, type(r))) end
+  for i = 1, 2 do
+    if r[i] ~= nil and (type(r[i]) ~= "number" or not finite(r[i])) then
+      fail(("%s[%d]: finite number or nil expected"):format(name, i))
+    end
+  end
+  return { r[1], r[2] }
+end
+
+local function check_key(k)
+  if k == nil or k == "auto" then return "auto" end
+  if k == false or k == "off" or k == "none" then return false end
+  if type(k) ~= "string" then fail(("key: string or false expected, got %s"):format(type(k))) end
+  for w in k:gmatch("%S+") do
+    if not KEY_WORDS[w] then
+      fail(("key: unknown word %q (use e.g. \"top left\", \"bottom right\", \"outside\", " ..
+        "\"below\", false)"):format(w))
+    end
+  end
+  return k
+end
+
+local function is_power_of_two(v)
+  if not (v > 0 and finite(v)) then return false end
+  local m = math.frexp(v)
+  return m == 0.5
+end
+
+-- ------------------------------------------------------------------ preparation
+local function prepare(spec)
+  if type(spec) ~= "table" then fail("table argument expected, e.g. lf.plot{x = ..., y = {...}}") end
+  local P = {}
+
+  -- series
+  local y = spec.y
+  if y == nil then fail("y: missing (one or more series: y = {{...}, {label = , data = }})") end
+  if type(y) ~= "table" then fail(("y: table of series expected, got %s"):format(type(y))) end
+  if type(y[1]) == "number" or (y.data ~= nil) then y = { y } end -- a single series
+  if #y == 0 then fail("y: no series") end
+
+  local n
+  if spec.x ~= nil then n = check_array(spec.x, "x") end
+  P.series = {}
+  for k = 1, #y do
+    local s = y[k]
+    local name = ("y[%d]"):format(k)
+    if type(s) ~= "table" then
+      fail(("%s: series expected (array of numbers or {label = , data = }), got %s")
+        :format(name, type(s)))
+    end
+    local data, label, style = s, nil, nil
+    if s.data ~= nil or s.label ~= nil or s.style ~= nil then
+      data = s.data
+      if data == nil then fail(name .. ".data: missing") end
+      label = check_text(s.label, name .. ".label")
+      style = check_style(s.style, name .. ".style")
+    end
+    local what = label and ("%s (%q)"):format(name, label) or name
+    if type(data) ~= "table" then
+      fail(("%s: array of numbers expected, got %s"):format(what, type(data)))
+    end
+    n = n or #data
+    check_array(data, what, n)
+    P.series[k] = { data = data, label = label, style = style, what = what }
+  end
+  if spec.x ~= nil then
+    P.x = spec.x
+  else
+    P.x = {}
+    for i = 1, n do P.x[i] = i end
+  end
+  P.n = n
+
+  P.title = check_text(spec.title, "title")
+  P.xlabel = check_text(spec.xlabel, "xlabel")
+  P.ylabel = check_text(spec.ylabel, "ylabel")
+  P.logx = log_base(spec.logx, "logx")
+  P.logy = log_base(spec.logy, "logy")
+  P.style = check_style(spec.style, "style") or (n <= 50 and "linespoints" or "lines")
+  P.key = check_key(spec.key)
+  P.xrange = check_range(spec.xrange, "xrange")
+  P.yrange = check_range(spec.yrange, "yrange")
+  P.grid = spec.grid ~= false
+  P.enhanced = spec.enhanced == true
+  if P.logx and P.xrange then
+    for i = 1, 2 do
+      if P.xrange[i] and P.xrange[i] <= 0 then fail("xrange: must be positive with logx") end
+    end
+  end
+  if P.logy and P.yrange then
+    for i = 1, 2 do
+      if P.yrange[i] and P.yrange[i] <= 0 then fail("yrange: must be positive with logy") end
+    end
+  end
+
+  -- output
+  if spec.file ~= nil then
+    if type(spec.file) ~= "string" or spec.file == "" then
+      fail(("file: path string expected, got %s"):format(tostring(spec.file)))
+    end
+    local base, ext = spec.file:match("^(.*)%.([^./]+)$")
+    ext = ext and ext:lower()
+    if ext ~= "png" and ext ~= "svg" then
+      fail(("file: extension .png or .svg expected, got %s"):format(spec.file))
+    end
+    if basename(base) == "" then fail("file: empty file name " .. spec.file) end
+    P.file, P.base, P.ext = spec.file, base, ext
+  end
+  if spec.size ~= nil then
+    local s = spec.size
+    if type(s) ~= "table" or type(s[1]) ~= "number" or type(s[2]) ~= "number"
+        or s[1] < 1 or s[2] < 1 then
+      fail("size: {width, height} with positive numbers expected")
+    end
+    P.size = { math.floor(s[1] + 0.5), math.floor(s[2] + 0.5) }
+  end
+  if spec.gnuplot ~= nil and (type(spec.gnuplot) ~= "string" or spec.gnuplot == "") then
+    fail("gnuplot: path of the gnuplot executable expected")
+  end
+  P.exe = spec.gnuplot or default_exe()
+
+  -- which points are plottable: finite, and positive on log axes
+  local x = P.x
+  local xok, nxbad, nxnan = {}, 0, 0
+  for i = 1, n do
+    local v = x[i]
+    if not finite(v) then
+      xok[i] = false; nxnan = nxnan + 1
+    elseif P.logx and v <= 0 then
+      xok[i] = false; nxbad = nxbad + 1
+    else
+      xok[i] = true
+    end
+  end
+  if nxbad > 0 then
+    M.warn(("x: %d non-positive value(s) skipped on the logarithmic x axis"):format(nxbad))
+  end
+  local plotted = {}
+  for _, s in ipairs(P.series) do
+    local good, nbad = 0, 0
+    s.ok = {}
+    for i = 1, n do
+      local v = s.data[i]
+      local ok = xok[i] and finite(v)
+      if ok and P.logy and v <= 0 then ok = false; nbad = nbad + 1 end
+      s.ok[i] = ok
+      if ok then good = good + 1 end
+    end
+    if nbad > 0 then
+      M.warn(("%s: %d non-positive value(s) skipped on the logarithmic y axis"):format(s.what, nbad))
+    end
+    if good == 0 then
+      M.warn(("%s: no plottable points (all NaN/inf%s); series left out"):format(s.what,
+        (P.logx or P.logy) and " or non-positive on a log axis" or ""))
+      s.skip = true
+    else
+      plotted[#plotted + 1] = s
+    end
+  end
+  if #plotted == 0 then
+    fail("y: no plottable points in any series (all NaN/inf" ..
+      ((P.logx or P.logy) and " or non-positive on a log axis)" or ")"))
+  end
+  P.plotted = plotted
+
+  -- reference slope lines
+  P.slopes = {}
+  if spec.slopes ~= nil then
+    if type(spec.slopes) ~= "table" then fail("slopes: array of {order = , label = } expected") end
+    local list = spec.slopes
+    if list.order ~= nil then list = { list } end
+    for k, sl in ipairs(list) do
+      local name = ("slopes[%d]"):format(k)
+      if type(sl) ~= "table" then fail(name .. ": {order = , label = } expected") end
+      if type(sl.order) ~= "number" or not finite(sl.order) then
+        fail(name .. ".order: number expected")
+      end
+      local label = check_text(sl.label, name .. ".label")
+      local shift = sl.shift or 1
+      if type(shift) ~= "number" or not finite(shift) or shift <= 0 then
+        fail(name .. ".shift: positive number expected")
+      end
+      local x0, y0
+      if sl.through ~= nil then
+        local t = sl.through
+        if type(t) ~= "table" or type(t[1]) ~= "number" or type(t[2]) ~= "number"
+            or not finite(t[1]) or not finite(t[2]) then
+          fail(name .. ".through: {x, y} with finite numbers expected")
+        end
+        x0, y0 = t[1], t[2]
+      else
+        local s = plotted[1]
+        for i = 1, n do
+          if s.ok[i] then x0, y0 = x[i], s.data[i]; break end
+        end
+      end
+      if x0 == 0 then fail(name .. ": the anchor point has x = 0") end
+      local col = {}
+      for i = 1, n do
+        local v = x[i]
+        col[i] = xok[i] and shift * y0 * (v / x0) ^ sl.order or (0 / 0)
+        if P.logy and not (col[i] > 0) then col[i] = 0 / 0 end
+      end
+      P.slopes[#P.slopes + 1] = {
+        order = sl.order, data = col,
+        label = label or ("slope %s"):format(string.format("%g", sl.order)),
+      }
+    end
+  end
+
+  -- base of the log axes: 2 when every plottable x is a power of two (h = 2^-k), else 10
+  if P.logx == true then
+    local all2, cnt = true, 0
+    for i = 1, n do
+      if xok[i] then
+        cnt = cnt + 1
+        if not is_power_of_two(x[i]) then all2 = false; break end
+      end
+    end
+    P.logx = (all2 and cnt >= 2) and 2 or 10
+  end
+  if P.logy == true then P.logy = 10 end
+  return P
+end
+
+-- ------------------------------------------------------------------ key placement
+-- Count the points (and a few points along each segment) that fall in each corner of the plot,
+-- in axis coordinates (logarithmic where the axis is), and pick the emptiest corner.
+local function auto_key(P, nentries)
+  local function tx(v) return P.logx and math.log(v) or v end
+  local function ty(v) return P.logy and math.log(v) or v end
+  local pts = {}
+  local lines = {}
+  for _, s in ipairs(P.plotted) do lines[#lines + 1] = { data = s.data, ok = s.ok } end
+  for _, sl in ipairs(P.slopes) do
+    local ok = {}
+    for i = 1, P.n do ok[i] = finite(sl.data[i]) end
+    lines[#lines + 1] = { data = sl.data, ok = ok }
+  end
+  local xmin, xmax, ymin, ymax = math.huge, -math.huge, math.huge, -math.huge
+  for _, l in ipairs(lines) do
+    local prev
+    for i = 1, P.n do
+      if l.ok[i] and finite(l.data[i]) and not (P.logy and l.data[i] <= 0)
+          and not (P.logx and P.x[i] <= 0) and finite(P.x[i]) then
+        local px, py = tx(P.x[i]), ty(l.data[i])
+        if prev then
+          for j = 1, 7 do
+            local a = j / 8
+            pts[#pts + 1] = { prev[1] + a * (px - prev[1]), prev[2] + a * (py - prev[2]) }
+          end
+        end
+        pts[#pts + 1] = { px, py }
+        prev = { px, py }
+        xmin, xmax = math.min(xmin, px), math.max(xmax, px)
+        ymin, ymax = math.min(ymin, py), math.max(ymax, py)
+      else
+        prev = nil
+      end
+    end
+  end
+  if #pts == 0 then return "top right" end
+  local dx = (xmax > xmin) and (xmax - xmin) or 1
+  local dy = (ymax > ymin) and (ymax - ymin) or 1
+  local kh = math.min(0.6, 0.08 + 0.07 * nentries)
+  local kw = 0.45
+  local corners = { { "top right", 1, 1 }, { "top left", 0, 1 }, { "bottom right", 1, 0 },
+                    { "bottom left", 0, 0 } }
+  local best, bestc = "top right", math.huge
+  for _, c in ipairs(corners) do
+    local cnt = 0
+    for _, p in ipairs(pts) do
+      local u, v = (p[1] - xmin) / dx, (p[2] - ymin) / dy
+      local inx = (c[2] == 1) and (u >= 1 - kw) or (u <= kw)
+      local iny = (c[3] == 1) and (v >= 1 - kh) or (v <= kh)
+      if inx and iny then cnt = cnt + 1 end
+    end
+    if cnt < bestc then best, bestc = c[1], cnt end
+  end
+  return best
+end
+
+-- ------------------------------------------------------------------ files
+local function data_text(P)
+  local cols = { "x" }
+  for k, s in ipairs(P.series) do cols[#cols + 1] = (s.label or ("y" .. k)):gsub("%s+", "_") end
+  for _, sl in ipairs(P.slopes) do cols[#cols + 1] = ("slope_%g"):format(sl.order) end
+  local out = { "# lieflow plot data: " .. table.concat(cols, " ") }
+  if P.title then out[#out + 1] = "# title: " .. P.title:gsub("\n", " ") end
+  for i = 1, P.n do
+    local row = { fmt(P.x[i]) }
+    for _, s in ipairs(P.series) do row[#row + 1] = fmt(s.data[i]) end
+    for _, sl in ipairs(P.slopes) do row[#row + 1] = fmt(sl.data[i]) end
+    out[#out + 1] = table.concat(row, " ")
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function style_clause(style, dumb)
+  if style == "lines" or style == "steps" then
+    return ("with %s lw 2"):format(style)
+  elseif style == "linespoints" then
+    return dumb and "with linespoints" or "with linespoints lw 2 pt 7 ps 0.9"
+  elseif style == "points" then
+    return dumb and "with points" or "with points pt 7 ps 0.9"
+  elseif style == "impulses" then
+    return "with impulses lw 2"
+  end
+  return "with " .. style
+end
+
+-- mode: "png" | "svg" | "dumb"
+local function script_text(P, mode, datname, imgname)
+  local dumb = mode == "dumb"
+  local L = {}
+  local function add(s) L[#L + 1] = s end
+  local function txt(s) return gq(s) .. (P.enhanced and "" or " noenhanced") end
+  add("# lieflow plot script (gnuplot >= 5). Re-render with: gnuplot <this file>")
+  add("# Data and image are found next to this script, whatever the working directory.")
+  add('if (!exists("ARG0")) ARG0 = ""')
+  add("scriptdir = ARG0; i = strlen(scriptdir)")
+  add('while (i > 0 && scriptdir[i:i] ne "/") { i = i - 1 }')
+  add('scriptdir = (i > 0) ? scriptdir[1:i] : ""')
+  add("datafile = scriptdir." .. gq(datname))
+  if mode == "png" then
+    local s = P.size or DEFAULT_SIZE
+    add(("set terminal pngcairo enhanced size %d,%d font 'Sans,12' linewidth 1"):format(s[1], s[2]))
+    add("set output scriptdir." .. gq(imgname))
+  elseif mode == "svg" then
+    local s = P.size or DEFAULT_SIZE
+    add(("set terminal svg enhanced size %d,%d font 'Sans,12' background 'white'")
+      :format(s[1], s[2]))
+    add("set output scriptdir." .. gq(imgname))
+  else
+    add(("set terminal dumb size %d,%d"):format(DUMB_SIZE[1], DUMB_SIZE[2]))
+  end
+  add("set encoding utf8")
+  if P.title then add("set title " .. txt(P.title)) end
+  if P.xlabel then add("set xlabel " .. txt(P.xlabel)) end
+  if P.ylabel then add("set ylabel " .. txt(P.ylabel)) end
+
+  for _, ax in ipairs({ "x", "y" }) do
+    local base = P["log" .. ax]
+    if base then
+      add(("set logscale %s %s"):format(ax, string.format("%g", base)))
+      if dumb then
+        add(("set format %s '%%g'"):format(ax))
+      elseif base == 2 then
+        add(("set format %s '2^{%%L}'"):format(ax))
+      else
+        -- powers of ten when the data span a decade or more, else plain numbers
+        local lo, hi = math.huge, -math.huge
+        local function scan(v) if finite(v) and v > 0 then lo = math.min(lo, v); hi = math.max(hi, v) end end
+        if ax == "x" then
+          for i = 1, P.n do scan(P.x[i]) end
+        else
+          for _, s in ipairs(P.plotted) do for i = 1, P.n do if s.ok[i] then scan(s.data[i]) end end end
+        end
+        if hi / lo >= 10 then
+          add(("set format %s '10^{%%L}'"):format(ax))
+          add(("set m%stics 10"):format(ax))
+        end
+      end
+    end
+  end
+  if P.xrange then
+    add(("set xrange [%s:%s]"):format(P.xrange[1] and fmt(P.xrange[1]) or "*",
+      P.xrange[2] and fmt(P.xrange[2]) or "*"))
+  end
+  if P.yrange then
+    add(("set yrange [%s:%s]"):format(P.yrange[1] and fmt(P.yrange[1]) or "*",
+      P.yrange[2] and fmt(P.yrange[2]) or "*"))
+  end
+  if P.grid then
+    if dumb then
+      -- the dumb terminal draws grids as dots everywhere; keep it readable without
+    else
+      local minor = ""
+      if P.logx then minor = minor .. " mxtics" end
+      if P.logy then minor = minor .. " mytics" end
+      add(("set grid xtics ytics%s lt 1 lw 1 lc rgb '#d8d8d8', lt 1 lw 1 lc rgb '#efefef'")
+        :format(minor))
+    end
+  end
+  add("set datafile commentschars '#'")
+
+  local entries = {}
+  local nentries = 0
+  for _, s in ipairs(P.plotted) do if s.label then nentries = nentries + 1 end end
+  nentries = nentries + #P.slopes
+  local single_unlabelled = (#P.plotted == 1 and not P.plotted[1].label and #P.slopes == 0)
+  if P.key == false or single_unlabelled then
+    add("set key off")
+  else
+    local where = P.key == "auto" and auto_key(P, math.max(nentries, #P.plotted)) or P.key
+    if dumb then
+      add("set key " .. where)
+    else
+      add(("set key %s spacing 1.3 box lt 1 lc rgb '#a0a0a0' opaque width 1"):format(where))
+    end
+  end
+
+  for k, s in ipairs(P.series) do
+    if not s.skip then
+      local t = s.label and ("title " .. txt(s.label))
+        or (single_unlabelled and "notitle" or ("title " .. gq("series " .. k) .. " noenhanced"))
+      entries[#entries + 1] = ("datafile using 1:%d %s %s"):format(k + 1,
+        style_clause(s.style or P.style, dumb), t)
+    end
+  end
+  for j, sl in ipairs(P.slopes) do
+    local col = 1 + #P.series + j
+    -- slope labels are meant as formulas: gnuplot enhanced text (h^2 -> h squared)
+    entries[#entries + 1] = ("datafile using 1:%d with lines %s title %s"):format(col,
+      dumb and "" or "dt (8,6) lw 1.5 lc rgb '#505050'", gq(sl.label))
+  end
+  add("plot " .. table.concat(entries, ", \\\n     "))
+  if not dumb then add("unset output") end
+  return table.concat(L, "\n") .. "\n"
+end
+
+-- run gnuplot on a script; returns ok, stdout text (when captured), stderr text
+local function run_gnuplot(exe, script, capture)
+  local errf = os.tmpname()
+  local cmd = shq(exe) .. " " .. shq(script) .. " 2> " .. shq(errf)
+  local ok, how, code, out
+  if capture then
+    local p = io.popen(cmd, "r")
+    if not p then os.remove(errf); return false, "", "cannot start " .. exe end
+    out = p:read("a")
+    ok, how, code = p:close()
+  else
+    ok, how, code = os.execute(cmd)
+  end
+  local err = read_all(errf)
+  os.remove(errf)
+  if not ok then
+    err = ("%s(gnuplot %s %s)"):format(err ~= "" and (err .. "\n") or "", tostring(how), tostring(code))
+  end
+  return ok and true or false, out, err
+end
+
+local function how_to_render(exe, why, script)
+  return ("%s. The data and the gnuplot script were written; to render the figure install gnuplot " ..
+    "(e.g. apt-get install gnuplot-nox) and run:\n    gnuplot %s"):format(why, shq(script))
+end
+
+--- M.plot(spec) -> image path (nil in dumb mode or without gnuplot), info
+function M.plot(spec)
+  local okp, P = pcall(prepare, spec)
+  if not okp then error(P, 2) end
+
+  local have, why = M.gnuplot_available(P.exe)
+  local info = { rendered = false }
+
+  if P.file then
+    mkdir_p(dirname(P.file))
+    local datpath, gppath = P.base .. ".dat", P.base .. ".gp"
+    write_file(datpath, data_text(P), "data file")
+    write_file(gppath, script_text(P, P.ext, basename(datpath), basename(P.file)), "gnuplot script")
+    info.image, info.data, info.script = P.file, datpath, gppath
+    if not have then
+      info.message = how_to_render(P.exe, why, gppath)
+      M.warn(info.message)
+      return nil, info
+    end
+    local ok, _, err = run_gnuplot(P.exe, gppath, false)
+    if not ok then
+      error(("lf.plot: gnuplot failed on %s:\n%s"):format(gppath, err), 2)
+    end
+    if not file_exists(P.file) then
+      error(("lf.plot: gnuplot ran but %s was not produced:\n%s"):format(P.file, err), 2)
+    end
+    if err:match("%S") then M.warn("gnuplot: " .. err:gsub("%s+$", "")) end
+    info.rendered = true
+    return P.file, info
+  end
+
+  -- terminal drawing (REPL)
+  local tmp = os.tmpname()
+  local datpath, gppath = tmp .. ".dat", tmp .. ".gp"
+  write_file(datpath, data_text(P), "data file")
+  write_file(gppath, script_text(P, "dumb", basename(datpath)), "gnuplot script")
+  info.data, info.script = datpath, gppath
+  if not have then
+    os.remove(tmp)
+    info.message = how_to_render(P.exe, why, gppath)
+    M.warn(info.message)
+    return nil, info
+  end
+  local ok, out, err = run_gnuplot(P.exe, gppath, true)
+  os.remove(tmp); os.remove(datpath); os.remove(gppath)
+  info.data, info.script = nil, nil
+  if not ok then error(("lf.plot: gnuplot failed:\n%s"):format(err), 2) end
+  if err:match("%S") then M.warn("gnuplot: " .. err:gsub("%s+$", "")) end
+  io.write(out)
+  io.flush()
+  info.text, info.rendered = out, true
+  return nil, info
+end
+
+return M
