@@ -43,7 +43,8 @@ static double maxabs(int n, const double *v)
     double m = 0;
     for (int i = 0; i < n; i++) {
         double a = fabs(v[i]);
-        if (!(a <= m)) m = a; /* propagates NaN */
+        if (isnan(a)) return a; /* a NaN anywhere makes the norm NaN (stops Newton) */
+        if (a > m) m = a;
     }
     return m;
 }

@@ -155,7 +155,9 @@ static inline size_t lf_newton_work_size(int n) { return (size_t)n * n + 4 * (si
 
 /* Newton's method for F(x) = 0 in R^n, starting at x (overwritten with the solution).
  * work: lf_newton_work_size(n) doubles; iwork: n ints. No allocation.
- * Returns LF_OK, LF_ENOCONV (message with iterations and residual), or the residual's error. */
+ * Returns LF_OK, LF_ENOCONV (after max_iter updates, or at once on a non-finite residual; message
+ * "newton did not converge in N iterations (|residual|=...)"), LF_EDOMAIN for an exactly singular
+ * Jacobian, or the residual's error. info and err may be NULL. */
 int lf_newton(lf_residual_fn F, void *ctx, int n, double *x, const lf_newton_opts *opts,
               double *work, int *iwork, lf_newton_info *info, lf_error *err);
 

@@ -550,7 +550,6 @@ local function script_text(P, mode, datname, imgname)
         end
         if hi / lo >= 10 then
           add(("set format %s '10^{%%L}'"):format(ax))
-          add(("set m%stics 10"):format(ax))
         end
       end
     end
@@ -567,11 +566,7 @@ local function script_text(P, mode, datname, imgname)
     if dumb then
       -- the dumb terminal draws grids as dots everywhere; keep it readable without
     else
-      local minor = ""
-      if P.logx then minor = minor .. " mxtics" end
-      if P.logy then minor = minor .. " mytics" end
-      add(("set grid xtics ytics%s lt 1 lw 1 lc rgb '#d8d8d8', lt 1 lw 1 lc rgb '#efefef'")
-        :format(minor))
+      add("set grid xtics ytics lt 1 lw 1 lc rgb '#dcdcdc'")
     end
   end
   add("set datafile commentschars '#'")
@@ -604,7 +599,7 @@ local function script_text(P, mode, datname, imgname)
     local col = 1 + #P.series + j
     -- slope labels are meant as formulas: gnuplot enhanced text (h^2 -> h squared)
     entries[#entries + 1] = ("datafile using 1:%d with lines %s title %s"):format(col,
-      dumb and "" or "dt (8,6) lw 1.5 lc rgb '#505050'", gq(sl.label))
+      dumb and "" or "dt (10,6) lw 1.8 lc rgb '#404040'", gq(sl.label))
   end
   add("plot " .. table.concat(entries, ", \\\n     "))
   if not dumb then add("unset output") end

@@ -1,0 +1,46 @@
+/* lieflow — exact solutions: the torque-free rigid body (Euler's equations) in closed form.
+ *
+ * Convention (DESIGN §2): R' = R hat(w), Pi = J w, so the torque-free Euler equations read
+ *     J w' = (J w) x w,   i.e.   J_i w_i' = (J_j - J_k) w_j w_k   for (i, j, k) cyclic.
+ * They conserve 2E = sum J_i w_i^2 and M^2 = |Pi|^2 = sum J_i^2 w_i^2 (Landau–Lifshitz, Mechanics §37).
+ *
+ * lf_exact_free_body evaluates the solution through these cases (checked in this order):
+ *  - w0 along a principal axis (at most one nonzero component), or all J equal: w(t) = w0.
+ *  - Axisymmetric, J_a = J_b = A != J_d = C with (a, b, d) cyclic: w_d is constant and
+ *        w_a = w_a0 cos(lt) - w_b0 sin(lt),   w_b = w_a0 sin(lt) + w_b0 cos(lt),   l = (C - A) w_d / A.
+ *  - Triaxial, moments sorted I1 < I2 < I3 (any order of J accepted; the axes are mapped back):
+ *        S = M^2 - 2E I2 = I1 w1^2 (I1 - I2) + I3 w3^2 (I3 - I2)        (the separatrix test)
+ *    S > 0: the motion circulates around the major axis I3; S < 0: around the minor axis I1.
+ *    Name the axes (c, s, d) = (I1, I2, I3) if S >= 0, (I3, I2, I1) if S < 0, with moments A1, A2, A3,
+ *    so that A2 is the middle moment and d the axis the motion circulates around. Landau–Lifshitz
+ *    (37.10)-(37.12), written with the invariants expanded so that no difference cancels:
+ *        w_c = g a1 cn(u, m),   w_s = g sigma a2 sn(u, m),   w_d = s3 a3 dn(u, m),   u = u0 + nu t,
+ *        a1^2 = (2E A3 - M^2) / (A1 (A3 - A1)) = w_c^2 + w_s^2 A2 (A3 - A2) / (A1 (A3 - A1)),
+ *        a2^2 = (2E A3 - M^2) / (A2 (A3 - A2)) = w_s^2 + w_c^2 A1 (A3 - A1) / (A2 (A3 - A2)),
+ *        a3^2 = (M^2 - 2E A1) / (A3 (A3 - A1)) = w_d^2 + w_s^2 A2 (A2 - A1) / (A3 (A3 - A1)),
+ *        nu^2 = (A3 - A2)(M^2 - 2E A1) / (A1 A2 A3) = a3^2 (A3 - A2)(A3 - A1) / (A1 A2),
+ *        m = k^2 = (A2 - A1)(2E A3 - M^2) / ((A3 - A2)(M^2 - 2E A1)) = (A2 - A1) A2 a2^2 / (A3 (A3 - A1) a3^2),
+ *        1 - m = S / ((A3 - A2) A3 a3^2).
+ *    Signs: s3 = sign w_d(0) (dn > 0 never changes sign); g = sign w_c(0) (+1 if zero) uses the
+ *    half-period shift sn(u+2K) = -sn u, cn(u+2K) = -cn u so that cn(u0) >= 0; the direction of
+ *    rotation sigma = -eps s3 sign(A2 - A3), eps = Levi-Civita sign of (c, s, d), follows from
+ *    d/du cn = -sn dn and the Euler equation for w_c. The phase: with sn0 = g sigma w_s(0)/a2,
+ *    cn0 = |w_c(0)|/a1, dn0 = |w_d(0)|/a3 (so am(u0) is in [-pi/2, pi/2]),
+ *        u0 = F(am u0 | m) = sn0 R_F(cn0^2, dn0^2, 1)        (Carlson form of the incomplete integral F).
+ *    S = 0 exactly (the separatrix, m = 1): cn = dn = sech, sn = tanh, u0 = asinh(sn0 / cn0), so w
+ *    tends to the middle axis as t -> +-inf.
+ * sn, cn, dn come from GSL (gsl_sf_elljac_e), R_F from gsl_sf_ellint_RF_e. Before all this, J is scaled
+ * by a power of 2 (only ratios matter) and w0 by a power of 2, s, using w(t; s w0) = s w(s t; w0).
+ * The result agrees with a tight rk8pd integration to ~1e-13 (tests/c/test_exact.c); near the
+ * separatrix the problem itself is ill-conditioned (the period grows like log 1/|S|). */
+#ifndef LF_EXACT_H
+#define LF_EXACT_H
+
+#include "error.h"
+
+/* Body angular velocity w(t) of the torque-free body with principal moments J (finite, > 0, any
+ * order) from w(0) = w0, for any finite t (negative too). w may alias w0. Returns LF_OK, or
+ * LF_EINVAL (non-finite or non-positive J, non-finite w0 or t) / LF_EDOMAIN (|w0| t overflows). */
+int lf_exact_free_body(const double J[3], const double w0[3], double t, double w[3], lf_error *err);
+
+#endif
