@@ -111,7 +111,7 @@ test-install: all
 	bash tests/install_test.sh
 
 demo: all
-	$(EXE) examples/tour.lua
+	$(EXE) examples/stress_test.lua
 
 bench: all
 	$(EXE) bench/methods.lua

@@ -13,5 +13,7 @@
 #include "system.h"
 #include "method.h"
 #include "reference.h"
+#include "analysis.h"
+#include "exact.h"
 
 #endif

@@ -82,6 +82,7 @@ int lf_stepper_set_state(lf_stepper *s, const double *R, const double *w, double
     memcpy(s->R, R, 9 * (size_t)s->nb * sizeof(double));
     memcpy(s->w, w, 3 * (size_t)s->nb * sizeof(double));
     s->t = t;
+    s->t_comp = 0;
     s->tau_valid = 0;
     return LF_OK;
 }
@@ -108,7 +109,9 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
                                 msg);
         }
         s->tau_valid = s->tau_cached; /* a step that did not cache the new torque leaves none */
-        s->t += h;
+        double y = h - s->t_comp, t = s->t + y; /* Kahan summation: t stays exact to round-off */
+        s->t_comp = (t - s->t) - y;
+        s->t = t;
         s->nsteps++;
     }
     return LF_OK;

@@ -40,6 +40,7 @@ struct lf_stepper {
     const lf_system *sys;
     int nb;
     double t;
+    double t_comp;          /* Kahan compensation of t (t is a sum of many steps) */
     double *R, *w;          /* current state: 9*nb, 3*nb */
     double *tau;            /* torque at the current state, 3*nb, valid if tau_valid */
     int tau_valid;

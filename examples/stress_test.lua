@@ -2,7 +2,7 @@
 -- a rigid body (J = diag(2,2,4)) in the potential U = (dist(R,I) - 1)^2 - alpha/dist(R,Rm).
 -- Energy error on [0, 10000] at h = 0.125 and 0.25 for eln, tln, liemid_ea, prk, mcg, new3 and vlv;
 -- least-squares drift slopes with their signs beside the thesis's; the ratio slope(0.25)/slope(0.125)
--- (O(T h^2) drift predicts 4); orders at T = 5 for h = 1 ... 2^-9; run times relative to eln.
+-- (O(T h^2) drift predicts 4), and slope(0.125)/slope(0.0625); orders at T = 5 for h = 1 ... 2^-9; run times relative to eln.
 -- Writes out/stress_test/summary.json and figures. `--quick`: shorter order table (for make test).
 local lf = lf or require "lieflow"
 local quick = arg and arg[1] == "--quick"
@@ -21,13 +21,16 @@ local results, failures = {}, {}
 local function check(ok, msg) if not ok then failures[#failures + 1] = msg end end
 
 print(("Stress test (seed 000): energy drift on [0, %d]"):format(T))
-print(("%-10s %12s %12s %8s %9s %9s %10s %10s"):format("method", "slope h=1/8", "slope h=1/4", "ratio",
-  "verdict", "thesis", "statistic", "cpu s"))
+print(("%-10s %12s %12s %8s %8s %9s %9s %10s %8s"):format("method", "slope h=1/8", "slope h=1/4", "ratio",
+  "ratio'", "verdict", "thesis", "statistic", "cpu s"))
 local series = {[0.125] = {}, [0.25] = {}}
 local tgrid = {}
 for _, name in ipairs(methods) do
   local st = lf.stress_test(name, {h = {0.125, 0.25}, T = T, every = 40})
-  local r = {method = name, ratio = st.ratio, exponent = st.exponent, runs = {}}
+  -- the same scaling one halving further down: slope(1/8)/slope(1/16)
+  local fine = lf.stress_test(name, {h = {0.0625, 0.125}, T = T, every = 80})
+  local r = {method = name, ratio = st.ratio, exponent = st.exponent, runs = {},
+             ratio_fine = fine.ratio, slope_h0625 = fine.runs[1].slope, verdict_h0625 = fine.runs[1].verdict}
   local cpu = 0
   for _, run in ipairs(st.runs) do
     r.runs[#r.runs + 1] = {h = run.h, slope = run.slope, verdict = run.verdict, statistic = run.statistic,
@@ -41,12 +44,20 @@ for _, name in ipairs(methods) do
   local s1, s2 = st.runs[1], st.runs[2]
   local sign = s1.verdict == "drift" and (s1.slope > 0 and 1 or -1) or 0
   r.sign, r.thesis_sign = sign, thesis_sign[name]
-  print(("%-10s %12.3e %12.3e %8.2f %9s %9s %10.1f %10.2f"):format(name, s1.slope, s2.slope, st.ratio,
-    s1.verdict, ({[-1] = "drift -", [1] = "drift +", [0] = "bounded"})[thesis_sign[name]],
+  local function ratio(x) return s1.verdict == "drift" and ("%.2f"):format(x) or "-" end
+  print(("%-10s %12.3e %12.3e %8s %8s %9s %9s %10.1f %8.2f"):format(name, s1.slope, s2.slope, ratio(st.ratio),
+    ratio(fine.ratio), s1.verdict, ({[-1] = "drift -", [1] = "drift +", [0] = "bounded"})[thesis_sign[name]],
     s1.statistic, cpu))
   check(sign == thesis_sign[name], ("%s: verdict/sign %d, thesis %d"):format(name, sign, thesis_sign[name]))
   check(s2.verdict == s1.verdict, ("%s: verdicts differ between h = 0.125 and 0.25"):format(name))
-  if sign ~= 0 then check(st.ratio > 2.5 and st.ratio < 6, ("%s: slope ratio %.2f not near 4"):format(name, st.ratio)) end
+  check(fine.runs[1].verdict == s1.verdict, ("%s: verdict at h = 1/16 differs"):format(name))
+  if sign ~= 0 then
+    -- O(T h^2): ratios near 4. tln at h = 1/4 moves to another region of the well after t ~ 4000
+    -- (its energy error bends, see energy_h0.25.png), so its 1/4 : 1/8 ratio is lower (2.5); the
+    -- 1/8 : 1/16 ratio shows the h^2 law for every drifting method.
+    check(st.ratio > 2 and st.ratio < 6, ("%s: slope ratio 1/4 : 1/8 = %.2f not near 4"):format(name, st.ratio))
+    check(fine.ratio > 3 and fine.ratio < 5, ("%s: slope ratio 1/8 : 1/16 = %.2f not near 4"):format(name, fine.ratio))
+  end
   results[#results + 1] = r
 end
 local eln_cpu = results[1].cpu_time

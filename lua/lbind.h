@@ -35,6 +35,8 @@ void lfb_open_values(lua_State *L);     /* vec3, mat3 constructors and metatable
 void lfb_open_maps(lua_State *L);       /* so3, s2, quat tables */
 void lfb_open_systems(lua_State *L);    /* rigidbody, bodies, potential.* */
 void lfb_open_integrators(lua_State *L);/* methods, integrator, reference */
+void lfb_open_analysis(lua_State *L);   /* fit_linear, isatty, wall_time, mkdir_p */
+void lfb_open_exact(lua_State *L);      /* exact.free_body */
 
 /* Systems (lsystem.c) */
 #define LFB_SYSTEM "lf.system"

@@ -9,6 +9,8 @@ int luaopen_lieflow_core(lua_State *L)
     lfb_open_maps(L);
     lfb_open_systems(L);
     lfb_open_integrators(L);
+    lfb_open_analysis(L);
+    lfb_open_exact(L);
     lua_pushstring(L, LIEFLOW_VERSION);
     lua_setfield(L, -2, "version");
     /* the autodiff dispatch table, filled by scripts/lieflow/autodiff.lua */

@@ -159,6 +159,7 @@ static int it_advance_to(lua_State *L)
     double rest = T - it->st->t;
     if (fabs(rest) > 1e-12 * fabs(h) * (1 + nf)) stepn(L, it, rest, 1);
     it->st->t = T;
+    it->st->t_comp = 0;
     lua_settop(L, 1);
     return 1;
 }

@@ -3,14 +3,22 @@
 local core = require "lieflow.core"
 local ad = require "lieflow.autodiff"
 local luamethod = require "lieflow.luamethod"
+local run = require "lieflow.run"
+local an = require "lieflow.analysis"
+local plot = require "lieflow.plot"
 
 local lf = {
   version = core.version,
   vec3 = core.vec3, mat3 = core.mat3,
   so3 = core.so3, s2 = core.s2, quat = core.quat,
   rigidbody = core.rigidbody, bodies = core.bodies, potential = core.potential,
-  reference = core.reference,
+  reference = core.reference, exact = core.exact,
   math = ad.math, autodiff = ad,
+  run = run.run, read_csv = run.read_csv,
+  order = an.order, drift = an.drift, stress_test = an.stress_test, stress_system = an.stress_system,
+  drift_rule = an.drift_rule, drift_threshold = an.drift_threshold,
+  fit_linear = an.fit_linear, json = an.json, write_json = an.write_json, mkdir_p = an.mkdir_p,
+  plot = plot.plot, gnuplot_available = plot.gnuplot_available,
   core = core,
 }
 

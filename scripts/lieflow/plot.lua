@@ -23,7 +23,7 @@
 -- Without `file` the plot is drawn with gnuplot's dumb terminal (100x30 characters) on stdout
 -- (io.write), for the REPL; the function then returns nil, info with info.text the drawing.
 -- Without gnuplot, the .dat and .gp are written anyway and a message says how to render them;
--- the function then returns nil, info. info = {image=, data=, script=, rendered=, text=}.
+-- the function then returns nil, info. info = {image=, data=, script=, rendered=, text=, message=}.
 -- Errors name the offending argument; warnings (skipped points on log axes) go through M.warn.
 local M = {}
 
@@ -31,6 +31,9 @@ local DEFAULT_SIZE = { 900, 600 }
 local DUMB_SIZE = { 100, 30 }
 local STYLES = { lines = true, linespoints = true, points = true, steps = true, impulses = true,
                  dots = true }
+-- reference slope lines: dark greys with distinct dash patterns
+local SLOPE_STYLES = { "dt (10,6) lw 1.8 lc rgb '#303030'", "dt (3,4) lw 2 lc rgb '#606060'",
+                       "dt (16,4,3,4) lw 1.8 lc rgb '#404040'", "dt (6,3,2,3,2,3) lw 1.8 lc rgb '#707070'" }
 local KEY_WORDS = { top = true, bottom = true, left = true, right = true, center = true,
                     inside = true, outside = true, below = true, above = true, box = true,
                     nobox = true, opaque = true, noopaque = true, horizontal = true,
@@ -463,12 +466,15 @@ local function auto_key(P, nentries)
     local cnt = 0
     for _, p in ipairs(pts) do
       local u, v = (p[1] - xmin) / dx, (p[2] - ymin) / dy
-      local inx = (c[2] == 1) and (u >= 1 - kw) or (u <= kw)
-      local iny = (c[3] == 1) and (v >= 1 - kh) or (v <= kh)
+      local inx, iny
+      if c[2] == 1 then inx = u >= 1 - kw else inx = u <= kw end
+      if c[3] == 1 then iny = v >= 1 - kh else iny = v <= kh end
       if inx and iny then cnt = cnt + 1 end
     end
     if cnt < bestc then best, bestc = c[1], cnt end
   end
+  -- every corner crowded (e.g. oscillating time series): put the key under the plot
+  if bestc > math.max(3, 0.01 * #pts) then return "below" end
   return best
 end
 
@@ -499,6 +505,16 @@ local function style_clause(style, dumb)
     return "with impulses lw 2"
   end
   return "with " .. style
+end
+
+-- tick label for m * 10^k: plain below 10^4 and above 10^-3, else m×10^{k} (enhanced text)
+local function tick_label(v)
+  if v >= 1e-3 and v < 1e4 then return ("%.6g"):format(v) end
+  local k = math.floor(math.log(v, 10) + 1e-9)
+  local m = v / 10.0 ^ k
+  if m > 9.9999 then m, k = m / 10, k + 1 end
+  if math.abs(m - 1) < 1e-6 then return ("10^{%d}"):format(k) end
+  return ("%s×10^{%d}"):format(("%.4g"):format(m), k)
 end
 
 -- mode: "png" | "svg" | "dumb"
@@ -535,22 +551,49 @@ local function script_text(P, mode, datname, imgname)
     local base = P["log" .. ax]
     if base then
       add(("set logscale %s %s"):format(ax, string.format("%g", base)))
+      -- span of the plotted values on this axis
+      local lo, hi = math.huge, -math.huge
+      local function scan(v)
+        if finite(v) and v > 0 then lo = math.min(lo, v); hi = math.max(hi, v) end
+      end
+      if ax == "x" then
+        for i = 1, P.n do scan(P.x[i]) end
+      else
+        for _, s in ipairs(P.plotted) do
+          for i = 1, P.n do if s.ok[i] then scan(s.data[i]) end end
+        end
+        for _, sl in ipairs(P.slopes) do for i = 1, P.n do scan(sl.data[i]) end end
+      end
+      local fixed = P[ax .. "range"] ~= nil
       if dumb then
         add(("set format %s '%%g'"):format(ax))
       elseif base == 2 then
         add(("set format %s '2^{%%L}'"):format(ax))
+      elseif hi / lo >= 100 or fixed or not (hi >= lo) then
+        add(("set format %s '10^{%%L}'"):format(ax))
       else
-        -- powers of ten when the data span a decade or more, else plain numbers
-        local lo, hi = math.huge, -math.huge
-        local function scan(v) if finite(v) and v > 0 then lo = math.min(lo, v); hi = math.max(hi, v) end end
-        if ax == "x" then
-          for i = 1, P.n do scan(P.x[i]) end
-        else
-          for _, s in ipairs(P.plotted) do for i = 1, P.n do if s.ok[i] then scan(s.data[i]) end end end
+        -- less than two decades: gnuplot would stretch the axis to whole decades with one or
+        -- two labels; use the data range (plus a margin) and ticks at 1, 2, 5 x 10^k instead
+        local function ticks(mults)
+          local t = {}
+          for k = math.floor(math.log(lo, 10)) - 1, math.ceil(math.log(hi, 10)) + 1 do
+            for _, m in ipairs(mults) do
+              local v = m * 10.0 ^ k
+              if v >= lo / 1.15 and v <= hi * 1.15 then t[#t + 1] = v end
+            end
+          end
+          return t
         end
-        if hi / lo >= 10 then
-          add(("set format %s '10^{%%L}'"):format(ax))
-        end
+        local t = ticks({ 1, 2, 5 })
+        if #t < 3 then t = ticks({ 1, 1.5, 2, 3, 5, 7 }) end
+        if #t < 3 then t = ticks({ 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9 }) end
+        local labels = {}
+        for _, v in ipairs(t) do labels[#labels + 1] = ("%s %s"):format(gq(tick_label(v)), fmt(v)) end
+        if #labels > 0 then add(("set %stics (%s)"):format(ax, table.concat(labels, ", "))) end
+        add(("set m%stics default"):format(ax))
+        local m = (hi / lo) ^ 0.04
+        add(("set %srange [%s:%s]"):format(ax, fmt(math.min(lo / m, t[1] or lo)),
+          fmt(math.max(hi * m, t[#t] or hi))))
       end
     end
   end
@@ -583,7 +626,9 @@ local function script_text(P, mode, datname, imgname)
     if dumb then
       add("set key " .. where)
     else
-      add(("set key %s spacing 1.3 box lt 1 lc rgb '#a0a0a0' opaque width 1"):format(where))
+      -- under the plot the box needs the extra height to clear the x label
+      local extra = (where:match("below") or where:match("bmargin")) and " height 1" or ""
+      add(("set key %s spacing 1.3%s box lt 1 lc rgb '#a0a0a0' opaque width 1"):format(where, extra))
     end
   end
 
@@ -599,7 +644,7 @@ local function script_text(P, mode, datname, imgname)
     local col = 1 + #P.series + j
     -- slope labels are meant as formulas: gnuplot enhanced text (h^2 -> h squared)
     entries[#entries + 1] = ("datafile using 1:%d with lines %s title %s"):format(col,
-      dumb and "" or "dt (10,6) lw 1.8 lc rgb '#404040'", gq(sl.label))
+      dumb and "" or SLOPE_STYLES[(j - 1) % #SLOPE_STYLES + 1], gq(sl.label))
   end
   add("plot " .. table.concat(entries, ", \\\n     "))
   if not dumb then add("unset output") end

@@ -6,7 +6,7 @@
 -- The stepping happens in C: between two samples the integrator takes `every` steps in one call
 -- (it:step(every)), so the cost of observing is one sample per `every` steps. A run takes
 -- n = floor(T/h) steps (T/h within 1e-12 of an integer counts as that integer); when n h falls
--- short of T, a last shorter step lands on T exactly (it:advance_to). Samples: t = 0, every
+-- short of T by more than 1e-9 h, a last shorter step lands on T exactly (it:advance_to). Samples: t = 0, every
 -- `every` steps, and the final time (always recorded once).
 --
 -- Columns (traj.columns lists them in order; traj[name] is an array, one entry per sample):
@@ -29,6 +29,10 @@ M.builtin_columns = {"t", "energy", "energy_error", "pi1", "pi2", "pi3", "Pi1", 
                      "casimir", "orthogonality"}
 local is_builtin = {}
 for _, c in ipairs(M.builtin_columns) do is_builtin[c] = true end
+-- trajectory fields and methods: not usable as observer names
+local reserved = {}
+for _, c in ipairs{"columns", "method", "h", "T", "every", "steps", "samples", "cpu_time", "wall_time",
+                   "write_csv", "to_json", "totable", "plot"} do reserved[c] = true end
 
 local traj_mt = {__name = "lf.trajectory"}
 local traj_methods = {}
@@ -60,21 +64,6 @@ local function positive(x, what, fn)
   return x
 end
 M.positive = positive
-
--- Sampling functions of the built-in columns, given the integrator.
-local function sample_builtin(it, E0, row)
-  local E = it:energy()
-  local pi = it.spatial_momentum
-  local Pi = it.momentum
-  if type(Pi) == "table" and getmetatable(Pi) == nil then Pi = Pi[1] end
-  local P1, P2, P3 = Pi[1], Pi[2], Pi[3]
-  row.energy = E
-  row.energy_error = E - E0
-  row.pi1, row.pi2, row.pi3 = pi[1], pi[2], pi[3]
-  row.Pi1, row.Pi2, row.Pi3 = P1, P2, P3
-  row.casimir = math.sqrt(P1 * P1 + P2 * P2 + P3 * P3)
-  row.orthogonality = it.orthogonality
-end
 
 local function progress_line(name, h, done, n, t, rate, final)
   local pct = n > 0 and 100 * done / n or 100
@@ -119,6 +108,8 @@ function M.run(system, opts)
         error(("%s: observer keys must be column names (strings), got %s"):format(fn, type(k)), 2)
       elseif is_builtin[k] then
         error(("%s: observer '%s' clashes with a built-in column"):format(fn, k), 2)
+      elseif reserved[k] then
+        error(("%s: observer name '%s' is reserved (a trajectory field or method)"):format(fn, k), 2)
       elseif type(f) ~= "function" then
         error(("%s: observer '%s' must be a function(it) returning a number, got %s"):format(fn, k, type(f)), 2)
       else
@@ -138,21 +129,42 @@ function M.run(system, opts)
   for _, c in ipairs(columns) do data[c] = {} end
 
   local E0 = it:energy()
-  local row, nrow = {}, 0
+  local nrow = 0
+  local cT, cE, cdE = data.t, data.energy, data.energy_error
+  local cp1, cp2, cp3, cP1, cP2, cP3 = data.pi1, data.pi2, data.pi3, data.Pi1, data.Pi2, data.Pi3
+  local cC, cO = data.casimir, data.orthogonality
+  local nobs = #obs_names
+  -- Fast path: an integrator may offer it:observe() -> t, E, pi1, pi2, pi3, Pi1, Pi2, Pi3,
+  -- orthogonality (Pi of body 1) in one call; otherwise the fields are read one by one.
+  local fast = it.observe
+  if type(fast) ~= "function" then fast = nil end
   local function sample()
-    sample_builtin(it, E0, row)
-    local t = it.t
-    row.t = t
-    for _, k in ipairs(obs_names) do
-      local ok, v = pcall(observers[k], it)
-      if not ok then error(("%s: observer '%s' failed at t=%.17g: %s"):format(fn, k, t, tostring(v)), 0) end
-      if type(v) ~= "number" then
-        error(("%s: observer '%s' returned %s at t=%.17g, expected a number"):format(fn, k, type(v), t), 0)
-      end
-      row[k] = v
-    end
     nrow = nrow + 1
-    for _, c in ipairs(columns) do data[c][nrow] = row[c] end
+    local r = nrow
+    local t, E, p1, p2, p3, P1, P2, P3, orth
+    if fast then
+      t, E, p1, p2, p3, P1, P2, P3, orth = fast(it)
+    else
+      t, E = it.t, it:energy()
+      local pi, Pi = it.spatial_momentum, it.momentum
+      if getmetatable(Pi) == nil then Pi = Pi[1] end -- several bodies: body 1
+      p1, p2, p3, P1, P2, P3 = pi[1], pi[2], pi[3], Pi[1], Pi[2], Pi[3]
+      orth = it.orthogonality
+    end
+    cT[r], cE[r], cdE[r] = t, E, E - E0
+    cp1[r], cp2[r], cp3[r] = p1, p2, p3
+    cP1[r], cP2[r], cP3[r] = P1, P2, P3
+    cC[r] = math.sqrt(P1 * P1 + P2 * P2 + P3 * P3)
+    cO[r] = orth
+    for j = 1, nobs do
+      local k = obs_names[j]
+      local ok, v = pcall(observers[k], it)
+      if not ok then error(("%s: observer '%s' failed at t=%.15g: %s"):format(fn, k, t, tostring(v)), 0) end
+      if type(v) ~= "number" then
+        error(("%s: observer '%s' returned %s at t=%.15g, expected a number"):format(fn, k, type(v), t), 0)
+      end
+      data[k][r] = v
+    end
   end
 
   local n = math.floor(T / h * (1 + 1e-12))
@@ -165,7 +177,7 @@ function M.run(system, opts)
   local check_every = math.max(1, 256 // every)
 
   local function fail(err, t)
-    error(("%s: %s with h=%g failed near t=%.17g: %s"):format(fn, name, h, t, tostring(err)), 0)
+    error(("%s: %s with h=%g failed near t=%.15g: %s"):format(fn, name, h, t, tostring(err)), 0)
   end
 
   sample()
@@ -185,7 +197,8 @@ function M.run(system, opts)
       end
     end
   end
-  if math.abs(T - it.t) > 1e-12 * h * (1 + n) then
+  -- n h short of T (by more than round-off): one last shorter step lands on T exactly
+  if T - n * h > 1e-9 * h then
     local ok, err = pcall(it.advance_to, it, T)
     if not ok then fail(err, it.t) end
     sample()

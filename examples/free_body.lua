@@ -1,0 +1,307 @@
+-- The freely spinning rigid body of McLachlan & Zanna, seed 003 §2.2 (Figs. 1-4):
+-- J = diag(0.9144, 1.098, 1.66), body angular velocity w0 = (0.45549, 0.82623, 0.03476), R0 = I,
+-- no torque. LIEMID (003 §2.1) with the large steps h = 4, 2, 1: kinetic energy (Fig. 1, with
+-- lf.drift's verdict on a long run: the seed says "oscillates with unchanging amplitude and
+-- without drift"), the size of the incremental rotation |Psi_n| = |log(R_{n-1}^T R_n)| in degrees
+-- (Fig. 2) and the body angular velocity against the exact (Jacobi elliptic) solution (Fig. 3).
+-- Convergence at t = 100 of every method in lf.methods() (Fig. 4): error in w against
+-- lf.exact.free_body, error in R against lf.reference (rk8pd, rtol 1e-13); fitted orders.
+-- Writes out/free_body/summary.json, figures and CSVs. `--quick`: shorter runs, fewer step sizes.
+local lf = lf or require "lieflow"
+local quick = arg and arg[1] == "--quick"
+local out = "out/free_body"
+lf.mkdir_p(out)
+
+local J = {0.9144, 1.098, 1.66}
+local w0 = {0.45549, 0.82623, 0.03476}
+local body = lf.rigidbody{inertia = J, R = lf.so3.I, omega = w0, potential = lf.potential.free()}
+local E0 = body:energy()
+
+local failures, summary = {}, {}
+local function check(ok, msg) if not ok then failures[#failures + 1] = msg end end
+local function maxabs(a, from, to)
+  local m = 0
+  for i = from or 1, to or #a do m = math.max(m, math.abs(a[i])) end
+  return m
+end
+-- values of a polyline (ts, ys) on the grid tg (NaN outside [ts[1], ts[#ts]]): drawn with lines,
+-- the result is the polyline through the step values, so series with different h share one x axis
+local function on_grid(tg, ts, ys)
+  local r, j = {}, 1
+  for i, t in ipairs(tg) do
+    while j < #ts - 1 and ts[j + 1] < t - 1e-12 do j = j + 1 end
+    if t < ts[1] - 1e-12 or t > ts[#ts] + 1e-12 then r[i] = 0 / 0
+    elseif #ts == 1 then r[i] = ys[1]
+    else
+      local a = (t - ts[j]) / (ts[j + 1] - ts[j])
+      r[i] = ys[j] + math.max(0, math.min(1, a)) * (ys[j + 1] - ys[j])
+    end
+  end
+  return r
+end
+
+-- ------------------------------------------------------------------ Figs. 1-3: LIEMID at h = 4, 2, 1
+local T_fig = 100
+local T_long = quick and 1000 or 10000
+local fig_steps = {4, 2, 1}
+local dt_grid = 1 / 16
+local tg = {}
+for i = 0, math.floor(T_fig / dt_grid + 0.5) do tg[#tg + 1] = i * dt_grid end
+local exact = {{}, {}, {}}
+for i, t in ipairs(tg) do
+  local w = lf.exact.free_body(J, w0, t)
+  for c = 1, 3 do exact[c][i] = w[c] end
+end
+
+local function liemid_run(h, T)
+  local prev = body.R
+  return lf.run(body, {method = "liemid", h = h, T = T, observe = {
+    psi_deg = function(it)   -- |Psi_n| with R_n = R_{n-1} exp(Psi_n); 0 at t = 0
+      local R = it.R
+      local v = lf.so3.log(prev:T() * R):norm() * 180 / math.pi
+      prev = R
+      return v
+    end,
+    w1 = function(it) return it.omega[1] end,
+    w2 = function(it) return it.omega[2] end,
+    w3 = function(it) return it.omega[3] end,
+  }})
+end
+
+print(("Free rigid body (seed 003 §2.2): LIEMID with large steps; E0 = %.10f"):format(E0))
+print(("Kinetic energy over [0, %d] (lf.drift), amplitude ratio = max|dE| last tenth / first tenth; |Psi| and w error over [0, %d]")
+  :format(T_long, T_fig))
+print(("%-6s %12s %12s %10s %11s %10s %12s"):format("h", "max|dE|/E0", "statistic", "verdict", "amp. ratio",
+  "max|Psi|°", "max|w-w_ex|"))
+local energy_series, psi_series, wser = {}, {}, {{}, {}, {}}
+summary.liemid_large_steps = {}
+for _, h in ipairs(fig_steps) do
+  local tr = liemid_run(h, T_fig)
+  tr:write_csv(("%s/liemid_h%g.csv"):format(out, h))
+  energy_series[#energy_series + 1] = {label = ("h = %g"):format(h), data = on_grid(tg, tr.t, tr.energy)}
+  local psi = {}
+  for i = 2, #tr.t do psi[i - 1] = tr.psi_deg[i] end
+  local tpsi = {table.unpack(tr.t, 2)}
+  psi_series[#psi_series + 1] = {label = ("h = %g"):format(h), data = on_grid(tg, tpsi, psi)}
+  local werr = 0
+  for i = 1, #tr.t do
+    local we = lf.exact.free_body(J, w0, tr.t[i])
+    werr = math.max(werr, (lf.vec3{tr.w1[i], tr.w2[i], tr.w3[i]} - we):norm())
+  end
+  for c = 1, 3 do
+    wser[c][#wser[c] + 1] = {label = ("h = %g"):format(h), data = on_grid(tg, tr.t, tr["w" .. c])}
+  end
+  -- long run for the drift verdict and the amplitude of the oscillation (first vs last tenth)
+  local long = lf.run(body, {method = "liemid", h = h, T = T_long})
+  local d = lf.drift(long)
+  local n = #long.t
+  local tenth = math.max(2, n // 10)
+  local amp_first = maxabs(long.energy_error, 1, tenth)
+  local amp_last = maxabs(long.energy_error, n - tenth + 1, n)
+  local ratio = amp_last / amp_first
+  local r = {h = h, T = T_long, max_rel_energy_error = d.max_error / E0, drift_slope = d.slope,
+             drift_statistic = d.statistic, verdict = d.verdict, amplitude_first_tenth = amp_first,
+             amplitude_last_tenth = amp_last, amplitude_ratio = ratio,
+             max_incremental_rotation_deg = maxabs(psi), max_omega_error_T100 = werr,
+             cpu_time = tr.cpu_time + long.cpu_time}
+  summary.liemid_large_steps[#summary.liemid_large_steps + 1] = r
+  print(("%-6g %12.3e %12.3g %10s %11.3f %10.1f %12.3e"):format(h, r.max_rel_energy_error,
+    d.statistic, d.verdict, ratio, r.max_incremental_rotation_deg, werr))
+  check(d.verdict == "bounded", ("liemid h=%g: kinetic energy verdict '%s' (statistic %.3g), seed: no drift"):format(h, d.verdict, d.statistic))
+  check(ratio > 1 / 1.5 and ratio < 1.5, ("liemid h=%g: oscillation amplitude changes by %.2f between first and last tenth of [0, %g]"):format(h, ratio, T_long))
+end
+for c = 1, 3 do table.insert(wser[c], 1, {label = "exact", data = exact[c]}) end
+
+lf.plot{x = tg, y = energy_series, title = "Free body, LIEMID: kinetic energy (seed 003 Fig. 1)",
+        xlabel = "t", ylabel = "kinetic energy", style = "lines", file = out .. "/kinetic_energy.png"}
+lf.plot{x = tg, y = psi_series, title = "Free body, LIEMID: incremental rotation |Psi_n| (seed 003 Fig. 2)",
+        xlabel = "t", ylabel = "|Psi_n| [degrees]", style = "lines", file = out .. "/incremental_rotation.png"}
+for c = 1, 3 do
+  lf.plot{x = tg, y = wser[c], title = ("Free body, LIEMID: body angular velocity w%d (seed 003 Fig. 3)"):format(c),
+          xlabel = "t", ylabel = ("w%d"):format(c), style = "lines", file = ("%s/omega%d.png"):format(out, c)}
+end
+
+-- ------------------------------------------------------------------ Fig. 4: convergence at t = 100
+local T = 100
+local wide, fit = {}, {}
+for k = quick and -1 or -3, quick and 6 or 8 do wide[#wide + 1] = 2.0 ^ -k end
+for k = 3, quick and 6 or 8 do fit[#fit + 1] = 2.0 ^ -k end
+local refR = lf.reference(body, T, {rtol = 1e-13})
+local wex = lf.exact.free_body(J, w0, T)
+local reference = {R = refR.R, omega = wex}
+summary.reference = {T = T, omega_exact = wex, omega_rk8pd = refR.omega,
+                     rk8pd_vs_exact = (lf.vec3(refR.omega) - wex):norm()}
+
+-- error at T for one h (nil, message if the method fails at this h)
+local function errors_at(name, h)
+  local ok, it = pcall(lf.integrator, name, body, {h = h})
+  if not ok then return nil, tostring(it) end
+  local c0 = os.clock()
+  local ok2, err = pcall(it.advance_to, it, T)
+  if not ok2 then return nil, tostring(err) end
+  return {h = h, err_R = (it.R - lf.mat3(reference.R)):norm(), err_omega = (it.omega - lf.vec3(reference.omega)):norm(),
+          steps = it.steps, cpu_time = os.clock() - c0}
+end
+
+print(("\nConvergence at t = %g (w against the exact solution, R against rk8pd, |w_rk8pd - w_exact| = %.1e)"):format(T, summary.reference.rk8pd_vs_exact))
+print(("Fitted orders: least squares over h = 2^-3 ... 2^-%d (asymptotic range: every method's error falls by 4 per halving there;"):format(#fit + 2))
+print("for h >= 1/4 the errors are O(1) or the implicit solves fail). Torque-free, LIEMID[E], [E1], [E2] are LIEMID itself (003 §3.4), so 2 is expected.")
+print(("%-10s %5s %5s %8s %8s %12s %12s %6s %8s"):format("method", "nom.", "exp.", "order R", "order w", "err R", "err w", "fails", "cpu s"))
+local methods = lf.methods()
+summary.convergence = {}
+local by_name = {}
+for _, m in ipairs(methods) do
+  local rows, nfail, cpu = {}, 0, 0
+  for i, h in ipairs(wide) do
+    local r, msg = errors_at(m.name, h)
+    if r then cpu = cpu + r.cpu_time else nfail = nfail + 1; r = {h = h, failed = msg} end
+    rows[i] = r
+  end
+  local expected = 2   -- torque-free every method is (at least) second order, see the header
+  local ok, o = pcall(lf.order, {system = body, method = m.name, T = T, steps = fit, reference = reference})
+  local res = {method = m.name, nominal_order = m.order, expected_order = expected, table = rows, failed_steps = nfail,
+               cpu_time = cpu}
+  if ok then
+    res.order_R, res.order_omega = o.order_R, o.order_omega
+    res.fit_table = o.table
+    local last = o.table[#o.table]
+    res.err_R_min_h, res.err_omega_min_h = last.err_R, last.err_omega
+    local steps = 0
+    for _, row in ipairs(o.table) do steps = steps + row.steps end
+    res.fit_steps_per_second = steps / math.max(1e-9, (function() local s = 0 for _, row in ipairs(o.table) do s = s + row.cpu_time end return s end)())
+    print(("%-10s %5d %5d %8.3f %8.3f %12.3e %12.3e %6d %8.3f"):format(m.name, m.order, expected, o.order_R,
+      o.order_omega, last.err_R, last.err_omega, nfail, cpu))
+    check(math.abs(o.order_R - expected) <= 0.15 and math.abs(o.order_omega - expected) <= 0.15,
+      ("%s: fitted order %.3f / %.3f not within 0.15 of %d"):format(m.name, o.order_R, o.order_omega, expected))
+  else
+    res.error = tostring(o)
+    print(("%-10s %5d %5d  failed in the fit range: %s"):format(m.name, m.order, expected, tostring(o)))
+    check(false, ("%s: failed in the fit range: %s"):format(m.name, tostring(o)))
+  end
+  summary.convergence[#summary.convergence + 1] = res
+  by_name[m.name] = res
+end
+
+-- methods whose errors coincide on this problem (same map torque-free): grouped in the figure
+local function same(a, b)
+  for i = 1, #a.table do
+    local x, y = a.table[i], b.table[i]
+    if (x.failed ~= nil) ~= (y.failed ~= nil) then return false end
+    if not x.failed then
+      if math.abs(x.err_R - y.err_R) > 1e-7 * x.err_R or math.abs(x.err_omega - y.err_omega) > 1e-7 * x.err_omega then return false end
+    end
+  end
+  return true
+end
+local groups, grouped = {}, {}
+for _, a in ipairs(summary.convergence) do
+  if not grouped[a.method] then
+    local g = {a}
+    grouped[a.method] = true
+    for _, b in ipairs(summary.convergence) do
+      if not grouped[b.method] and same(a, b) then g[#g + 1] = b; grouped[b.method] = true end
+    end
+    groups[#groups + 1] = g
+  end
+end
+summary.identical_error_groups = {}
+local group_of = {}
+for _, g in ipairs(groups) do
+  local names = {}
+  for _, r in ipairs(g) do names[#names + 1] = r.method end
+  if #names > 1 then summary.identical_error_groups[#summary.identical_error_groups + 1] = names end
+  local label = names[1]
+  if #names > 1 then
+    local rest = {}
+    for i = 2, #names do rest[#rest + 1] = names[i] end
+    label = ("%s (= %s)"):format(names[1], table.concat(rest, ", "))
+  end
+  for _, n in ipairs(names) do group_of[n] = {label = label, res = g[1]} end
+end
+-- two figures per norm (gnuplot has 8 colours): the seed's Fig. 4 methods (LIEMID, AKW, NMB = Lie-Newmark,
+-- DMV ~ lgvi) with LIEMID[EA], and the other methods with LIEMID for comparison
+local function series(names, field)
+  local s, seen = {}, {}
+  for _, n in ipairs(names) do
+    local g = group_of[n]
+    if g and not seen[g.label] then
+      seen[g.label] = true
+      local d = {}
+      for i, row in ipairs(g.res.table) do d[i] = row[field] or 0 / 0 end
+      s[#s + 1] = {label = g.label, data = d}
+    end
+  end
+  return s
+end
+local seed_set = {"liemid", "liemid_ea", "akw", "eln", "eln_exp", "lgvi"}
+local other_set = {"liemid"}
+for _, g in ipairs(groups) do
+  local inseed = false
+  for _, r in ipairs(g) do for _, n in ipairs(seed_set) do if r.method == n then inseed = true end end end
+  if not inseed then other_set[#other_set + 1] = g[1].method end
+end
+local anchor = by_name.liemid.table[#wide]
+for _, f in ipairs{{"err_R", "R", "||R - R_ref||_F", "error in R"}, {"err_omega", "w", "|w - w_exact|", "error in w"}} do
+  for _, set in ipairs{{seed_set, "", "seed 003 Fig. 4 methods"}, {other_set, "_others", "other methods"}} do
+    lf.plot{x = wide, y = series(set[1], f[1]), logx = true, logy = true, style = "linespoints",
+            slopes = {{order = 2, label = "h^2", through = {wide[#wide], (anchor[f[1]] or 1e-5) * 0.3}}},
+            title = ("Free body: %s at t = 100, %s"):format(f[4], set[3]), xlabel = "h", ylabel = f[3],
+            key = "top left", size = {950, 650}, file = ("%s/order_%s%s.png"):format(out, f[2], set[2])}
+  end
+end
+
+-- seed 003 §3.4: LIEMID[E], [E1], [E2] (and [I]) are LIEMID without torque
+local in_liemid_group = {}
+for _, g in ipairs(groups) do
+  if g[1].method == "liemid" then for _, r in ipairs(g) do in_liemid_group[r.method] = true end end
+end
+for _, name in ipairs{"liemid_i", "liemid_e", "liemid_e1", "liemid_e2"} do
+  check(in_liemid_group[name], name .. ": torque-free errors differ from LIEMID's (seed 003 §3.4: identical maps)")
+end
+-- seed 003 Fig. 4: AKW "marginally more accurate for the body momentum, but lags behind
+-- significantly in the accuracy of the attitude"; LIEMID "on par" with NMB (Lie-Newmark: eln)
+local hmin = fit[#fit]
+local lm, ak, el, ex = by_name.liemid, by_name.akw, by_name.eln, by_name.eln_exp
+summary.seed_fig4 = {
+  h = hmin,
+  akw_over_liemid_err_omega = ak.err_omega_min_h / lm.err_omega_min_h,
+  akw_over_liemid_err_R = ak.err_R_min_h / lm.err_R_min_h,
+  eln_over_liemid_err_omega = el.err_omega_min_h / lm.err_omega_min_h,
+  eln_over_liemid_err_R = el.err_R_min_h / lm.err_R_min_h,
+  eln_exp_over_liemid_err_omega = ex.err_omega_min_h / lm.err_omega_min_h,
+  eln_exp_over_liemid_err_R = ex.err_R_min_h / lm.err_R_min_h,
+}
+local s4 = summary.seed_fig4
+print(("\nAt h = 2^%d: AKW/LIEMID error ratio w %.3g, R %.3g; eln (NMB, Cayley)/LIEMID w %.3g, R %.3g; eln_exp/LIEMID w %.3g, R %.3g")
+  :format(math.floor(math.log(hmin, 2) + 0.5), s4.akw_over_liemid_err_omega, s4.akw_over_liemid_err_R,
+    s4.eln_over_liemid_err_omega, s4.eln_over_liemid_err_R, s4.eln_exp_over_liemid_err_omega, s4.eln_exp_over_liemid_err_R))
+check(s4.akw_over_liemid_err_omega < 1, "AKW is not more accurate than LIEMID in w (seed 003 Fig. 4)")
+check(s4.akw_over_liemid_err_R > 3, "AKW does not lag behind LIEMID in R (seed 003 Fig. 4)")
+local ea_vs = by_name.liemid_ea.table
+summary.observations = {
+  liemid_ea_h_equals_liemid_h_over_2 = (function()
+    -- torque-free, LIEMID[EA] is two LIEMID half steps
+    for i = 1, #wide - 1 do
+      local a, b = ea_vs[i], lm.table[i + 1]
+      if a.failed or b.failed then goto continue end
+      if math.abs(a.err_R - b.err_R) > 1e-7 * b.err_R then return false end
+      ::continue::
+    end
+    return true
+  end)(),
+}
+
+summary.experiment = "free_body"
+summary.seed = "003 §2.2, Figs. 1-4"
+summary.parameters = {J = J, omega0 = w0, R0 = "I", potential = "free", E0 = E0, T_figures = T_fig,
+                      T_drift = T_long, figure_steps = fig_steps, T_convergence = T, steps = wide, fit_steps = fit,
+                      fit_range = ("h = 2^-3 ... 2^-%d"):format(#fit + 2), quick = quick}
+summary.drift_rule = lf.drift_rule
+summary.failures = failures
+lf.write_json(out .. "/summary.json", summary)
+print(("\nFigures, CSVs and summary.json in %s/"):format(out))
+if #failures > 0 then
+  error("free_body does not reproduce the seed:\n  " .. table.concat(failures, "\n  "))
+end
+print("Reproduced: LIEMID's kinetic energy stays bounded with unchanging amplitude at h = 4, 2, 1; every method is second order torque-free;")
+print("LIEMID[I], [E], [E1], [E2] coincide with LIEMID; AKW is more accurate in w and less accurate in R than LIEMID.")

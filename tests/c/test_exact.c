@@ -1,0 +1,443 @@
+/* Unit tests of core/exact.c: the closed-form free rigid body measured against GSL rk8pd references
+ * (lf_reference_solve, rtol = atol = 1e-14) over t in [0, 100] (and [-100, 0]), and its invariants.
+ * Each test prints the worst difference it measured, then asserts it against the bound. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "exact.h"
+#include "lieflow.h"
+
+#define NT 400          /* sample times t_k = T k / NT */
+#define TOL_REF 1e-11   /* agreement with the reference, max-norm over the samples, |w0| ~ 1 */
+#define TOL_INV 1e-14   /* relative drift of 2E and |Pi| along the formula */
+
+#define CHECK_LE(val, bound, label)                                                       \
+    do {                                                                                  \
+        double v_ = (val);                                                                \
+        printf("  %-62s = %9.2e  (bound %.0e)\n", label, v_, (double)(bound));            \
+        assert_true(v_ <= (bound));                                                       \
+    } while (0)
+
+static double maxabs3(const double a[3], const double b[3])
+{
+    double m = 0;
+    for (int i = 0; i < 3; i++) {
+        double d = fabs(a[i] - b[i]);
+        if (!(d <= m)) m = d; /* NaN propagates */
+    }
+    return m;
+}
+
+static double energy2(const double J[3], const double w[3]) { return J[0] * w[0] * w[0] + J[1] * w[1] * w[1] + J[2] * w[2] * w[2]; }
+static double casimir(const double J[3], const double w[3]) { return hypot(hypot(J[0] * w[0], J[1] * w[1]), J[2] * w[2]); }
+
+/* max over t_k = T k / NT (k = 1..NT) of |w_exact(t_k) - w_ref(t_k)|_inf; the worst relative drift
+ * of 2E and |Pi| along the formula goes to *inv (if not NULL). */
+static double compare(const double J[3], const double w0[3], double T, double *inv)
+{
+    lf_error e;
+    lf_potential pot;
+    lf_potential_free_body(&pot);
+    lf_system *sys = lf_system_new(1, J, &pot, &e);
+    if (!sys) fail_msg("%s", e.msg);
+    static double times[NT], Rout[9 * NT], wout[3 * NT];
+    double R0[9];
+    lf_m3_identity(R0);
+    for (int k = 0; k < NT; k++) times[k] = T * (k + 1) / NT;
+    lf_reference_opts ro = {1e-14, 1e-14, 1e-3};
+    if (lf_reference_solve(sys, R0, w0, 0, times, NT, Rout, wout, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
+    lf_system_free(sys);
+    double worst = 0, winv = 0, E0 = energy2(J, w0), M0 = casimir(J, w0);
+    for (int k = 0; k < NT; k++) {
+        double w[3];
+        if (lf_exact_free_body(J, w0, times[k], w, &e) != LF_OK) fail_msg("%s", e.msg);
+        double d = maxabs3(w, wout + 3 * k);
+        if (!(d <= worst)) worst = d;
+        double di = fmax(fabs(energy2(J, w) - E0) / E0, fabs(casimir(J, w) - M0) / M0);
+        if (!(di <= winv)) winv = di;
+    }
+    if (inv && !(winv <= *inv)) *inv = winv;
+    return worst;
+}
+
+static void permute(const int p[3], const double x[3], double y[3])
+{
+    for (int i = 0; i < 3; i++) y[i] = x[p[i]];
+}
+
+static const double SEED_J[3] = {0.9144, 1.098, 1.66}, SEED_W[3] = {0.45549, 0.82623, 0.03476};
+
+/* Seed 003 §2.2 (McLachlan–Zanna), forward and backward in time; t = 0 gives w0 back */
+static void test_seed003(void **state)
+{
+    (void)state;
+    double inv = 0, w[3];
+    CHECK_LE(compare(SEED_J, SEED_W, 100, &inv), TOL_REF, "seed 003 body, t in [0, 100]");
+    CHECK_LE(compare(SEED_J, SEED_W, -100, &inv), TOL_REF, "seed 003 body, t in [-100, 0]");
+    CHECK_LE(inv, TOL_INV, "seed 003 body, relative drift of 2E, |Pi|");
+    assert_int_equal(lf_exact_free_body(SEED_J, SEED_W, 0, w, NULL), LF_OK);
+    CHECK_LE(maxabs3(w, SEED_W), 4e-16, "seed 003 body, |w(0) - w0|");
+}
+
+/* all 6 orderings of the moments, w0 permuted alike, both directions of time */
+static void test_permutations(void **state)
+{
+    (void)state;
+    static const int P[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
+    double worst = 0, inv = 0, J[3], w0[3];
+    for (int p = 0; p < 6; p++) {
+        permute(P[p], SEED_J, J);
+        permute(P[p], SEED_W, w0);
+        double d = fmax(compare(J, w0, 100, &inv), compare(J, w0, -100, &inv));
+        printf("    permutation (%d %d %d): %.2e\n", P[p][0] + 1, P[p][1] + 1, P[p][2] + 1, d);
+        worst = fmax(worst, d);
+        /* sign flips of w0 (the other octants) */
+        for (int s = 1; s < 8; s++) {
+            double ws[3] = {(s & 1) ? -w0[0] : w0[0], (s & 2) ? -w0[1] : w0[1], (s & 4) ? -w0[2] : w0[2]};
+            worst = fmax(worst, compare(J, ws, 50, &inv));
+        }
+    }
+    CHECK_LE(worst, TOL_REF, "6 permutations x 8 sign patterns of the seed 003 body");
+    CHECK_LE(inv, TOL_INV, "permutations, relative drift of 2E, |Pi|");
+}
+
+/* both sides of the separatrix: near the middle axis and generic, several orderings of the axes.
+ * Near the middle axis the rk8pd reference itself loses accuracy (the saddle amplifies its local
+ * errors by ~1/|S|): data with off-axis components ~0.02-0.06 is as close as it follows to 1e-11 at
+ * |t| = 100 (e.g. (0.05, 1, 0.03) is already ~2e-11 off at rtol 1e-14 while the formula agrees with
+ * 32-digit values to 3e-15). Closer data is checked in test_high_precision. */
+static void test_separatrix_sides(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double J[3], w0[3];
+    } C[] = {
+        {"J=(1,2,3) major side, near middle axis (0.02, 1, 0.05)", {1, 2, 3}, {0.02, 1, 0.05}},
+        {"J=(1,2,3) minor side, near middle axis (0.06, 1, 0.02)", {1, 2, 3}, {0.06, 1, 0.02}},
+        {"J=(1,2,3) major side, generic (0.3, 0.5, 0.8)", {1, 2, 3}, {0.3, 0.5, 0.8}},
+        {"J=(1,2,3) minor side, generic (0.8, 0.5, -0.3)", {1, 2, 3}, {0.8, 0.5, -0.3}},
+        {"seed J, major side near middle (0.01, -0.9, 0.02)", {0.9144, 1.098, 1.66}, {0.01, -0.9, 0.02}},
+        {"seed J, minor side near middle (-0.03, 0.9, 0.01)", {0.9144, 1.098, 1.66}, {-0.03, 0.9, 0.01}},
+        {"J=(3,1,2) major (axis 1) side (0.06, 0.02, 1)", {3, 1, 2}, {0.06, 0.02, 1}},
+        {"J=(3,1,2) minor (axis 2) side (-0.02, 0.06, 1)", {3, 1, 2}, {-0.02, 0.06, 1}},
+    };
+    double inv = 0;
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        double d = fmax(compare(C[i].J, C[i].w0, 100, &inv), compare(C[i].J, C[i].w0, -100, &inv));
+        CHECK_LE(d, TOL_REF, C[i].name);
+    }
+    CHECK_LE(inv, TOL_INV, "separatrix sides, relative drift of 2E, |Pi|");
+}
+
+/* exactly on the separatrix (S = I1 w1^2 (I1-I2) + I3 w3^2 (I3-I2) = 0 in floating point):
+ * J = (1,3,6), w0 = (3a, b, a). The reference leaves the unstable manifold like e^{nu t}, so it is
+ * compared on |t| <= 8 only; beyond, the formula tends to the middle axis, +-M/I2 e2. */
+static void test_on_separatrix(void **state)
+{
+    (void)state;
+    double J[3] = {1, 3, 6}, inv = 0, worst = 0;
+    static const double W[4][3] = {{0.75, 0.5, 0.25}, {-0.75, 0.5, 0.25}, {0.75, -0.5, 0.25}, {0.75, 0.5, -0.25}};
+    for (int i = 0; i < 4; i++) {
+        worst = fmax(worst, fmax(compare(J, W[i], 8, &inv), compare(J, W[i], -8, &inv)));
+        double wp[3], wm[3], M = casimir(J, W[i]);
+        assert_int_equal(lf_exact_free_body(J, W[i], 200, wp, NULL), LF_OK);
+        assert_int_equal(lf_exact_free_body(J, W[i], -200, wm, NULL), LF_OK);
+        /* approaches the saddle from opposite sides */
+        assert_true(fabs(wp[0]) < 1e-30 && fabs(wp[2]) < 1e-30 && fabs(wm[0]) < 1e-30 && fabs(wm[2]) < 1e-30);
+        assert_true(fabs(fabs(wp[1]) - M / 3) < 1e-15 && fabs(wp[1] + wm[1]) < 1e-15);
+    }
+    /* the same with permuted axes: J = (6,1,3) */
+    double Jp[3] = {6, 1, 3}, wp0[3] = {0.25, 0.75, 0.5};
+    worst = fmax(worst, fmax(compare(Jp, wp0, 8, &inv), compare(Jp, wp0, -8, &inv)));
+    CHECK_LE(worst, 1e-12, "on the separatrix (sech/tanh), |t| <= 8");
+    CHECK_LE(inv, TOL_INV, "on the separatrix, relative drift of 2E, |Pi|");
+}
+
+/* two equal moments (cos/sin): oblate and prolate, each position of the symmetry axis */
+static void test_axisymmetric(void **state)
+{
+    (void)state;
+    static const double JJ[6][3] = {{2, 2, 4}, {1, 1, 0.5}, {3, 1, 3}, {0.7, 2, 0.7}, {5, 2, 2}, {0.25, 1, 1}};
+    double w0[3] = {0.3, -0.7, 0.55}, inv = 0, worst = 0;
+    for (int i = 0; i < 6; i++) worst = fmax(worst, fmax(compare(JJ[i], w0, 100, &inv), compare(JJ[i], w0, -100, &inv)));
+    CHECK_LE(worst, TOL_REF, "axisymmetric, 3 oblate + 3 prolate bodies");
+    /* nearly axisymmetric: the elliptic branch with m ~ 1e-12 joins the cos/sin one */
+    double Jn[3] = {2, 2 * (1 + 1e-12), 4}, w[3], wa[3], Ja[3] = {2, 2, 4};
+    double dn = compare(Jn, w0, 100, &inv);
+    CHECK_LE(dn, TOL_REF, "nearly axisymmetric J = (2, 2(1+1e-12), 4) vs reference");
+    double dj = 0;
+    for (int k = 1; k <= 100; k++) {
+        assert_int_equal(lf_exact_free_body(Jn, w0, k, w, NULL), LF_OK);
+        assert_int_equal(lf_exact_free_body(Ja, w0, k, wa, NULL), LF_OK);
+        dj = fmax(dj, maxabs3(w, wa));
+    }
+    CHECK_LE(dj, 1e-9, "nearly axisymmetric vs axisymmetric formula, t <= 100");
+    CHECK_LE(inv, TOL_INV, "axisymmetric, relative drift of 2E, |Pi|");
+}
+
+/* principal-axis spins are stationary (also about the unstable middle axis); a sphere is constant */
+static void test_stationary(void **state)
+{
+    (void)state;
+    double worst = 0, w[3];
+    for (int a = 0; a < 3; a++) {
+        double w0[3] = {0, 0, 0};
+        w0[a] = a == 1 ? -1.3 : 0.8;
+        worst = fmax(worst, fmax(compare(SEED_J, w0, 100, NULL), compare(SEED_J, w0, -100, NULL)));
+        assert_int_equal(lf_exact_free_body(SEED_J, w0, 37.5, w, NULL), LF_OK);
+        assert_true(w[0] == w0[0] && w[1] == w0[1] && w[2] == w0[2]);
+    }
+    CHECK_LE(worst, TOL_REF, "principal-axis spins (major, middle, minor)");
+    double Js[3] = {1.5, 1.5, 1.5}, w0[3] = {0.3, -0.2, 0.9}, z[3] = {0, 0, 0};
+    assert_int_equal(lf_exact_free_body(Js, w0, -12.5, w, NULL), LF_OK);
+    assert_true(w[0] == w0[0] && w[1] == w0[1] && w[2] == w0[2]);
+    assert_int_equal(lf_exact_free_body(SEED_J, z, 3, w, NULL), LF_OK);
+    assert_true(w[0] == 0 && w[1] == 0 && w[2] == 0);
+    /* tiny off-axis components: no underflow, no NaN, stays at the saddle for t <= 100 */
+    double wt[3] = {1e-170, 1, -1e-170};
+    CHECK_LE(compare(SEED_J, wt, 100, NULL), 1e-15, "middle axis + 1e-170 perturbation");
+}
+
+/* random bodies and initial data (20 seeds), both directions of time */
+static void test_random(void **state)
+{
+    (void)state;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    double worst = 0, inv = 0;
+    for (unsigned long seed = 1; seed <= 20; seed++) {
+        gsl_rng_set(r, seed);
+        double J[3], w0[3];
+        for (int i = 0; i < 3; i++) J[i] = 0.2 + 2.8 * gsl_rng_uniform(r);
+        for (int i = 0; i < 3; i++) w0[i] = gsl_ran_ugaussian(r);
+        double n = sqrt(w0[0] * w0[0] + w0[1] * w0[1] + w0[2] * w0[2]);
+        for (int i = 0; i < 3; i++) w0[i] /= n; /* a random direction, |w0| = 1 */
+        double d = fmax(compare(J, w0, 100, &inv), compare(J, w0, -100, &inv));
+        worst = fmax(worst, d);
+    }
+    gsl_rng_free(r);
+    CHECK_LE(worst, TOL_REF, "20 random bodies J_i in [0.2, 3], |w0| = 1, t in [-100, 100]");
+    CHECK_LE(inv, TOL_INV, "random bodies, relative drift of 2E, |Pi|");
+}
+
+/* Values of w(t) to ~20 digits from mpmath's Taylor-series ODE solver (mp.dps = 32, tol = 1e-28;
+ * w(-t) = -v(t) with v from -w0), independent of GSL; two cases rerun at 40 digits (tol 1e-34) agree
+ * to all 21 digits printed. Generator:
+ *   f = lambda t, w: [(J[1]-J[2])*w[1]*w[2]/J[0], (J[2]-J[0])*w[2]*w[0]/J[1], (J[0]-J[1])*w[0]*w[1]/J[2]]
+ *   sol = mp.odefun(f, 0, [s*mpf(x) for x in w0], tol=mpf(10)**-28, degree=30); s*sol(|t|), s = sign t
+ * with J, w0 the exact doubles below. */
+enum { SEED003, NEAR_MAJOR, NEAR_MINOR, NEARER_MAJOR, NEARER_MINOR, NEAREST_MAJOR, NEAREST_MINOR, RANDOM10, NHP };
+static const struct {
+    const char *name;
+    double J[3], w0[3];
+} HPC[NHP] = {
+    {"seed 003 body", {0.9144, 1.098, 1.66}, {0.45549, 0.82623, 0.03476}},
+    {"J=(1,2,3), w0=(0.02, 1, 0.05)     major side", {1, 2, 3}, {0.02, 1, 0.05}},
+    {"J=(1,2,3), w0=(0.05, 1, 0.02)     minor side", {1, 2, 3}, {0.05, 1, 0.02}},
+    {"J=(1,2,3), w0=(0.002, 1, 0.005)   major side", {1, 2, 3}, {0.002, 1, 0.005}},
+    {"J=(1,2,3), w0=(0.005, 1, 0.002)   minor side", {1, 2, 3}, {0.005, 1, 0.002}},
+    {"J=(1,2,3), w0=(1e-5, 1, 2e-5)     major side, 1-m = 3e-10", {1, 2, 3}, {1e-5, 1, 2e-5}},
+    {"J=(1,2,3), w0=(2e-5, 1, 1e-5)     minor side, 1-m = 2e-10", {1, 2, 3}, {2e-5, 1, 1e-5}},
+    {"fast body J=(2.36,1.04,0.258), |w0| = 1.22",
+     {2.3596978007815776, 1.0365312437526881, 0.25810545049607753},
+     {1, 0.69663841938922677, -0.0025094628127758796}},
+};
+static const struct {
+    int c;
+    double t, w[3];
+} HP[] = {
+    {SEED003, 12.5, {0.756614452958792532195, -0.528575387506156534293, -0.258632735236395685108}},
+    {SEED003, 25.0, {0.83276270383826756504, -0.38167235964788457025, 0.297776034077908139258}},
+    {SEED003, 50.0, {0.547760483622965501868, -0.761826466566054820095, -0.133666701978534818521}},
+    {SEED003, 75.0, {0.64733553517471209741, 0.67000032950633104255, -0.198196304110813732242}},
+    {SEED003, 100.0, {0.723500222936093272708, 0.577532521893248317796, 0.240978777638199646224}},
+    {SEED003, -12.5, {0.616305429881108338868, -0.701585797996288276393, 0.179514807057542739238}},
+    {SEED003, -25.0, {0.906672920557937179888, -0.0602656420886373421317, -0.334374016937598647282}},
+    {SEED003, -50.0, {0.46934187907427838243, -0.817619808540341154143, 0.0592756513594100169647}},
+    {SEED003, -75.0, {0.788696043775796051601, 0.473938664651875800701, 0.275340436565019852643}},
+    {SEED003, -100.0, {0.587140121760992205386, 0.728698579912905908609, -0.160963791625584992985}},
+    {NEAR_MAJOR, 12.5, {-0.0667886829695884769125, -0.997967570528816232919, 0.062077178234872002132}},
+    {NEAR_MAJOR, 25.0, {0.129762943994929033167, 0.991746730957944177073, 0.0893279008937131012998}},
+    {NEAR_MAJOR, 50.0, {0.3649461709343874604, 0.931243411960765953426, 0.216245005861153667189}},
+    {NEAR_MAJOR, 75.0, {0.811435427414997732506, 0.584784188513882398288, 0.471001575674703397819}},
+    {NEAR_MAJOR, 100.0, {0.951435101744970133166, -0.308498374659475849045, 0.55146131711797086247}},
+    {NEAR_MAJOR, -12.5, {0.0218941342038240749589, -0.999960322656586680209, 0.0502638143947679988669}},
+    {NEAR_MAJOR, -25.0, {-0.0691453413172371146601, 0.997807056386214770276, 0.0629313865144074163165}},
+    {NEAR_MAJOR, -50.0, {-0.228366696182389858847, 0.973780597503739568674, 0.140536291784079692391}},
+    {NEAR_MAJOR, -75.0, {-0.578763270069698309034, 0.815740814976319213911, 0.337671893402343326334}},
+    {NEAR_MAJOR, -100.0, {-0.988562940653682473061, 0.152129262031155152768, 0.572816633730159799508}},
+    {NEAR_MINOR, 12.5, {0.368286571047143461812, -0.931055853097083188883, -0.211608914756808429195}},
+    {NEAR_MINOR, 25.0, {0.872741591072188488081, -0.490736299057635359871, 0.503447410291354752228}},
+    {NEAR_MINOR, 50.0, {0.0369236092280268607849, -1.00056816213668120589, -0.0045953932883570158632}},
+    {NEAR_MINOR, 75.0, {0.996435766227419537607, -0.0980600009319565625131, -0.574915714465237845714}},
+    {NEAR_MINOR, 100.0, {0.0392127493905680154927, 1.00048106443112280825, -0.00890018192262555276722}},
+    {NEAR_MINOR, -12.5, {0.073652920055683927162, -0.998536552844847554412, 0.037079880585608540318}},
+    {NEAR_MINOR, -25.0, {0.566753980215755609216, 0.825402887025238663097, -0.326552739023066584087}},
+    {NEAR_MINOR, -50.0, {0.0838205915230769228356, -0.99773448794592716804, -0.0436878761339211616105}},
+    {NEAR_MINOR, -75.0, {0.321331879695653801834, -0.948285728613089416792, 0.184349466059024363904}},
+    {NEAR_MINOR, -100.0, {0.151997636632431191435, 0.989644743561120225392, 0.0852511613642195262617}},
+    {NEARER_MAJOR, 12.5, {-0.738190144447817930878, -0.674595664557748027363, 0.42622204282114516262}},
+    {NEARER_MAJOR, 25.0, {0.0267762657368432931644, -0.999643452233440056505, 0.0162066694790555091847}},
+    {NEARER_MAJOR, 50.0, {-0.222992159813642456766, 0.974822289784987908984, 0.128836463961557428127}},
+    {NEARER_MAJOR, 75.0, {0.997403472697939779048, -0.0720438245104332157231, 0.575871712377536941712}},
+    {NEARER_MAJOR, 100.0, {-0.256557150191194322617, -0.966531131772677542113, 0.148203206571503304808}},
+    {NEARER_MAJOR, -12.5, {0.511968165267162543599, -0.859006750702795897721, 0.295624988934192694644}},
+    {NEARER_MAJOR, -25.0, {-0.0434764610285018301579, -0.99905645352824640146, 0.0255682267900535645674}},
+    {NEARER_MAJOR, -50.0, {0.350105837439408287275, 0.936712283783473514455, 0.202192233125763580106}},
+    {NEARER_MAJOR, -75.0, {-0.925636059480153729033, 0.378420249709305735848, 0.534438370194963544014}},
+    {NEARER_MAJOR, -100.0, {0.161876174773974686592, -0.986813104919338614944, 0.0935857823237668202708}},
+    {NEARER_MINOR, 12.5, {0.821431515683419382899, 0.570329084864203937071, -0.474249138097252164673}},
+    {NEARER_MINOR, 25.0, {0.00396457451426908667934, -1.00000464106369066793, -0.000951814246442368963412}},
+    {NEARER_MINOR, 50.0, {0.00360738823092198923235, 1.000005993357115538, 0.0000664576270879386964394}},
+    {NEARER_MINOR, 75.0, {0.00386733931971267299992, -1.00000502183068371045, 0.000807529857816555669814}},
+    {NEARER_MINOR, 100.0, {0.00478889625000737727572, 1.00000103323581954451, -0.00181966364046900345222}},
+    {NEARER_MINOR, -12.5, {0.619284703502682341113, -0.785182434856762968143, 0.357538130363930637502}},
+    {NEARER_MINOR, -25.0, {0.0068907820283420089236, -0.999988758498333259534, -0.00339032333571697406676}},
+    {NEARER_MINOR, -50.0, {0.00996031915329605471616, 0.999962895332804078022, 0.00536059566452324511906}},
+    {NEARER_MINOR, -75.0, {0.0147334948475561620363, -0.999903957452703072372, -0.00824774454872288047433}},
+    {NEARER_MINOR, -100.0, {0.0220260527890845372624, 0.999769900026267274739, 0.012545211589387917034}},
+    {NEAREST_MAJOR, 12.5, {-0.0167821679480539378226, 0.99985916955287423672, 0.00968920810380788064361}},
+    {NEAREST_MAJOR, 25.0, {-0.173627974328774411669, -0.984811315242918222782, 0.100244159546435332647}},
+    {NEAREST_MAJOR, 50.0, {0.00291667583543357938933, -0.999995746541989546393, 0.00168405244663006940452}},
+    {NEAREST_MAJOR, 75.0, {0.000738647395093971671674, 0.999999727249975664157, 0.000426887953401947494435}},
+    {NEAREST_MAJOR, 100.0, {-0.61697548225146801985, 0.786982372356947058974, 0.356210961275960517277}},
+    {NEAREST_MAJOR, -12.5, {0.0303986315256339622276, 0.999537854861619902323, 0.0175506685402699783114}},
+    {NEAREST_MAJOR, -25.0, {0.0963481958311934078601, -0.995347690638841038961, 0.0556266600948561797237}},
+    {NEAREST_MAJOR, -50.0, {-0.00528410300899867104917, -0.999986039080241505344, 0.00305083838803417059747}},
+    {NEAREST_MAJOR, -75.0, {-0.00040725101102928179567, 0.99999991712330357354, 0.000235904914449566736844}},
+    {NEAREST_MAJOR, -100.0, {0.899187392079655269424, 0.437563748526986988615, 0.519146083222250553191}},
+    {NEAREST_MINOR, 12.5, {0.00182505436497004264757, 0.999998334786895984556, -0.00105367981143802339807}},
+    {NEAREST_MINOR, 25.0, {0.976787771233323752821, -0.214209361067708668116, -0.563948682633140541894}},
+    {NEAREST_MINOR, 50.0, {0.0000297009922862360832571, -0.999999999758925528577, 0.000016146712181195023946}},
+    {NEAREST_MINOR, 75.0, {0.0746532042810302400487, 0.99720955645770601903, 0.0431010472008327262484}},
+    {NEAREST_MINOR, 100.0, {0.000620603542050659821007, 0.999999807625603293133, -0.000358259103818184031687}},
+    {NEAREST_MINOR, -12.5, {0.0254154538894814959636, 0.999676975379343044664, 0.014673618008843400687}},
+    {NEAREST_MINOR, -25.0, {0.115131762499045456864, -0.99335022910545673776, 0.0664713538203653804662}},
+    {NEAREST_MINOR, -50.0, {0.000401667476140035069109, -0.999999919531616068067, -0.000231830945150919287656}},
+    {NEAREST_MINOR, -75.0, {0.00536731353449407189867, 0.999985596068974603884, -0.00309881453556911269013}},
+    {NEAREST_MINOR, -100.0, {0.00864317344711654102313, 0.999962647278768638091, 0.00499013517642359498579}},
+    {RANDOM10, 12.5, {1.0020342501112680026, -0.678434904816942876785, -0.251586762144943036916}},
+    {RANDOM10, 25.0, {1.00779525130067294613, 0.623786485026742425184, 0.493183625143944450994}},
+    {RANDOM10, 50.0, {1.0251062670398654214, 0.415711129194617012228, 0.888883749024685948989}},
+    {RANDOM10, 75.0, {1.03774112302187647674, 0.112352437533418803667, 1.09322942722974836478}},
+    {RANDOM10, 100.0, {1.03500907474476179367, -0.217779672849525270656, 1.05221134855053276751}},
+    {RANDOM10, -12.5, {1.00211410754460420972, -0.677709560002645403685, 0.256482060644331072222}},
+    {RANDOM10, -25.0, {1.00793836570563997641, 0.622363660421676101505, -0.497707878249131841501}},
+    {RANDOM10, -50.0, {1.02527733546608347908, 0.413110075138009693738, -0.891944580606886474245}},
+    {RANDOM10, -75.0, {1.03779726781973692116, 0.109118521356075174244, -1.09405735237910976377}},
+    {RANDOM10, -100.0, {1.03490216672725278895, -0.220880226964289201694, -1.05057595167573106959}},
+};
+
+/* the formula against the 32-digit values: near the separatrix too (1 - m down to 2e-10, where the
+ * Landen steps in exact.c matter: calling gsl_sf_elljac_e with m alone was 8e-8 off there) */
+static void test_high_precision(void **state)
+{
+    (void)state;
+    double worst[NHP] = {0};
+    for (size_t i = 0; i < sizeof HP / sizeof HP[0]; i++) {
+        double w[3];
+        assert_int_equal(lf_exact_free_body(HPC[HP[i].c].J, HPC[HP[i].c].w0, HP[i].t, w, NULL), LF_OK);
+        worst[HP[i].c] = fmax(worst[HP[i].c], maxabs3(w, HP[i].w));
+    }
+    for (int c = 0; c < NHP; c++) {
+        char label[128];
+        snprintf(label, sizeof label, "vs 32 digits, |t| <= 100: %s", HPC[c].name);
+        CHECK_LE(worst[c], 1e-13, label);
+    }
+}
+
+/* w0 a hair off the middle axis (seed J, w0 = (e, 1, -e)): the off-axis components, growing like
+ * e^{nu |t|}, to relative accuracy against 32-digit values (mpmath as above), also for e = 1e-170 where
+ * 1 - m ~ 1e-340 underflows (exact.c works with k' = sqrt(1 - m) instead) */
+static void test_near_saddle_relative(void **state)
+{
+    (void)state;
+    static const struct {
+        double e, t, w[3];
+    } C[] = {
+        {1e-30, 100, {3.53261571809428314706e-19, 1.0, -1.4985755489419295406e-19}},
+        {1e-30, -100, {-1.42818706175239517153e-19, 1.0, -6.05853107399958434941e-20}},
+        {1e-170, 100, {3.53261571809428279384e-159, 1.0, -1.49857554894192939075e-159}},
+        {1e-170, -100, {-1.42818706175239502872e-159, 1.0, -6.05853107399958374362e-160}},
+    };
+    double worst = 0;
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        double w0[3] = {C[i].e, 1, -C[i].e}, w[3];
+        assert_int_equal(lf_exact_free_body(SEED_J, w0, C[i].t, w, NULL), LF_OK);
+        assert_true(fabs(w[1] - 1) <= 2.3e-16);
+        worst = fmax(worst, fmax(fabs(w[0] / C[i].w[0] - 1), fabs(w[2] / C[i].w[2] - 1)));
+    }
+    CHECK_LE(worst, 1e-12, "w0 = (e, 1, -e), e = 1e-30, 1e-170: relative error of w1, w3");
+}
+
+/* scalings: w(t; c w0) = c w(c t; w0) and J -> c J changes nothing */
+static void test_scaling(void **state)
+{
+    (void)state;
+    double worst = 0, a[3], b[3], Jc[3], wc[3];
+    const double cs[] = {1e-150, 3e-7, 0.37, 7.0, 1e120};
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        double c = cs[i];
+        for (int k = 0; k < 3; k++) wc[k] = SEED_W[k] * c, Jc[k] = SEED_J[k] * c;
+        for (int s = 1; s <= 10; s++) {
+            double t = 7.3 * s;
+            assert_int_equal(lf_exact_free_body(SEED_J, wc, t / c, a, NULL), LF_OK);
+            assert_int_equal(lf_exact_free_body(SEED_J, SEED_W, t, b, NULL), LF_OK);
+            for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(a[k] / c - b[k]));
+            assert_int_equal(lf_exact_free_body(Jc, SEED_W, t, a, NULL), LF_OK);
+            worst = fmax(worst, maxabs3(a, b));
+        }
+    }
+    CHECK_LE(worst, 1e-12, "scaling of w0 (1e-150 .. 1e120) and of J");
+}
+
+/* bad input is an error with a message naming the value */
+static void test_errors(void **state)
+{
+    (void)state;
+    lf_error e;
+    double w[3], J[3] = {1, 2, 3};
+    J[1] = 0;
+    assert_int_equal(lf_exact_free_body(J, SEED_W, 1, w, &e), LF_EINVAL);
+    assert_non_null(strstr(e.msg, "J[2]"));
+    J[1] = -2;
+    assert_int_equal(lf_exact_free_body(J, SEED_W, 1, w, &e), LF_EINVAL);
+    J[1] = NAN;
+    assert_int_equal(lf_exact_free_body(J, SEED_W, 1, w, &e), LF_EINVAL);
+    J[1] = 2;
+    assert_int_equal(lf_exact_free_body(J, SEED_W, NAN, w, &e), LF_EINVAL);
+    assert_non_null(strstr(e.msg, "not finite"));
+    assert_int_equal(lf_exact_free_body(J, SEED_W, INFINITY, w, &e), LF_EINVAL);
+    double wb[3] = {1, INFINITY, 0};
+    assert_int_equal(lf_exact_free_body(J, wb, 1, w, &e), LF_EINVAL);
+    assert_non_null(strstr(e.msg, "omega0[2]"));
+    double wh[3] = {1e300, 1, 1};
+    assert_int_equal(lf_exact_free_body(J, wh, 1e300, w, &e), LF_EDOMAIN);
+    assert_int_equal(lf_exact_free_body(J, SEED_W, 1, w, NULL), LF_OK);
+    /* aliasing: w == w0 */
+    double ww[3] = {SEED_W[0], SEED_W[1], SEED_W[2]}, ref[3];
+    assert_int_equal(lf_exact_free_body(SEED_J, SEED_W, 5, ref, NULL), LF_OK);
+    assert_int_equal(lf_exact_free_body(SEED_J, ww, 5, ww, NULL), LF_OK);
+    assert_true(maxabs3(ww, ref) == 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed003),       cmocka_unit_test(test_permutations),
+        cmocka_unit_test(test_separatrix_sides), cmocka_unit_test(test_on_separatrix),
+        cmocka_unit_test(test_axisymmetric),  cmocka_unit_test(test_stationary),
+        cmocka_unit_test(test_random),        cmocka_unit_test(test_high_precision),
+        cmocka_unit_test(test_near_saddle_relative), cmocka_unit_test(test_scaling),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
