@@ -9,7 +9,7 @@ PKGS     := liblua5.4-dev lua5.4 libreadline-dev libgsl-dev gnuplot-nox lua-bust
 
 B        := build
 LUA_INC  := -I/usr/include/lua5.4
-WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
+WARN     := -Wall -Wextra -Wshadow
 CFLAGS   ?= -O2 -g
 ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -fPIC -Icore
 GSL_LIBS := -lgsl -lgslcblas -lm

@@ -60,6 +60,7 @@ void lf_potential_stress(lf_potential *p, double alpha, const double Rm[9])
  * = -y . (m x R^T B), so tau = m x R^T B. */
 static int field_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau, lf_error *err)
 {
+    (void)err; /* cannot fail */
     const double *B = p->par, *m = p->par + 3;
     double Usum = 0;
     for (int b = 0; b < nb; b++) {
@@ -96,6 +97,7 @@ void lf_potential_top(lf_potential *p, double mgl, const double chi[3])
 static int coulomb_wall_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau,
                              lf_error *err)
 {
+    (void)p; /* no parameters */
     double Usum = 0;
     for (int b = 0; b < nb; b++) {
         const double *Rb = R + 9 * b;

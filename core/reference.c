@@ -19,6 +19,7 @@ typedef struct {
 /* y = [R_1..R_n (9 each), w_1..w_n (3 each)]:  R_i' = R_i hat(w_i),  w_i' = J_i^{-1}(J_i w_i x w_i + tau_i). */
 static int rhs(double t, const double y[], double dydt[], void *params)
 {
+    (void)t; /* autonomous */
     ref_ctx *c = params;
     int nb = c->sys->nb;
     const double *R = y, *w = y + 9 * nb;

@@ -160,6 +160,8 @@ static void test_orthogonality(void **state)
  * names the method and the time. */
 static int bad_eval(const lf_potential *pp, int nb, const double *R, double *U, double *tau, lf_error *err)
 {
+    (void)pp;
+    (void)err;
     if (U) *U = 0;
     if (tau)
         for (int i = 0; i < 3 * nb; i++) tau[i] = R[8] < 0.9999 ? NAN : 0; /* fails once R moves away from I */
