@@ -262,7 +262,19 @@ local function plot_conv(field, fname, ylabel, names, title)
     for i, row in ipairs(conv[n].table) do d[i] = row[field] or 0 / 0 end
     ys[#ys + 1] = {label = n, data = d}
   end
-  lf.plot{x = wide, y = ys, logx = true, logy = true, style = "linespoints", key = "top left",
+  -- a series hidden under a later one with the same values (within 1 %) says so in its label
+  for i = 1, #ys do
+    for j = i + 1, #ys do
+      local same, any = true, false
+      for k = 1, #wide do
+        local a, b = ys[i].data[k], ys[j].data[k]
+        if a == a and b == b then any = true; if math.abs(a - b) > 0.01 * math.abs(b) then same = false end
+        elseif (a == a) ~= (b == b) then same = false end
+      end
+      if same and any then ys[i].label = ("%s (under %s)"):format(ys[i].label, names[j]); break end
+    end
+  end
+  lf.plot{x = wide, y = ys, logx = true, logy = true, style = "linespoints", key = "bottom right",
           slopes = {{order = 2, label = "h^2", through = {wide[#wide], conv.liemid_ea.table[#wide][field] * 0.3}},
                     {order = 1, label = "h", through = {wide[#wide], conv.liemid_e1.table[#wide][field] * 3}}},
           title = title, xlabel = "h", ylabel = ylabel, size = {950, 650}, file = out .. "/" .. fname}
@@ -279,8 +291,8 @@ summary.parameters = {J = J, psi0 = psi0, omega0 = w0, potential = "top{} (mgl =
                       h_hamiltonian = h_H, T_plot = T_plot, T_drift = T_long, T_scaled = T10, scaled_steps = sc_steps,
                       T_convergence = T, steps = wide, fit_steps_second_order = fit2, fit_steps_first_order = fit1, quick = quick}
 summary.drift_rule = lf.drift_rule
-summary.failures = failures
-summary.differences = differences
+summary.failures = setmetatable(failures, lf.json.array_mt)
+summary.differences = setmetatable(differences, lf.json.array_mt)
 lf.write_json(out .. "/summary.json", summary)
 for _, d in ipairs(differences) do print("Difference from the seed: " .. d) end
 print(("\nFigures and summary.json in %s/"):format(out))
