@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "testutil.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
@@ -18,13 +20,6 @@
 #define NT 400          /* sample times t_k = T k / NT */
 #define TOL_REF 1e-11   /* agreement with the reference, max-norm over the samples, |w0| ~ 1 */
 #define TOL_INV 1e-14   /* relative drift of 2E and |Pi| along the formula */
-
-#define CHECK_LE(val, bound, label)                                                       \
-    do {                                                                                  \
-        double v_ = (val);                                                                \
-        printf("  %-62s = %9.2e  (bound %.0e)\n", label, v_, (double)(bound));            \
-        assert_true(v_ <= (bound));                                                       \
-    } while (0)
 
 static double maxabs3(const double a[3], const double b[3])
 {

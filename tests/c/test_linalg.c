@@ -7,24 +7,12 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "testutil.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
 #include "linalg.h"
-
-#define CHECK_LE(val, bound, label)                                                       \
-    do {                                                                                  \
-        double v_ = (val);                                                                \
-        printf("  %-58s = %9.2e  (bound %.0e)\n", label, v_, (double)(bound));            \
-        assert_true(v_ <= (bound));                                                       \
-    } while (0)
-
-static gsl_rng *new_rng(unsigned long seed)
-{
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, seed);
-    return r;
-}
 
 static double maxabs(int n, const double *v)
 {

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "testutil.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
@@ -14,43 +16,11 @@
 #include "quat.h"
 #include "so3.h"
 
-#define PI 3.14159265358979323846
-
-#define CHECK_LE(val, bound, label)                                                       \
-    do {                                                                                  \
-        double v_ = (val);                                                                \
-        printf("  %-58s = %9.2e  (bound %.0e)\n", label, v_, (double)(bound));            \
-        assert_true(v_ <= (bound));                                                       \
-    } while (0)
-
-static double maxdiff(int n, const double *a, const double *b)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++) {
-        double d = fabs(a[i] - b[i]);
-        if (!(d <= m)) m = d;
-    }
-    return m;
-}
-
-static gsl_rng *new_rng(unsigned long seed)
-{
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, seed);
-    return r;
-}
-
 static void rand_quat(gsl_rng *r, double q[4])
 {
     double n = 0;
     for (int i = 0; i < 4; i++) { q[i] = gsl_ran_ugaussian(r); n += q[i] * q[i]; }
     for (int i = 0; i < 4; i++) q[i] /= sqrt(n);
-}
-
-static void rand_dir(gsl_rng *r, double n[3])
-{
-    for (int i = 0; i < 3; i++) n[i] = gsl_ran_ugaussian(r);
-    lf_v3_scale(n, 1 / lf_v3_norm(n), n);
 }
 
 /* |v| underflow-safe */

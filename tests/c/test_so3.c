@@ -8,50 +8,19 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "testutil.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
 #include "linalg.h"
 #include "so3.h"
 
-#define PI 3.14159265358979323846
-
-/* print the measured value and assert it is within the bound (NaN fails) */
-#define CHECK_LE(val, bound, label)                                                       \
-    do {                                                                                  \
-        double v_ = (val);                                                                \
-        printf("  %-58s = %9.2e  (bound %.0e)\n", label, v_, (double)(bound));            \
-        assert_true(v_ <= (bound));                                                       \
-    } while (0)
-
-static double maxdiff(int n, const double *a, const double *b)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++) {
-        double d = fabs(a[i] - b[i]);
-        if (!(d <= m)) m = d;
-    }
-    return m;
-}
-
-static void rand_dir(gsl_rng *r, double n[3])
-{
-    for (int i = 0; i < 3; i++) n[i] = gsl_ran_ugaussian(r);
-    lf_v3_scale(n, 1 / lf_v3_norm(n), n);
-}
-
 /* random vector with |x| = 10^U(lo, hi) */
 static void rand_vec(gsl_rng *r, double lo, double hi, double x[3])
 {
     rand_dir(r, x);
     lf_v3_scale(x, pow(10, lo + (hi - lo) * gsl_rng_uniform(r)), x);
-}
-
-static gsl_rng *new_rng(unsigned long seed)
-{
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, seed);
-    return r;
 }
 
 /* x/|x| scaled in two steps so that |x| ~ 1e-300 does not underflow in the norm */
