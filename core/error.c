@@ -24,6 +24,7 @@ const char *lf_status_name(int code)
     case LF_EINVAL: return "LF_EINVAL";
     case LF_ENOMEM: return "LF_ENOMEM";
     case LF_ECALLBACK: return "LF_ECALLBACK";
+    case LF_EINTR: return "LF_EINTR";
     default: return "LF_E?";
     }
 }

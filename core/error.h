@@ -10,7 +10,8 @@ enum {
     LF_EDOMAIN = 2,   /* argument outside the domain of a map (angle pi for cayinv, ...) */
     LF_EINVAL = 3,    /* invalid argument: non-finite number, non-positive inertia, ... */
     LF_ENOMEM = 4,    /* allocation failed */
-    LF_ECALLBACK = 5  /* a user callback (Lua potential) failed or returned garbage */
+    LF_ECALLBACK = 5, /* a user callback (Lua potential) failed or returned garbage */
+    LF_EINTR = 6      /* cancelled through the stepper's cancel flag (Ctrl-C in the REPL) */
 };
 
 typedef struct lf_error {

@@ -93,6 +93,8 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
         return lf_error_set(&s->err, LF_EINVAL, "%s: step size h=%g must be finite and nonzero", s->method->name, h);
     size_t nst = state_doubles(s->nb);
     for (long k = 0; k < n; k++) {
+        if ((k & 255) == 0 && s->cancel && *s->cancel)
+            return lf_error_set(&s->err, LF_EINTR, "%s: interrupted at t=%.17g", s->method->name, s->t);
         int valid = s->tau_valid;
         memcpy(s->save, s->R, nst * sizeof(double));
         s->tau_cached = 0;

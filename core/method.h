@@ -8,6 +8,7 @@
 #ifndef LF_METHOD_H
 #define LF_METHOD_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -49,6 +50,8 @@ struct lf_stepper {
     int *iwork;             /* integer workspace (Newton pivots), 12*nb + 16 ints */
     double *save;           /* rollback copy of R, w, tau */
     lf_stepper_opts opts;
+    volatile sig_atomic_t *cancel; /* optional: when *cancel becomes nonzero, lf_stepper_step stops
+                                      (LF_EINTR) within 256 steps, at a step boundary */
     lf_error err;
     long nsteps;            /* statistics */
     long torque_evals;
@@ -68,7 +71,7 @@ void lf_stepper_free(lf_stepper *s);
 /* Replace the state (checked like lf_stepper_new); invalidates the torque cache. */
 int lf_stepper_set_state(lf_stepper *s, const double *R, const double *w, double t);
 /* n steps of size h (h finite and nonzero). Stops at the first failing step, whose state is
- * rolled back; the error names the method and the time. */
+ * rolled back; the error names the method and the time. Returns LF_EINTR if *s->cancel is set. */
 int lf_stepper_step(lf_stepper *s, double h, long n);
 
 /* For step functions: torque at the state at the start of the step (cached), and torque at any R

@@ -118,6 +118,10 @@ static int l_integrator(lua_State *L)
     lf_error e;
     it->st = lf_stepper_new(m, sys, R0, w0, t0, &o, &e);
     if (!it->st) return lfb_error(L, &e);
+    /* a host that handles SIGINT (the lieflow executable) registers its flag here */
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.cancel") == LUA_TLIGHTUSERDATA)
+        it->st->cancel = lua_touserdata(L, -1);
+    lua_pop(L, 1);
     return 1;
 }
 

@@ -37,6 +37,9 @@
 /* ------------------------------------------------------------------ messages and protected calls */
 
 static lua_State *globalL = NULL;  /* the state the SIGINT handler interrupts */
+/* Set by SIGINT during a call: C integrators poll it (registered as "lieflow.cancel"), so a long
+ * it:step(n) inside C stops too, not only Lua code. */
+static volatile sig_atomic_t cancel_flag = 0;
 
 static void print_version(void)
 {
@@ -123,6 +126,7 @@ static void laction(int sig)
 {
     int flag = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
     set_handler(sig, SIG_DFL, NULL);
+    cancel_flag = 1;
     lua_sethook(globalL, lstop, flag, 1);
 }
 
@@ -135,6 +139,7 @@ static int docall(lua_State *L, int narg, int nres)
     lua_pushcfunction(L, msghandler);
     lua_insert(L, base);
     globalL = L;
+    cancel_flag = 0;
     set_handler(SIGINT, laction, &old);
     status = lua_pcall(L, narg, nres, base);
     sigaction(SIGINT, &old, NULL);
@@ -214,6 +219,8 @@ static int load_lieflow(lua_State *L, const char *argv0)
     lua_pushcfunction(L, luaopen_lieflow_core);
     lua_setfield(L, -2, "lieflow.core");
     lua_pop(L, 1);
+    lua_pushlightuserdata(L, (void *)&cancel_flag); /* polled by C integrators, see laction */
+    lua_setfield(L, LUA_REGISTRYINDEX, "lieflow.cancel");
     lua_getglobal(L, "require");
     lua_pushliteral(L, "lieflow");
     status = docall(L, 1, 1);
