@@ -40,6 +40,7 @@ static int l_fit_linear(lua_State *L)
 {
     const char *fn = "fit_linear";
     lua_Integer nx, ny;
+    lua_settop(L, 2); /* the scratch userdata of xs must not take the place of a missing ys */
     double *x = read_array(L, 1, fn, "xs", &nx);
     double *y = read_array(L, 2, fn, "ys", &ny);
     if (nx != ny) return luaL_error(L, "%s: xs and ys differ in length (%d and %d)", fn, (int)nx, (int)ny);

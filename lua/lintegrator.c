@@ -1,5 +1,6 @@
 /* lieflow Lua binding — the method registry (lf.methods), C integrators (lf.integrator for built-in
  * methods) and the reference solver (lf.reference). */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ void lfb_system_initial(lua_State *L, int idx, const double **R0, const double *
 typedef struct {
     lf_stepper *st;
     double h;
+    int busy; /* inside lf_stepper_step: a Lua potential must not step or reset this integrator */
 } lfb_integrator;
 
 static lfb_integrator *checkit(lua_State *L, int idx)
@@ -19,6 +21,11 @@ static lfb_integrator *checkit(lua_State *L, int idx)
     lfb_integrator *it = luaL_checkudata(L, idx, LFB_INTEGRATOR);
     if (!it->st) luaL_error(L, "integrator has been closed");
     return it;
+}
+
+static void check_not_busy(lua_State *L, const lfb_integrator *it)
+{
+    if (it->busy) luaL_error(L, "integrator is in the middle of a step (called from its own potential or torque)");
 }
 
 /* Set the Lua thread on the integrator's system (stored as uservalue 1) before stepping. */
@@ -102,9 +109,11 @@ static int l_integrator(lua_State *L)
     double h = opt_field(L, 3, "h", NAN);
     if (isnan(h)) return luaL_error(L, "lf.integrator: option 'h' (step size) is required");
     if (h == 0) return luaL_error(L, "lf.integrator: step size h must be nonzero");
-    lf_stepper_opts o = {opt_field(L, 3, "newton_tol", 1e-14), (int)opt_field(L, 3, "max_iter", 50)};
+    double mi = opt_field(L, 3, "max_iter", 50); /* checked before the conversion to int */
+    if (!(mi >= 1 && mi <= INT_MAX && mi == floor(mi)))
+        return luaL_error(L, "lf.integrator: max_iter must be an integer >= 1, got %f", mi);
+    lf_stepper_opts o = {opt_field(L, 3, "newton_tol", 1e-14), (int)mi};
     if (!(o.newton_tol > 0)) return luaL_error(L, "lf.integrator: newton_tol must be positive, got %f", o.newton_tol);
-    if (o.max_iter < 1) return luaL_error(L, "lf.integrator: max_iter must be >= 1, got %d", o.max_iter);
     double t0 = opt_field(L, 3, "t0", 0);
 
     const double *R0, *w0;
@@ -112,6 +121,7 @@ static int l_integrator(lua_State *L)
     lfb_integrator *it = lua_newuserdatauv(L, sizeof *it, 1);
     it->st = NULL;
     it->h = h;
+    it->busy = 0;
     luaL_setmetatable(L, LFB_INTEGRATOR);
     lua_pushvalue(L, 2);
     lua_setiuservalue(L, -2, 1);
@@ -128,6 +138,7 @@ static int l_integrator(lua_State *L)
 static int it_gc(lua_State *L)
 {
     lfb_integrator *it = luaL_checkudata(L, 1, LFB_INTEGRATOR);
+    check_not_busy(L, it); /* __close from a callback; __gc cannot run while a step holds it */
     lf_stepper_free(it->st);
     it->st = NULL;
     return 0;
@@ -135,8 +146,12 @@ static int it_gc(lua_State *L)
 
 static void stepn(lua_State *L, lfb_integrator *it, double h, lua_Integer n)
 {
+    check_not_busy(L, it);
     bind(L, 1);
-    if (lf_stepper_step(it->st, h, (long)n) != LF_OK) lfb_error(L, &it->st->err);
+    it->busy = 1; /* no Lua error can cross lf_stepper_step: the callbacks run under lua_pcall */
+    int rc = lf_stepper_step(it->st, h, (long)n);
+    it->busy = 0;
+    if (rc != LF_OK) lfb_error(L, &it->st->err);
 }
 
 /* it:step([n]) : n steps of size h. */
@@ -154,11 +169,14 @@ static int it_step(lua_State *L)
 static int it_advance_to(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
+    check_not_busy(L, it);
     double T = lfb_checkfinite(L, 2, "argument #1 to 'advance_to'");
     double h = it->h, t = it->st->t;
     if ((T - t) * h < 0)
         return luaL_error(L, "advance_to(%f): target lies behind t=%f for step size h=%f", T, t, h);
     double nf = floor((T - t) / h * (1 + 1e-12));
+    if (!(nf < 0x1p62)) /* also catches inf: the conversion to an integer below would be undefined */
+        return luaL_error(L, "advance_to(%f): %f steps of h=%f from t=%f are too many", T, nf, h, t);
     stepn(L, it, h, (lua_Integer)nf);
     double rest = T - it->st->t;
     if (fabs(rest) > 1e-12 * fabs(h) * (1 + nf)) stepn(L, it, rest, 1);
@@ -214,6 +232,7 @@ static int it_state(lua_State *L)
 static int it_set_state(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
+    check_not_busy(L, it);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     lf_stepper *st = it->st;
@@ -226,6 +245,7 @@ static int it_set_state(lua_State *L)
     if (lua_getfield(L, 2, "R") != LUA_TNIL) lfb_read_rotations(L, -1, nb, R, "set_state: field 'R'");
     if (lua_getfield(L, 2, "omega") != LUA_TNIL) lfb_read_vectors(L, -1, nb, w, "set_state: field 'omega'");
     if (lua_getfield(L, 2, "momentum") != LUA_TNIL) {
+        if (lua_type(L, -2) != LUA_TNIL) return luaL_error(L, "set_state: give either 'omega' or 'momentum', not both");
         lfb_read_vectors(L, -1, nb, w, "set_state: field 'momentum'");
         for (int i = 0; i < 3 * nb; i++) w[i] /= st->sys->J[i];
     }
@@ -297,6 +317,9 @@ static int l_reference(lua_State *L)
     }
     luaL_checktype(L, 3, LUA_TTABLE);
     lf_reference_opts o = {opt_field(L, 3, "rtol", 1e-13), opt_field(L, 3, "atol", 1e-13), opt_field(L, 3, "h0", 1e-3)};
+    if (o.rtol < 0 || o.atol < 0 || o.h0 < 0) /* 0 selects the default */
+        return luaL_error(L, "lf.reference: options rtol, atol and h0 must not be negative, got %f, %f, %f", o.rtol,
+                          o.atol, o.h0);
     double t0 = opt_field(L, 3, "t0", 0);
     const double *R0c, *w0c;
     lfb_system_initial(L, 1, &R0c, &w0c);
@@ -308,10 +331,14 @@ static int l_reference(lua_State *L)
     if (lua_getfield(L, 3, "omega") != LUA_TNIL) lfb_read_vectors(L, -1, nb, x0 + 9 * nb, "lf.reference: option 'omega'");
     lua_pop(L, 1);
 
-    int has_at = lua_getfield(L, 3, "at") == LUA_TTABLE;
+    int at_type = lua_getfield(L, 3, "at"), has_at = at_type == LUA_TTABLE;
+    if (!has_at && at_type != LUA_TNIL)
+        return luaL_error(L, "lf.reference: option 'at' must be an array of times, got %s", lfb_typename(L, -1));
     int at_idx = lua_gettop(L);
-    int n = has_at ? (int)luaL_len(L, at_idx) : 1;
-    if (n < 1) return luaL_error(L, "lf.reference: option 'at' must list at least one time");
+    lua_Integer nat = has_at ? luaL_len(L, at_idx) : 1;
+    if (nat < 1) return luaL_error(L, "lf.reference: option 'at' must list at least one time");
+    if (nat > INT_MAX / 16) return luaL_error(L, "lf.reference: option 'at' lists too many times (%I)", nat);
+    int n = (int)nat;
     double *times = lua_newuserdatauv(L, (size_t)n * 13 * nb * sizeof(double) + n * sizeof(double), 0);
     double *Rout = times + n, *wout = Rout + 9 * (size_t)nb * n;
     for (int k = 0; k < n; k++) {

@@ -160,7 +160,11 @@ static void unitarg(lua_State *L, int i, double p[3], const char *fn)
 {
     vecarg(L, i, p, fn);
     double n = lf_v3_norm(p);
-    if (fabs(n - 1) > 1e-9) luaL_error(L, "argument #%d to '%s': unit vector expected, |p| = %.17g", i, fn, n);
+    if (fabs(n - 1) > 1e-9) {
+        char num[32]; /* lua_pushfstring has no %.17g */
+        snprintf(num, sizeof num, "%.17g", n);
+        luaL_error(L, "argument #%d to '%s': unit vector expected, |p| = %s", i, fn, num);
+    }
 }
 
 static int s2_dist(lua_State *L)
@@ -295,7 +299,11 @@ static int quat_log(lua_State *L)
     double q[4], v[3];
     quatarg(L, 1, q, "quat.log");
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (fabs(n - 1) > 1e-9) return luaL_error(L, "quat.log: unit quaternion expected, |q| = %.17g", n);
+    if (fabs(n - 1) > 1e-9) {
+        char num[32]; /* lua_pushfstring has no %.17g */
+        snprintf(num, sizeof num, "%.17g", n);
+        return luaL_error(L, "argument #1 to 'quat.log': unit quaternion expected, |q| = %s", num);
+    }
     lf_quat_log(q, v);
     lfb_pushvec3(L, v);
     return 1;

@@ -84,6 +84,7 @@ static int call_lua(lfb_system *s, int ref, int autodiff, const double *R, const
 {
     lua_State *L = s->L;
     int nb = s->sys->nb;
+    if (!lua_checkstack(L, 8)) return lf_error_set(err, LF_ENOMEM, "%s: Lua stack overflow", what);
     lua_pushcfunction(L, msgh);
     int base = lua_gettop(L);
     if (autodiff) {
@@ -98,7 +99,9 @@ static int call_lua(lfb_system *s, int ref, int autodiff, const double *R, const
     lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
     lfb_push_rotations(L, nb, R);
     if (autodiff) lua_pushinteger(L, nb);
-    if (lua_pcall(L, autodiff ? 3 : 1, 1, base) != LUA_OK) {
+    int st = lua_pcall(L, autodiff ? 3 : 1, 1, base);
+    s->L = L; /* the callback may have evaluated this system from another coroutine (which rebinds it) */
+    if (st != LUA_OK) {
         int rc = lf_error_set(err, LF_ECALLBACK, "%s raised an error: %s", what, lua_tostring(L, -1));
         lua_settop(L, base - 1);
         return rc;
@@ -129,7 +132,8 @@ static int lua_potential_eval(const lf_potential *p, int nb, const double *R, do
         rc = call_lua(s, autodiff ? s->ref_U : s->ref_tau, autodiff, R,
                       autodiff ? "autodiff torque of U" : "torque(R)", err);
         if (rc != LF_OK) return rc;
-        /* read the result without raising: validate the shape first */
+        /* read the result without raising (raw access: no metamethod may run and raise a Lua error
+         * through the C integrator, which would skip its rollback and leak its buffers) */
         int top = lua_gettop(L);
         for (int i = 0; i < nb && rc == LF_OK; i++) {
             if (nb > 1) {
@@ -138,14 +142,14 @@ static int lua_potential_eval(const lf_potential *p, int nb, const double *R, do
                                       lfb_typename(L, top), nb);
                     break;
                 }
-                lua_geti(L, top, i + 1);
+                lua_rawgeti(L, top, i + 1);
             } else
                 lua_pushvalue(L, top);
             const double *v = lfb_testvec3(L, -1);
             if (v) memcpy(tau + 3 * i, v, 3 * sizeof(double));
-            else if (lua_type(L, -1) == LUA_TTABLE && luaL_len(L, -1) == 3) {
+            else if (lua_type(L, -1) == LUA_TTABLE && lua_rawlen(L, -1) == 3) {
                 for (int k = 0; k < 3; k++) {
-                    lua_geti(L, -1, k + 1);
+                    lua_rawgeti(L, -1, k + 1);
                     int ok;
                     tau[3 * i + k] = lua_tonumberx(L, -1, &ok);
                     lua_pop(L, 1);
@@ -313,7 +317,13 @@ static int pot_index(lua_State *L)
 }
 
 /* ---------------------------------------------------------------- systems */
-static lfb_system *checksys(lua_State *L, int idx) { return luaL_checkudata(L, idx, LFB_SYSTEM); }
+static lfb_system *checksys(lua_State *L, int idx)
+{
+    lfb_system *s = luaL_checkudata(L, idx, LFB_SYSTEM);
+    /* a finalizer may resurrect a system whose own __gc has already run */
+    if (!s->sys) luaL_error(L, "the system has been finalized (garbage-collected) and cannot be used");
+    return s;
+}
 
 lf_system *lfb_checksystem(lua_State *L, int idx)
 {
@@ -326,7 +336,7 @@ void lfb_system_bind(lua_State *L, int idx) { checksys(L, idx)->L = L; }
 
 static int sys_gc(lua_State *L)
 {
-    lfb_system *s = checksys(L, 1);
+    lfb_system *s = luaL_checkudata(L, 1, LFB_SYSTEM);
     if (s->ref_U != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->ref_U);
     if (s->ref_tau != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->ref_tau);
     s->ref_U = s->ref_tau = LUA_NOREF;
@@ -357,8 +367,10 @@ static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3]
     if (!has_w && !has_p) w[0] = w[1] = w[2] = 0;
 }
 
-/* Build the system userdata from body tables at stack indices; potential/torque fields in table pt. */
-static int build_system(lua_State *L, int pt, int nb, const int *bodyidx, const char *fn)
+/* Build the system userdata from nb body tables (the table pt itself when `list` is 0, else its
+ * elements pt[1..nb], read one at a time: the stack holds O(1) values whatever nb is);
+ * potential/torque fields in table pt. */
+static int build_system(lua_State *L, int pt, int nb, int list, const char *fn)
 {
     lfb_system *s = lua_newuserdatauv(L, sizeof *s, 1);
     memset(s, 0, sizeof *s);
@@ -374,7 +386,10 @@ static int build_system(lua_State *L, int pt, int nb, const int *bodyidx, const 
         if (nb == 1) snprintf(who, sizeof who, "%s", fn);
         else snprintf(who, sizeof who, "%s: body %d", fn, i + 1);
         double Ji[3], Ri[9], wi[3];
-        read_body(L, bodyidx[i], Ji, Ri, wi, who);
+        if (list && lua_geti(L, pt, i + 1) != LUA_TTABLE)
+            return luaL_error(L, "%s: body %d must be a table, got %s", fn, i + 1, lfb_typename(L, -1));
+        read_body(L, list ? lua_gettop(L) : pt, Ji, Ri, wi, who);
+        if (list) lua_pop(L, 1);
         memcpy(J + 3 * i, Ji, sizeof Ji);
         memcpy(s->R0 + 9 * i, Ri, sizeof Ri);
         memcpy(s->w0 + 3 * i, wi, sizeof wi);
@@ -420,26 +435,19 @@ static int build_system(lua_State *L, int pt, int nb, const int *bodyidx, const 
 static int l_rigidbody(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    int idx[1] = {1};
-    return build_system(L, 1, 1, idx, "lf.rigidbody");
+    lua_settop(L, 1);
+    return build_system(L, 1, 1, 0, "lf.rigidbody");
 }
 
 /* lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs), torque = tau(Rs) } */
 static int l_bodies(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    int nb = (int)luaL_len(L, 1);
-    if (nb < 1) return luaL_error(L, "lf.bodies: at least one body table expected");
-    if (nb > 100000) return luaL_error(L, "lf.bodies: %d bodies is too many", nb);
-    int *idx = lua_newuserdatauv(L, (size_t)nb * sizeof(int), 0);
-    int base = lua_gettop(L);
-    for (int i = 0; i < nb; i++) {
-        if (lua_geti(L, 1, i + 1) != LUA_TTABLE)
-            return luaL_error(L, "lf.bodies: body %d must be a table, got %s", i + 1, lfb_typename(L, -1));
-        idx[i] = base + 1 + i;
-    }
-    build_system(L, 1, nb, idx, "lf.bodies");
-    return 1;
+    lua_settop(L, 1);
+    lua_Integer n = luaL_len(L, 1);
+    if (n < 1) return luaL_error(L, "lf.bodies: at least one body table expected");
+    if (n > 100000) return luaL_error(L, "lf.bodies: %I bodies is too many", n);
+    return build_system(L, 1, (int)n, 1, "lf.bodies");
 }
 
 static int sys_potential(lua_State *L)
@@ -482,6 +490,9 @@ static int sys_energy(lua_State *L)
     if (lua_isnoneornil(L, 2)) {
         memcpy(R, s->R0, 12 * (size_t)nb * sizeof(double));
     } else {
+        if (lua_type(L, 2) != LUA_TTABLE && lua_type(L, 2) != LUA_TUSERDATA)
+            return luaL_error(L, "argument #1 to 'system:energy': state {R=, omega=} expected, got %s",
+                              lfb_typename(L, 2));
         lua_getfield(L, 2, "R");
         lfb_read_rotations(L, -1, nb, R, "system:energy: state.R");
         lua_getfield(L, 2, "omega");

@@ -9,11 +9,13 @@
 /* ---------------------------------------------------------------- helpers */
 const char *lfb_typename(lua_State *L, int idx)
 {
-    if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) {
+    int t = luaL_getmetafield(L, idx, "__name"); /* pushes nothing when there is no such field */
+    if (t == LUA_TSTRING) {
         const char *n = lua_tostring(L, -1);
         lua_pop(L, 1); /* the name string stays alive in the metatable */
         return n;
     }
+    if (t != LUA_TNIL) lua_pop(L, 1); /* a non-string __name */
     return luaL_typename(L, idx);
 }
 

@@ -26,6 +26,8 @@ end
 function M.is(x) return getmetatable(x) == method_mt end
 
 local it_mt = {__name = "lf.luaintegrator"}
+
+local function finite(x) return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge end
 local methods = {}
 
 local function copy_state(s, n)
@@ -42,21 +44,25 @@ local function check_state(it, s, h)
   if type(Rs) ~= "table" or type(ws) ~= "table" or #Rs ~= n or #ws ~= n then
     error(("%s: step from t=%.17g returned a malformed state (fields R and omega expected)"):format(it.method.name, it.t), 3)
   end
+  -- fresh arrays of copies: the caller's arrays (set_state) are neither rewritten nor aliased
+  local outR, outw = {}, {}
   for i = 1, n do
+    if Rs[i] == nil or ws[i] == nil then
+      error(("%s: state at t=%.17g has no R or omega for body %d"):format(it.method.name, it.t, i), 3)
+    end
     local R = core.mat3(Rs[i])
     if not core.so3.is_rotation(R, 1e-6) then
       error(("%s: step from t=%.17g with h=%g left R%s off SO(3) (||R^T R - I|| = %.3g)"):format(
         it.method.name, it.t, h, n > 1 and "[" .. i .. "]" or "", core.so3.orth_error(R)), 3)
     end
-    local w = core.vec3(ws[i])
-    Rs[i], ws[i] = R, w
+    outR[i], outw[i] = R, core.vec3(ws[i])
   end
-  if n == 1 then s.R, s.omega = Rs[1], ws[1] else s.R, s.omega = Rs, ws end
+  if n == 1 then s.R, s.omega = outR[1], outw[1] else s.R, s.omega = outR, outw end
 end
 
 function methods:step(nsteps)
-  nsteps = nsteps or 1
-  if math.type(nsteps) ~= "integer" or nsteps < 0 then error("step: number of steps must be an integer >= 0", 2) end
+  nsteps = math.tointeger(nsteps or 1) -- 1e3 is accepted, as by the built-in integrators
+  if not nsteps or nsteps < 0 then error("step: number of steps must be an integer >= 0", 2) end
   for _ = 1, nsteps do self:_step(self.h) end
   return self
 end
@@ -75,6 +81,9 @@ function methods:_step(h)
 end
 
 function methods:advance_to(T)
+  if type(T) ~= "number" or T ~= T or T == math.huge or T == -math.huge then
+    error(("advance_to: finite target time expected, got %s"):format(tostring(T)), 2)
+  end
   local h, t = self.h, self.state_.t
   if (T - t) * h < 0 then error(("advance_to(%g): target lies behind t=%g for h=%g"):format(T, t, h), 2) end
   local n = math.floor((T - t) / h * (1 + 1e-12))
@@ -91,6 +100,7 @@ function methods:set_state(s)
   local new = copy_state(self.state_, self.system.n)
   for k, v in pairs(s) do new[k] = v end
   if s.momentum then error("set_state: give omega for a Lua integrator", 2) end
+  if not finite(new.t) then error(("set_state: field 't' must be a finite number, got %s"):format(tostring(new.t)), 2) end
   check_state(self, new, 0)
   self.state_ = new
   return self
@@ -124,22 +134,41 @@ local fields = {
   end,
 }
 
+fields.h = function(it) return it.h_ end
+
 it_mt.__index = function(it, k)
   local f = fields[k]
   if f then return f(it) end
   return methods[k]
+end
+-- Only h can be set (as for the built-in integrators); the raw fields (method, system, steps,
+-- state_, h_) never reach __newindex.
+it_mt.__newindex = function(it, k, v)
+  if k == "h" then
+    if not finite(v) or v == 0 then error(("integrator.h must be a finite nonzero number, got %s"):format(tostring(v)), 2) end
+    rawset(it, "h_", v)
+    return
+  end
+  error(("integrator: field '%s' is read-only (use set_state or h)"):format(tostring(k)), 2)
 end
 it_mt.__tostring = function(it) return ("lf.integrator(%s [Lua], h = %g, t = %g)"):format(it.method.name, it.h, it.state_.t) end
 
 --- An integrator running a Lua method on a system.
 function M.integrator(method, system, opts)
   opts = opts or {}
+  local mt = type(system) == "userdata" and getmetatable(system)
+  if not (mt and mt.__name == "lf.system") then
+    error(("lf.integrator: argument #2 must be a system (lf.rigidbody or lf.bodies), got %s"):format(
+      mt and mt.__name or type(system)), 3)
+  end
   local h = opts.h
-  if type(h) ~= "number" or h ~= h or h == 0 or h == math.huge or h == -math.huge then
+  if not finite(h) or h == 0 then
     error(("lf.integrator: option 'h' must be a finite nonzero number, got %s"):format(tostring(h)), 3)
   end
-  local it = {method = method, system = system, h = h, steps = 0,
-              state_ = {t = opts.t0 or 0, R = system.R, omega = system.omega}}
+  local t0 = opts.t0 or 0
+  if not finite(t0) then error(("lf.integrator: option 't0' must be a finite number, got %s"):format(tostring(t0)), 3) end
+  local it = {method = method, system = system, h_ = h, steps = 0,
+              state_ = {t = t0, R = system.R, omega = system.omega}}
   return setmetatable(it, it_mt)
 end
 
