@@ -230,7 +230,14 @@ int lf_so3_project(const double M[9], double R[9], lf_error *err)
         return lf_error_set(err, LF_EINVAL, "so3 project: SVD failed (%s)", gsl_strerror(st));
     /* M = U S V^T. A reflection (det(U V^T) < 0) is fixed by flipping the direction of the
      * smallest singular value: R = U diag(1, 1, -1) V^T in that ordering. */
-    if (lf_m3_det(u) * lf_m3_det(v) < 0) {
+    /* GSL sorts sv descending. The nearest rotation is unique unless rank M < 2, or a reflection
+     * has to be undone and the two smallest singular values tie (then any axis in their plane works). */
+    int reflect = lf_m3_det(u) * lf_m3_det(v) < 0;
+    if (!(sv[1] > 1e-14 * sv[0]) || (reflect && sv[1] - sv[2] <= 1e-14 * sv[0]))
+        return lf_error_set(err, LF_EDOMAIN,
+                            "so3 project: the nearest rotation is not unique (singular values %.3g, %.3g, %.3g%s)",
+                            sv[0], sv[1], sv[2], reflect ? ", det < 0" : "");
+    if (reflect) {
         int k = 0;
         for (int i = 1; i < 3; i++)
             if (sv[i] < sv[k]) k = i;

@@ -32,6 +32,18 @@ static void rotarg(lua_State *L, int i, double R[9], const char *fn)
     lfb_torotation(L, i, R, w);
 }
 
+/* A finite argument whose result overflows (|x| ~ 1e154 and beyond) is an error, not NaNs. */
+static void check_result(lua_State *L, const double *out, int n, const double *in, const char *fn)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(out[i])) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "argument #1 to '%s' is too large (components %g, %g, %g): the result is not finite",
+                     fn, in[0], in[1], in[2]);
+            luaL_error(L, "%s", msg);
+        }
+}
+
 /* vec3 -> mat3 maps */
 #define VEC_TO_MAT(fname, cfn, dual)        \
     static int fname(lua_State *L)          \
@@ -40,6 +52,7 @@ static void rotarg(lua_State *L, int i, double R[9], const char *fn)
         double x[3], M[9];                  \
         vecarg(L, 1, x, "so3." #cfn);       \
         lf_so3_##cfn(x, M);                 \
+        check_result(L, M, 9, x, "so3." #cfn); \
         lfb_pushmat3(L, M);                 \
         return 1;                           \
     }
@@ -224,6 +237,7 @@ static int s2_exp(lua_State *L)
     unitarg(L, 1, x, "s2.exp");
     vecarg(L, 2, v, "s2.exp");
     lf_s2_exp(x, v, y);
+    check_result(L, y, 3, v, "s2.exp");
     lfb_pushvec3(L, y);
     return 1;
 }
@@ -275,6 +289,7 @@ static int quat_to_matrix(lua_State *L)
     if (!(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 0))
         return luaL_error(L, "quat.to_matrix: the zero quaternion is not a rotation");
     lf_quat_to_matrix(q, R);
+    check_result(L, R, 9, q + 1, "quat.to_matrix");
     lfb_pushmat3(L, R);
     return 1;
 }

@@ -549,12 +549,16 @@ static void test_project(void **state)
     M[0] += 1e-7; M[5] -= 2e-7;
     lf_so3_project(M, P, &err);
     assert_true(maxdiff(9, P, R) < 3e-7);
-    /* rank-deficient input (rank 2, 1, 0) still gives a rotation */
-    double Ms[3][9] = {{1, 0, 0, 0, 1, 0, 0, 0, 0}, {1, 2, 3, 2, 4, 6, 3, 6, 9}, {0}};
-    for (int k = 0; k < 3; k++) {
-        assert_int_equal(lf_so3_project(Ms[k], P, &err), LF_OK);
-        assert_int_equal(lf_so3_check(P, 1e-14, "P", &err), LF_OK);
+    /* rank 2 has a unique nearest rotation; rank 1 and 0 do not, nor a reflection whose two
+     * smallest singular values tie: those are errors, not an arbitrary answer */
+    double Ms[4][9] = {{1, 0, 0, 0, 1, 0, 0, 0, 0}, {1, 2, 3, 2, 4, 6, 3, 6, 9}, {0}, {1, 0, 0, 0, 1, 0, 0, 0, -1}};
+    assert_int_equal(lf_so3_project(Ms[0], P, &err), LF_OK);
+    assert_int_equal(lf_so3_check(P, 1e-14, "P", &err), LF_OK);
+    for (int k = 1; k < 4; k++) {
+        assert_int_equal(lf_so3_project(Ms[k], P, &err), LF_EDOMAIN);
+        assert_non_null(strstr(err.msg, "not unique"));
     }
+    printf("  project(rank 1): \"%s\"\n", err.msg);
     double I[9];
     lf_m3_identity(I);
     lf_so3_project(Ms[0], P, &err); /* diag(1,1,0): the unique nearest rotation is I */

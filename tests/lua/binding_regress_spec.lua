@@ -180,3 +180,24 @@ describe("integrators written in Lua", function()
     has(errmsg(lf.integrator, euler, nil, {h = 0.1}), "argument #2 must be a system")
   end)
 end)
+
+describe("overflowing and ill-posed map arguments", function()
+  local lf = require "lieflow"
+  it("raise instead of returning NaN", function()
+    for _, f in ipairs{function() return lf.so3.exp{1e200, 1e200, 0} end,
+                       function() return lf.so3.dexpinv{1e200, 1e200, 0} end,
+                       function() return lf.quat.to_matrix{1e300, 1e300, 0, 0} end,
+                       function() return lf.s2.exp({1, 0, 0}, {0, 1e200, 1e200}) end} do
+      local ok, msg = pcall(f)
+      assert.is_false(ok)
+      assert.is_truthy(tostring(msg):find("is too large", 1, true), msg)
+    end
+  end)
+  it("project refuses a matrix whose nearest rotation is not unique", function()
+    local ok, msg = pcall(lf.so3.project, lf.mat3{0, 0, 0, 0, 0, 0, 0, 0, 0})
+    assert.is_false(ok); assert.is_truthy(msg:find("not unique", 1, true))
+    assert.has_error(function() lf.so3.project{1, 0, 0, 0, 0, 0, 0, 0, 0} end)      -- rank 1
+    assert.has_error(function() lf.so3.project{1, 0, 0, 0, 1, 0, 0, 0, -1} end)     -- reflection, tie
+    assert.is_true(lf.so3.is_rotation(lf.so3.project{1, 0, 0, 0, 1, 0, 0, 0, 0}))  -- rank 2: unique
+  end)
+end)
