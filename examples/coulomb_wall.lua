@@ -11,41 +11,17 @@
 -- LIEMID[E] is unstable here (Newton fails after a few wall contacts): caught and reported.
 -- Writes out/coulomb_wall/summary.json, figures and CSVs. `--quick`: shorter runs, fewer step sizes.
 local lf = lf or require "lieflow"
-local quick = arg and arg[1] == "--quick"
-local out = "out/coulomb_wall"
-lf.mkdir_p(out)
+local experiment = require "lieflow.experiment"
+local study = experiment.start("coulomb_wall", arg)
+local quick, out, summary, check = study.quick, study.out, study.summary, study.check
+local slice, range_str, on_grid = experiment.slice, experiment.range_str, experiment.on_grid
 
 local J = {2, 3, 4.5}
 local body = lf.rigidbody{inertia = J, R = lf.so3.I, momentum = {2, 2, 2}, potential = lf.potential.coulomb_wall()}
 local E0 = body:energy()
 
-local failures, summary, differences = {}, {}, {}
-local function check(ok, msg) if not ok then failures[#failures + 1] = msg end end
-local function maxdev(a)
-  local m, a0 = 0, a[1]
-  for i = 1, #a do m = math.max(m, math.abs(a[i] - a0)) end
-  return m
-end
-local function slice(a, n) return {table.unpack(a, 1, n)} end
-local function range_str(hs)
-  local function p(h) return ("2^%d"):format(math.floor(math.log(h, 2) + 0.5)) end
-  return #hs == 1 and p(hs[1]) or (p(hs[1]) .. " ... " .. p(hs[#hs]))
-end
 local function spatial_momentum(R, w)
   return lf.mat3(R) * lf.vec3{J[1] * w[1], J[2] * w[2], J[3] * w[3]}
-end
--- polyline (ts, ys) on the grid tg, NaN outside: drawn with lines it is the polyline through the steps
-local function on_grid(tg, ts, ys)
-  local r, j = {}, 1
-  for i, t in ipairs(tg) do
-    while j < #ts - 1 and ts[j + 1] < t - 1e-12 do j = j + 1 end
-    if #ts < 2 or t < ts[1] - 1e-12 or t > ts[#ts] + 1e-12 then r[i] = 0 / 0
-    else
-      local a = (t - ts[j]) / (ts[j + 1] - ts[j])
-      r[i] = ys[j] + math.max(0, math.min(1, a)) * (ys[j + 1] - ys[j])
-    end
-  end
-  return r
 end
 -- run a method step by step until T or until a step fails: (t, pi3 deviations), failure message
 local function run_until_failure(name, h, T)
@@ -70,15 +46,6 @@ for k = 0, quick and 7 or 10 do wide[#wide + 1] = 2.0 ^ -k end
 for k = 4, quick and 7 or 10 do fit2[#fit2 + 1] = 2.0 ^ -k end
 -- LIEMID[E] fails (Newton) for h >= 2^-5 at t = 50 and is first order from h ~ 2^-8 on
 local fit_e = quick and {2.0 ^ -8, 2.0 ^ -9, 2.0 ^ -10} or {2.0 ^ -8, 2.0 ^ -9, 2.0 ^ -10, 2.0 ^ -11, 2.0 ^ -12}
-local function errors_at(name, h, Tend, reference)
-  local ok, it = pcall(lf.integrator, name, body, {h = h})
-  if not ok then return nil, tostring(it) end
-  local c0 = os.clock()
-  local ok2, err = pcall(it.advance_to, it, Tend)
-  if not ok2 then return nil, tostring(err) end
-  return {h = h, err_R = (it.R - lf.mat3(reference.R)):norm(), err_omega = (it.omega - lf.vec3(reference.omega)):norm(),
-          steps = it.steps, cpu_time = os.clock() - c0}
-end
 print(("Body in a Coulomb potential with a soft wall (seed 003 §3.7); H0 = %.10f"):format(E0))
 print(("Convergence at t = %d against rk8pd (rtol 1e-13). Fit range (asymptotic regime): h = %s, LIEMID[E] h = %s."):format(T,
   range_str(fit2), range_str(fit_e)))
@@ -86,35 +53,23 @@ print("Expected orders: nominal, except LIEMID[E1], [E2] in R: 2 (seed: 'maintai
 print(("%-10s %5s %8s %8s %8s %12s %12s %6s %8s"):format("method", "nom.", "exp. R", "order R", "order w", "err R", "err w", "fails", "cpu s"))
 summary.convergence = {T = T, steps = wide, fit_steps = fit2, fit_steps_liemid_e = fit_e, methods = {}}
 local conv = {}
-for _, m in ipairs(lf.methods()) do
-  if not m.free_body_only then
-    local rows, nfail, cpu = {}, 0, 0
-    for i, h in ipairs(wide) do
-      local r, msg = errors_at(m.name, h, T, ref)
-      if r then cpu = cpu + r.cpu_time else nfail = nfail + 1; r = {h = h, failed = msg} end
-      rows[i] = r
-    end
-    local fit = m.name == "liemid_e" and fit_e or fit2
-    local ok, o = pcall(lf.order, {system = body, method = m.name, T = T, steps = fit, reference = ref})
-    local expR = (m.name == "liemid_e1" or m.name == "liemid_e2") and 2 or m.order
-    local res = {method = m.name, nominal_order = m.order, expected_order_R = expR, expected_order_omega = m.order,
-                 table = rows, failed_steps = nfail, cpu_time = cpu, fit_steps = fit}
-    local last = rows[#rows]
-    if ok then
-      res.order_R, res.order_omega, res.fit_table = o.order_R, o.order_omega, o.table
-      for _, row in ipairs(o.table) do res.cpu_time = res.cpu_time + row.cpu_time end
-      print(("%-10s %5d %8d %8.3f %8.3f %12.3e %12.3e %6d %8.3f"):format(m.name, m.order, expR, o.order_R, o.order_omega,
-        last.err_R or 0 / 0, last.err_omega or 0 / 0, nfail, res.cpu_time))
-      check(math.abs(o.order_R - expR) <= 0.15 and math.abs(o.order_omega - m.order) <= 0.15,
-        ("%s: fitted order %.3f / %.3f not within 0.15 of %d / %d"):format(m.name, o.order_R, o.order_omega, expR, m.order))
-    else
-      res.error = tostring(o)
-      print(("%-10s %5d  failed in the fit range: %s"):format(m.name, m.order, tostring(o)))
-      check(false, m.name .. ": failed in the fit range")
-    end
-    summary.convergence.methods[#summary.convergence.methods + 1] = res
-    conv[m.name] = res
+for _, m in ipairs(experiment.torque_methods()) do
+  local fit = m.name == "liemid_e" and fit_e or fit2
+  local res = experiment.measure_convergence(body, m, {steps = wide, fit = fit, T = T, reference = ref})
+  local expR = (m.name == "liemid_e1" or m.name == "liemid_e2") and 2 or m.order
+  res.expected_order_R, res.expected_order_omega = expR, m.order
+  if res.error then
+    print(("%-10s %5d  failed in the fit range: %s"):format(m.name, m.order, res.error))
+    check(false, m.name .. ": failed in the fit range")
+  else
+    local last = res.table[#res.table]
+    print(("%-10s %5d %8d %8.3f %8.3f %12.3e %12.3e %6d %8.3f"):format(m.name, m.order, expR, res.order_R, res.order_omega,
+      last.err_R or 0 / 0, last.err_omega or 0 / 0, res.failed_steps, res.cpu_time))
+    check(math.abs(res.order_R - expR) <= 0.15 and math.abs(res.order_omega - m.order) <= 0.15,
+      ("%s: fitted order %.3f / %.3f not within 0.15 of %d / %d"):format(m.name, res.order_R, res.order_omega, expR, m.order))
   end
+  summary.convergence.methods[#summary.convergence.methods + 1] = res
+  conv[m.name] = res
 end
 do
   local fails = {}
@@ -122,30 +77,8 @@ do
   summary.convergence.liemid_e_failed_steps = fails
   print(("LIEMID[E] fails (Newton) at t < %d for h = %s."):format(T, #fails > 0 and range_str(fails) or "none"))
 end
-local function plot_conv(field, fname, ylabel, names, title)
-  local ys = {}
-  for _, n in ipairs(names) do
-    local d = {}
-    for i, row in ipairs(conv[n].table) do d[i] = row[field] or 0 / 0 end
-    ys[#ys + 1] = {label = n, data = d}
-  end
-  -- a series hidden under a later one with the same values (within 1 %) says so in its label
-  for i = 1, #ys do
-    for j = i + 1, #ys do
-      local same, any = true, false
-      for k = 1, #wide do
-        local a, b = ys[i].data[k], ys[j].data[k]
-        if a == a and b == b then any = true; if math.abs(a - b) > 0.01 * math.abs(b) then same = false end
-        elseif (a == a) ~= (b == b) then same = false end
-      end
-      if same and any then ys[i].label = ("%s (under %s)"):format(ys[i].label, names[j]); break end
-    end
-  end
-  lf.plot{x = wide, y = ys, logx = true, logy = true, style = "linespoints", key = "bottom right",
-          slopes = {{order = 2, label = "h^2", through = {wide[#wide], conv.liemid_ea.table[#wide][field] * 0.3}},
-                    {order = 1, label = "h", through = {wide[#wide], conv.liemid_e.table[#wide][field] * 3}}},
-          title = title, xlabel = "h", ylabel = ylabel, size = {950, 650}, file = out .. "/" .. fname}
-end
+local plot_conv = experiment.convergence_plotter{results = conv, steps = wide, out = out,
+  slopes = {{order = 2, label = "h^2", method = "liemid_ea", factor = 0.3}, {order = 1, label = "h", method = "liemid_e", factor = 3}}}
 local seed_set = {"akw", "eln", "liemid_i", "liemid_e", "liemid_e1", "liemid_e2", "liemid_ea"}
 plot_conv("err_omega", "order_w.png", "|w - w_ref|", seed_set, ("Coulomb wall: error in w at t = %d (seed 003 Fig. 14 left)"):format(T))
 plot_conv("err_R", "order_R.png", "||R - R_ref||_F", seed_set, ("Coulomb wall: error in R at t = %d (seed 003 Fig. 14 right)"):format(T))
@@ -164,7 +97,7 @@ for _, Tc in ipairs(quick and {10, 50} or {10, 20, 50, 100}) do
   for _, h in ipairs{0.5, 0.25} do
     local e = {}
     for _, name in ipairs{"liemid_e1", "liemid_e2", "akw", "eln", "liemid_i", "liemid_ea"} do
-      local r = errors_at(name, h, Tc, refc)
+      local r = experiment.errors_at(body, name, h, Tc, refc)
       e[name] = r and r.err_omega or math.huge
     end
     local best, bname = math.huge, nil
@@ -179,7 +112,7 @@ for _, Tc in ipairs(quick and {10, 50} or {10, 20, 50, 100}) do
     if Tc == T then
       check(yes, ("T = %d, h = %g: LIEMID[E1]/[E2] not better in w than the second-order methods (seed Fig. 14)"):format(Tc, h))
     elseif not yes then
-      differences[#differences + 1] = ("t = %d, h = %g: E1/E2 error in w (%.3g, %.3g) not below the best second-order method's (%s, %.3g)")
+      study.differences[#study.differences + 1] = ("t = %d, h = %g: E1/E2 error in w (%.3g, %.3g) not below the best second-order method's (%s, %.3g)")
         :format(Tc, h, e.liemid_e1, e.liemid_e2, bname, best)
     end
   end
@@ -191,31 +124,28 @@ print(("\nProjection of the spatial momentum on the symmetry axis e3, h = %g on 
 print(("%-10s %12s %12s  %s"):format("method", "max|dpi3|", "to t", "conserved (<= 1e-12)"))
 summary.pi3 = {h = h17, T = T17, tolerance = 1e-12, methods = {}}
 local s17, t17 = {}, nil
-for _, m in ipairs(lf.methods()) do
-  if not m.free_body_only then
-    local ts, dp, err, tend = run_until_failure(m.name, h17, T17)
-    local mx = 0
-    for i = 1, #dp do mx = math.max(mx, math.abs(dp[i])) end
-    local r = {method = m.name, max_abs_change = mx, t_end = tend, conserved = mx <= 1e-12, failed = err}
-    summary.pi3.methods[#summary.pi3.methods + 1] = r
-    print(("%-10s %12.3e %12.4g  %s%s"):format(m.name, mx, tend, r.conserved and "yes" or "no",
-      err and ("   (step failed: " .. err:gsub("\n", " "):sub(1, 90) .. ")") or ""))
-    if m.name:match("^liemid") then
-      check(r.conserved, ("%s: pi.e3 changes by %.3g (seed Fig. 17: midpoint Lie algorithms conserve it to machine accuracy)"):format(m.name, mx))
-    end
-    if m.name == "akw" or m.name == "eln" then
-      check(mx > 1e-6, ("%s: pi.e3 change %.3g; seed Fig. 17: AKW and NMB do not conserve it"):format(m.name, mx))
-    end
-    if m.name == "liemid_e" then
-      summary.liemid_e_failure = {h = h17, t = tend, message = err}
-      check(err ~= nil, "liemid_e did not fail at h = 0.1 (it did when this example was written)")
-    end
-    if m.name == "akw" or m.name == "eln" or m.name == "liemid_i" or m.name == "liemid_ea" or m.name == "liemid_e1" or m.name == "liemid_e2" then
-      local d = {}
-      for i = 1, #dp do d[i] = math.max(math.abs(dp[i]), 1e-17) end
-      t17 = t17 or ts
-      s17[#s17 + 1] = {label = m.name, data = on_grid(t17, ts, d)}
-    end
+for _, m in ipairs(experiment.torque_methods()) do
+  local ts, dp, err, tend = run_until_failure(m.name, h17, T17)
+  local mx = experiment.max_abs(dp)
+  local r = {method = m.name, max_abs_change = mx, t_end = tend, conserved = mx <= 1e-12, failed = err}
+  summary.pi3.methods[#summary.pi3.methods + 1] = r
+  print(("%-10s %12.3e %12.4g  %s%s"):format(m.name, mx, tend, r.conserved and "yes" or "no",
+    err and ("   (step failed: " .. err:gsub("\n", " "):sub(1, 90) .. ")") or ""))
+  if m.name:match("^liemid") then
+    check(r.conserved, ("%s: pi.e3 changes by %.3g (seed Fig. 17: midpoint Lie algorithms conserve it to machine accuracy)"):format(m.name, mx))
+  end
+  if m.name == "akw" or m.name == "eln" then
+    check(mx > 1e-6, ("%s: pi.e3 change %.3g; seed Fig. 17: AKW and NMB do not conserve it"):format(m.name, mx))
+  end
+  if m.name == "liemid_e" then
+    summary.liemid_e_failure = {h = h17, t = tend, message = err}
+    check(err ~= nil, "liemid_e did not fail at h = 0.1 (it did when this example was written)")
+  end
+  if m.name == "akw" or m.name == "eln" or m.name == "liemid_i" or m.name == "liemid_ea" or m.name == "liemid_e1" or m.name == "liemid_e2" then
+    local d = {}
+    for i = 1, #dp do d[i] = math.max(math.abs(dp[i]), 1e-17) end
+    t17 = t17 or ts
+    s17[#s17 + 1] = {label = m.name, data = on_grid(t17, ts, d)}
   end
 end
 lf.plot{x = t17, y = s17, logy = true, style = "lines", key = "below",
@@ -225,15 +155,13 @@ lf.plot{x = t17, y = s17, logy = true, style = "lines", key = "below",
 -- ------------------------------------------------------------------ Fig. 16: Hamiltonian, h = 0.2
 local h16, T16_plot, T16 = 0.2, 100, quick and 500 or 2000
 print(("\nHamiltonian at h = %g, lf.drift on [0, %d]"):format(h16, T16))
-print(("%-10s %12s %12s %10s %9s %8s"):format("method", "max|H-H0|", "slope", "statistic", "verdict", "cpu s"))
+print(experiment.drift_table_header())
 summary.hamiltonian = {h = h16, T = T16, runs = {}}
 local s16, t16 = {}, nil
 for _, name in ipairs{"liemid_i", "liemid_ea"} do
-  local tr = lf.run(body, {method = name, h = h16, T = T16})
-  local d = lf.drift(tr)
-  summary.hamiltonian.runs[#summary.hamiltonian.runs + 1] = {method = name, max_abs_error = d.max_error, slope = d.slope,
-    statistic = d.statistic, verdict = d.verdict, cpu_time = tr.cpu_time}
-  print(("%-10s %12.4e %12.3e %10.3g %9s %8.3f"):format(name, d.max_error, d.slope, d.statistic, d.verdict, tr.cpu_time))
+  local tr, d, rec = experiment.drift_run(body, name, h16, T16)
+  summary.hamiltonian.runs[#summary.hamiltonian.runs + 1] = rec
+  print(experiment.drift_table_row(rec))
   check(d.verdict == "bounded", ("%s: Hamiltonian verdict '%s' at h = 0.2"):format(name, d.verdict))
   local n = math.floor(T16_plot / h16 + 0.5) + 1
   t16 = slice(tr.t, n)
@@ -293,19 +221,10 @@ lf.plot{x = tg, y = s15, style = "lines", key = "below",
         title = ("Coulomb wall: spatial momentum pi1 at h = %g against the reference (seed 003 Fig. 15)"):format(h15),
         xlabel = "t", ylabel = "pi1", file = out .. "/pi1_h0.75.png"}
 
-summary.experiment = "coulomb_wall"
 summary.seed = "003 §3.7, Figs. 14-17"
 summary.parameters = {J = J, R0 = "I", pi0 = {2, 2, 2}, potential = "coulomb_wall() (U = 1/(1.1 + R33) - 0.001/(1.1 + R33)^10)",
                       H0 = E0, T_convergence = T, steps = wide, fit_steps = fit2, h_pi3 = h17, T_pi3 = T17, h_hamiltonian = h16,
                       T_hamiltonian = T16, h_large = h15, T_large = T15, quick = quick}
-summary.drift_rule = lf.drift_rule
-summary.failures = setmetatable(failures, lf.json.array_mt)
-summary.differences = setmetatable(differences, lf.json.array_mt)
-lf.write_json(out .. "/summary.json", summary)
-for _, d in ipairs(differences) do print("Difference from the seed: " .. d) end
-print(("\nFigures, CSVs and summary.json in %s/"):format(out))
-if #failures > 0 then
-  error("coulomb_wall does not reproduce the seed:\n  " .. table.concat(failures, "\n  "))
-end
-print("Reproduced: orders (E1/E2 second order in R, first in w); pi.e3 to round-off for the LIEMID family, not for AKW/NMB;")
-print("bounded Hamiltonians at h = 0.2; at h = 0.75 LIEMID[I], [E1], [E2] follow pi1 better than AKW; LIEMID[E] blows up.")
+experiment.finish(study, {files = "Figures, CSVs and summary.json", reproduced = {
+  "Reproduced: orders (E1/E2 second order in R, first in w); pi.e3 to round-off for the LIEMID family, not for AKW/NMB;",
+  "bounded Hamiltonians at h = 0.2; at h = 0.75 LIEMID[I], [E1], [E2] follow pi1 better than AKW; LIEMID[E] blows up."}})

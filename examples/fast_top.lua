@@ -9,27 +9,14 @@
 --  * convergence at t = 10 against lf.reference (Fig. 9), fitted orders.
 -- Writes out/fast_top/summary.json, figures and CSVs. `--quick`: shorter runs, fewer step sizes.
 local lf = lf or require "lieflow"
-local quick = arg and arg[1] == "--quick"
-local out = "out/fast_top"
-lf.mkdir_p(out)
+local experiment = require "lieflow.experiment"
+local study = experiment.start("fast_top", arg)
+local quick, out, summary, check = study.quick, study.out, study.summary, study.check
+local slice, range_str = experiment.slice, experiment.range_str
 
 local J, psi0, w0 = {5, 5, 1}, {0.3, 0, 0}, {0, 0, 50}
 local body = lf.rigidbody{inertia = J, R = lf.so3.exp(psi0), omega = w0, potential = lf.potential.top{}}
 local E0 = body:energy()
-local e3 = lf.vec3{0, 0, 1}
-
-local failures, summary, differences = {}, {}, {}
-local function check(ok, msg) if not ok then failures[#failures + 1] = msg end end
-local function maxdev(a)
-  local m, a0 = 0, a[1]
-  for i = 1, #a do m = math.max(m, math.abs(a[i] - a0)) end
-  return m
-end
-local function slice(a, n) return {table.unpack(a, 1, n)} end
-local function range_str(hs)
-  local function p(h) return ("2^%d"):format(math.floor(math.log(h, 2) + 0.5)) end
-  return #hs == 1 and p(hs[1]) or (p(hs[1]) .. " ... " .. p(hs[#hs]))
-end
 
 -- ------------------------------------------------------------------ Fig. 8: Hamiltonian
 local h_H, T_plot = 0.01, 10
@@ -41,11 +28,10 @@ print(("%-10s %12s %12s %12s %10s %9s %8s"):format("method", "max|H-H0|", "relat
 summary.hamiltonian = {h = h_H, T = T_long, runs = {}}
 local tH, Hall, Hzoom, maxH = nil, {}, {}, {}
 for _, name in ipairs(fig8) do
-  local tr = lf.run(body, {method = name, h = h_H, T = T_long})
-  local d = lf.drift(tr)
+  local tr, d, rec = experiment.drift_run(body, name, h_H, T_long)
   maxH[name] = d.max_error
-  summary.hamiltonian.runs[#summary.hamiltonian.runs + 1] = {method = name, max_abs_error = d.max_error,
-    max_rel_error = d.max_error / E0, slope = d.slope, statistic = d.statistic, verdict = d.verdict, cpu_time = tr.cpu_time}
+  rec.max_rel_error = d.max_error / E0
+  summary.hamiltonian.runs[#summary.hamiltonian.runs + 1] = rec
   print(("%-10s %12.4e %12.3e %12.3e %10.3g %9s %8.3f"):format(name, d.max_error, d.max_error / E0, d.slope,
     d.statistic, d.verdict, tr.cpu_time))
   if name == "liemid_e" then
@@ -78,15 +64,14 @@ summary.scaled_hamiltonian_ea = {T = T10, sample_interval = 0.01, runs = {}}
 for _, h in ipairs(sc_steps) do
   local every = math.floor(0.01 / h + 0.5)   -- one sample every 0.01 time units for every h
   local tr = lf.run(body, {method = "liemid_ea", h = h, T = T10, every = every})
-  local d, m = {}, 0
-  for i = 1, #tr.t do d[i] = tr.energy_error[i] / h ^ 2; m = math.max(m, math.abs(d[i])) end
+  local d = {}
+  for i = 1, #tr.t do d[i] = tr.energy_error[i] / h ^ 2 end
+  local m = experiment.max_abs(d)
   local dr = lf.drift(tr)
   -- amplitude in the first and last tenth of the run
   local n = #d
   local k = n // 10
-  local a1, a2 = 0, 0
-  for i = 1, k do a1 = math.max(a1, math.abs(d[i])) end
-  for i = n - k + 1, n do a2 = math.max(a2, math.abs(d[i])) end
+  local a1, a2 = experiment.max_abs(d, 1, k), experiment.max_abs(d, n - k + 1, n)
   sc_vals[#sc_vals + 1] = m
   summary.scaled_hamiltonian_ea.runs[#summary.scaled_hamiltonian_ea.runs + 1] = {h = h, max_abs_error_over_h2 = m,
     verdict = dr.verdict, statistic = dr.statistic, amplitude_ratio_last_first_tenth = a2 / a1, cpu_time = tr.cpu_time}
@@ -108,11 +93,11 @@ for _, h in ipairs(sc_steps) do
   sc_zoom = sc_zoom or {t = slice(tr.t, nz), y = {}}
   sc_zoom.y[#sc_zoom.y + 1] = {label = ("h = %g"):format(h), data = slice(d, nz)}
 end
-local sc_ratio = math.max(table.unpack(sc_vals)) / math.min(table.unpack(sc_vals))
+local sc_ratio = experiment.max_over_min(sc_vals)
 summary.scaled_hamiltonian_ea.max_over_min = sc_ratio
 print(("\nLIEMID[EA] on [0, %d]: max|H-H0|/h^2 = %s for h = 0.01, 0.005, 0.0025 (max/min %.3f); verdicts %s"):format(T10,
-  table.concat((function() local s = {} for i, v in ipairs(sc_vals) do s[i] = ("%.4g"):format(v) end return s end)(), ", "),
-  sc_ratio, table.concat((function() local s = {} for i, r in ipairs(summary.scaled_hamiltonian_ea.runs) do s[i] = r.verdict .. (" (amp. ratio %.3f)"):format(r.amplitude_ratio_last_first_tenth) end return s end)(), ", ")))
+  experiment.join(sc_vals, "%.4g"), sc_ratio, experiment.join(summary.scaled_hamiltonian_ea.runs,
+    function(r) return r.verdict .. (" (amp. ratio %.3f)"):format(r.amplitude_ratio_last_first_tenth) end)))
 check(sc_ratio < 1.5, ("LIEMID[EA] max|H-H0|/h^2 differ by a factor %.2f (seed Fig. 10: the scaled curves coincide)"):format(sc_ratio))
 lf.plot{x = sc_t, y = sc_ser, title = ("Fast top: LIEMID[EA] (H - H0)/h^2 on [0, %d], max and min over windows of 5 (seed 003 Fig. 10)"):format(T10),
         xlabel = "t", ylabel = "(H - H0) / h^2", style = "lines", file = out .. "/hamiltonian_scaled_ea.png"}
@@ -120,34 +105,8 @@ lf.plot{x = sc_zoom.t, y = sc_zoom.y, title = "Fast top: LIEMID[EA] (H - H0)/h^2
         ylabel = "(H - H0) / h^2", style = "lines", file = out .. "/hamiltonian_scaled_ea_zoom.png"}
 
 -- ------------------------------------------------------------------ invariants of the symmetric top
-local pi3_0 = (body.R * lf.vec3{J[1] * w0[1], J[2] * w0[2], J[3] * w0[3]})[3]
-local Pi3_0 = J[3] * w0[3]
-local tol = function(x0) return 1e-12 * math.max(1, math.abs(x0)) end
 print(("\nInvariants (seed 003 §3.5) at h = %g on [0, %d]: max deviation; '*' = conserved to round-off (<= 1e-12 max(1, |I0|))"):format(h_H, T_plot))
-print(("%-10s %12s %12s %12s %12s   %s"):format("method", "H", "pi.e3 (pi3)", "Pi3 (body)", "|R^T e3|-1", "conserved"))
-summary.invariants = {h = h_H, T = T_plot, tolerance = "1e-12 * max(1, |initial value|)", methods = {}}
-for _, m in ipairs(lf.methods()) do
-  if not m.free_body_only then
-    local tr = lf.run(body, {method = m.name, h = h_H, T = T_plot,
-                             observe = {gamma_norm_error = function(it) return (it.R:T() * e3):norm() - 1 end}})
-    local r = {method = m.name, H = maxdev(tr.energy), pi3 = maxdev(tr.pi3), Pi3 = maxdev(tr.Pi3),
-               gamma_norm = maxdev(tr.gamma_norm_error)}
-    local cons = {}
-    for _, k in ipairs{{"H", E0}, {"pi3", pi3_0}, {"Pi3", Pi3_0}, {"gamma_norm", 1}} do
-      r[k[1] .. "_conserved"] = r[k[1]] <= tol(k[2])
-      if r[k[1] .. "_conserved"] then cons[#cons + 1] = k[1] end
-    end
-    r.conserved = cons
-    summary.invariants.methods[#summary.invariants.methods + 1] = r
-    local function f(v, c) return ("%11.2e%s"):format(v, c and "*" or " ") end
-    print(("%-10s %s %s %s %s   %s"):format(m.name, f(r.H, r.H_conserved), f(r.pi3, r.pi3_conserved),
-      f(r.Pi3, r.Pi3_conserved), f(r.gamma_norm, r.gamma_norm_conserved), table.concat(cons, ", ")))
-    if m.name:match("^liemid") then
-      check(r.pi3_conserved, ("%s: pi.e3 changes by %.3g (LIEMID family: round-off by construction)"):format(m.name, r.pi3))
-    end
-    check(r.gamma_norm_conserved, ("%s: |R^T e3| - 1 = %.3g"):format(m.name, r.gamma_norm))
-  end
-end
+summary.invariants = experiment.top_invariants(body, {J = J, omega0 = w0, E0 = E0, h = h_H, T = T_plot, check = check})
 
 -- ------------------------------------------------------------------ Fig. 9: convergence at t = 10
 local T = 10
@@ -158,60 +117,24 @@ for k = 10, quick and 12 or 14 do fit2[#fit2 + 1] = 2.0 ^ -k end
 -- E1/E2: O(h) dominates only for h <~ 2^-13 (their error ratios per halving are 2.5, 2.2, 2.1 from 2^-10)
 local fit1 = {liemid_e1 = quick and {2.0 ^ -13, 2.0 ^ -14} or {2.0 ^ -13, 2.0 ^ -14, 2.0 ^ -15, 2.0 ^ -16}}
 fit1.liemid_e2 = fit1.liemid_e1
-local function errors_at(name, h)
-  local ok, it = pcall(lf.integrator, name, body, {h = h})
-  if not ok then return nil, tostring(it) end
-  local c0 = os.clock()
-  local ok2, err = pcall(it.advance_to, it, T)
-  if not ok2 then return nil, tostring(err) end
-  return {h = h, err_R = (it.R - lf.mat3(ref.R)):norm(), err_omega = (it.omega - lf.vec3(ref.omega)):norm(),
-          steps = it.steps, cpu_time = os.clock() - c0}
-end
 print(("\nConvergence at t = %d against rk8pd (rtol 1e-13). Fit ranges (asymptotic regime): h = %s (h|w| <= 0.05;"):format(T, range_str(fit2)))
 print(("for larger h the Cayley-based methods are not yet asymptotic); LIEMID[E1], [E2]: h = %s. Errors below at h = %s.")
   :format(range_str(fit1.liemid_e1), range_str({wide[#wide]})))
-print(("%-10s %5s %8s %8s %12s %12s %6s %8s  %s"):format("method", "nom.", "order R", "order w", "err R", "err w", "fails", "cpu s", "fit range"))
+print(experiment.nominal_order_header())
 summary.convergence = {T = T, steps = wide, methods = {}}
 local conv = {}
-for _, m in ipairs(lf.methods()) do
-  if not m.free_body_only then
-    local rows, nfail, cpu = {}, 0, 0
-    for i, h in ipairs(wide) do
-      local r, msg = errors_at(m.name, h)
-      if r then cpu = cpu + r.cpu_time else nfail = nfail + 1; r = {h = h, failed = msg} end
-      rows[i] = r
-    end
-    local fit = fit1[m.name] or fit2
-    local ok, o = pcall(lf.order, {system = body, method = m.name, T = T, steps = fit, reference = ref})
-    local res = {method = m.name, nominal_order = m.order, table = rows, failed_steps = nfail, cpu_time = cpu, fit_steps = fit}
-    local last = rows[#rows]
-    if ok then
-      res.order_R, res.order_omega, res.fit_table = o.order_R, o.order_omega, o.table
-      for _, row in ipairs(o.table) do res.cpu_time = res.cpu_time + row.cpu_time end
-      print(("%-10s %5d %8.3f %8.3f %12.3e %12.3e %6d %8.3f  %s"):format(m.name, m.order, o.order_R, o.order_omega,
-        last.err_R or 0 / 0, last.err_omega or 0 / 0, nfail, res.cpu_time, range_str(fit)))
-      check(math.abs(o.order_R - m.order) <= 0.15 and math.abs(o.order_omega - m.order) <= 0.15,
-        ("%s: fitted order %.3f / %.3f not within 0.15 of %d"):format(m.name, o.order_R, o.order_omega, m.order))
-    else
-      res.error = tostring(o)
-      print(("%-10s %5d  failed in the fit range: %s"):format(m.name, m.order, tostring(o)))
-      check(false, m.name .. ": failed in the fit range")
-    end
-    summary.convergence.methods[#summary.convergence.methods + 1] = res
-    conv[m.name] = res
-  end
+for _, m in ipairs(experiment.torque_methods()) do
+  local fit = fit1[m.name] or fit2
+  local res = experiment.measure_convergence(body, m, {steps = wide, fit = fit, T = T, reference = ref})
+  experiment.report_nominal_order(res, check, range_str(fit))
+  summary.convergence.methods[#summary.convergence.methods + 1] = res
+  conv[m.name] = res
 end
 do
   -- Fig. 9: LIEMID[EA] "the best performer, even compared with the implicit midpoint Lie method"
   local worst, ratios = 0, {}
   for _, name in ipairs{"akw", "eln", "liemid_i"} do
-    local w = 0
-    for i, h in ipairs(wide) do
-      if h <= 2 ^ -7 then
-        local a, b = conv.liemid_ea.table[i], conv[name].table[i]
-        if a.err_R and b.err_R then w = math.max(w, a.err_R / b.err_R, a.err_omega / b.err_omega) end
-      end
-    end
+    local _, w = experiment.error_ratio_range(conv.liemid_ea.table, conv[name].table, wide, 0, 2 ^ -7)
     ratios[name] = w
     worst = math.max(worst, w)
   end
@@ -220,27 +143,10 @@ do
     :format(ratios.akw, ratios.eln, ratios.liemid_i))
   check(worst < 1, "LIEMID[EA] is not the most accurate of EA, AKW, NMB, LIEMID[I] (seed Fig. 9)")
   -- "the first order variants ... produce errors comparable to those attained by the best quadratic method"
-  local best = {}
+  local best, vs_i = {}, {}
   for _, name in ipairs{"liemid_e1", "liemid_e2"} do
-    local b = math.huge
-    for i, h in ipairs(wide) do
-      if h <= 2 ^ -6 and h >= 2 ^ -9 then
-        local a, e = conv[name].table[i], conv.liemid_ea.table[i]
-        if a.err_R then b = math.min(b, math.max(a.err_R / e.err_R, a.err_omega / e.err_omega)) end
-      end
-    end
-    best[name] = b
-  end
-  local vs_i = {}
-  for _, name in ipairs{"liemid_e1", "liemid_e2"} do
-    local b = math.huge
-    for i, h in ipairs(wide) do
-      if h <= 2 ^ -6 and h >= 2 ^ -9 then
-        local a, e = conv[name].table[i], conv.liemid_i.table[i]
-        if a.err_R and e.err_R then b = math.min(b, math.max(a.err_R / e.err_R, a.err_omega / e.err_omega)) end
-      end
-    end
-    vs_i[name] = b
+    best[name] = experiment.error_ratio_range(conv[name].table, conv.liemid_ea.table, wide, 2 ^ -9, 2 ^ -6)
+    vs_i[name] = experiment.error_ratio_range(conv[name].table, conv.liemid_i.table, wide, 2 ^ -9, 2 ^ -6)
   end
   summary.first_order_vs_ea_best_ratio_h_2m6_2m9 = best
   summary.first_order_vs_liemid_i_best_ratio_h_2m6_2m9 = vs_i
@@ -250,54 +156,23 @@ do
   -- reading of it. Not met is recorded as a difference, not a failure (see the notes)
   for _, name in ipairs{"liemid_e1", "liemid_e2"} do
     if best[name] >= 3 then
-      differences[#differences + 1] = ("%s: errors at best %.2f x those of LIEMID[EA] for h = 2^-6 ... 2^-9 (seed Fig. 9: " ..
+      study.differences[#study.differences + 1] = ("%s: errors at best %.2f x those of LIEMID[EA] for h = 2^-6 ... 2^-9 (seed Fig. 9: " ..
         "'comparable to the best quadratic method'); vs LIEMID[I] %.2f x"):format(name, best[name], vs_i[name])
     end
   end
 end
-local function plot_conv(field, fname, ylabel, names, title)
-  local ys = {}
-  for _, n in ipairs(names) do
-    local d = {}
-    for i, row in ipairs(conv[n].table) do d[i] = row[field] or 0 / 0 end
-    ys[#ys + 1] = {label = n, data = d}
-  end
-  -- a series hidden under a later one with the same values (within 1 %) says so in its label
-  for i = 1, #ys do
-    for j = i + 1, #ys do
-      local same, any = true, false
-      for k = 1, #wide do
-        local a, b = ys[i].data[k], ys[j].data[k]
-        if a == a and b == b then any = true; if math.abs(a - b) > 0.01 * math.abs(b) then same = false end
-        elseif (a == a) ~= (b == b) then same = false end
-      end
-      if same and any then ys[i].label = ("%s (under %s)"):format(ys[i].label, names[j]); break end
-    end
-  end
-  lf.plot{x = wide, y = ys, logx = true, logy = true, style = "linespoints", key = "bottom right",
-          slopes = {{order = 2, label = "h^2", through = {wide[#wide], conv.liemid_ea.table[#wide][field] * 0.3}},
-                    {order = 1, label = "h", through = {wide[#wide], conv.liemid_e1.table[#wide][field] * 3}}},
-          title = title, xlabel = "h", ylabel = ylabel, size = {950, 650}, file = out .. "/" .. fname}
-end
+local plot_conv = experiment.convergence_plotter{results = conv, steps = wide, out = out,
+  slopes = {{order = 2, label = "h^2", method = "liemid_ea", factor = 0.3}, {order = 1, label = "h", method = "liemid_e1", factor = 3}}}
 local seed_set = {"akw", "eln", "liemid_i", "liemid_e", "liemid_e1", "liemid_e2", "liemid_ea"}
 plot_conv("err_omega", "order_w.png", "|w - w_ref|", seed_set, "Fast top: error in w at t = 10 (seed 003 Fig. 9 left)")
 plot_conv("err_R", "order_R.png", "||R - R_ref||_F", seed_set, "Fast top: error in R at t = 10 (seed 003 Fig. 9 right)")
 plot_conv("err_R", "order_R_others.png", "||R - R_ref||_F", {"liemid_ea", "eln_exp", "tln", "vlv", "prk", "mcg", "new3", "lgvi"},
           "Fast top: error in R at t = 10, other methods")
 
-summary.experiment = "fast_top"
 summary.seed = "003 §3.5, Figs. 8-10"
 summary.parameters = {J = J, psi0 = psi0, omega0 = w0, potential = "top{} (mgl = 20, chi = e3)", H0 = E0,
                       h_hamiltonian = h_H, T_plot = T_plot, T_drift = T_long, T_scaled = T10, scaled_steps = sc_steps,
                       T_convergence = T, steps = wide, fit_steps_second_order = fit2, fit_steps_first_order = fit1, quick = quick}
-summary.drift_rule = lf.drift_rule
-summary.failures = setmetatable(failures, lf.json.array_mt)
-summary.differences = setmetatable(differences, lf.json.array_mt)
-lf.write_json(out .. "/summary.json", summary)
-for _, d in ipairs(differences) do print("Difference from the seed: " .. d) end
-print(("\nFigures and summary.json in %s/"):format(out))
-if #failures > 0 then
-  error("fast_top does not reproduce the seed:\n  " .. table.concat(failures, "\n  "))
-end
-print("Reproduced: LIEMID[E] does not conserve H, the others oscillate without drift; LIEMID[I]'s H error is the largest of the")
-print("midpoint family; LIEMID[EA]'s error/h^2 is the same for three h over a 90x longer run; pi.e3 to round-off; orders.")
+experiment.finish(study, {files = "Figures and summary.json", reproduced = {
+  "Reproduced: LIEMID[E] does not conserve H, the others oscillate without drift; LIEMID[I]'s H error is the largest of the",
+  "midpoint family; LIEMID[EA]'s error/h^2 is the same for three h over a 90x longer run; pi.e3 to round-off; orders."}})

@@ -8,37 +8,15 @@
 -- lf.exact.free_body, error in R against lf.reference (rk8pd, rtol 1e-13); fitted orders.
 -- Writes out/free_body/summary.json, figures and CSVs. `--quick`: shorter runs, fewer step sizes.
 local lf = lf or require "lieflow"
-local quick = arg and arg[1] == "--quick"
-local out = "out/free_body"
-lf.mkdir_p(out)
+local experiment = require "lieflow.experiment"
+local study = experiment.start("free_body", arg)
+local quick, out, summary, check = study.quick, study.out, study.summary, study.check
+local maxabs, on_grid, range_str, pow2_str = experiment.max_abs, experiment.on_grid, experiment.range_str, experiment.pow2_str
 
 local J = {0.9144, 1.098, 1.66}
 local w0 = {0.45549, 0.82623, 0.03476}
 local body = lf.rigidbody{inertia = J, R = lf.so3.I, omega = w0, potential = lf.potential.free()}
 local E0 = body:energy()
-
-local failures, summary, differences = {}, {}, {}
-local function check(ok, msg) if not ok then failures[#failures + 1] = msg end end
-local function maxabs(a, from, to)
-  local m = 0
-  for i = from or 1, to or #a do m = math.max(m, math.abs(a[i])) end
-  return m
-end
--- values of a polyline (ts, ys) on the grid tg (NaN outside [ts[1], ts[#ts]]): drawn with lines,
--- the result is the polyline through the step values, so series with different h share one x axis
-local function on_grid(tg, ts, ys)
-  local r, j = {}, 1
-  for i, t in ipairs(tg) do
-    while j < #ts - 1 and ts[j + 1] < t - 1e-12 do j = j + 1 end
-    if t < ts[1] - 1e-12 or t > ts[#ts] + 1e-12 then r[i] = 0 / 0
-    elseif #ts == 1 then r[i] = ys[1]
-    else
-      local a = (t - ts[j]) / (ts[j + 1] - ts[j])
-      r[i] = ys[j] + math.max(0, math.min(1, a)) * (ys[j + 1] - ys[j])
-    end
-  end
-  return r
-end
 
 -- ------------------------------------------------------------------ Figs. 1-3: LIEMID at h = 4, 2, 1
 local T_fig = 100
@@ -132,33 +110,21 @@ local reference = {R = refR.R, omega = wex}
 summary.reference = {T = T, omega_exact = wex, omega_rk8pd = refR.omega,
                      rk8pd_vs_exact = (lf.vec3(refR.omega) - wex):norm()}
 
--- error at T for one h (nil, message if the method fails at this h)
-local function errors_at(name, h)
-  local ok, it = pcall(lf.integrator, name, body, {h = h})
-  if not ok then return nil, tostring(it) end
-  local c0 = os.clock()
-  local ok2, err = pcall(it.advance_to, it, T)
-  if not ok2 then return nil, tostring(err) end
+-- the error table's rows also carry the seed's norm, |Pi - Pi_ref|
+local function err_Pi(it, row)
   local dw = it.omega - lf.vec3(reference.omega)
-  return {h = h, err_R = (it.R - lf.mat3(reference.R)):norm(), err_omega = dw:norm(),
-          err_Pi = lf.vec3{J[1] * dw[1], J[2] * dw[2], J[3] * dw[3]}:norm(),   -- the seed's norm, |Pi - Pi_ref|
-          steps = it.steps, cpu_time = os.clock() - c0}
+  row.err_Pi = lf.vec3{J[1] * dw[1], J[2] * dw[2], J[3] * dw[3]}:norm()
 end
 
 print(("\nConvergence at t = %g (w against the exact solution, R against rk8pd, |w_rk8pd - w_exact| = %.1e)"):format(T, summary.reference.rk8pd_vs_exact))
-print(("Fitted orders: least squares over h = 2^-3 ... 2^-%d (asymptotic range: every method's error falls by 4 per halving there;"):format(#fit + 2))
+print(("Fitted orders: least squares over h = %s (asymptotic range: every method's error falls by 4 per halving there;"):format(range_str(fit)))
 print("for h >= 1/4 the errors are O(1) or the implicit solves fail). Torque-free, LIEMID[E], [E1], [E2] are LIEMID itself (003 §3.4), so 2 is expected.")
 print(("%-10s %5s %5s %8s %8s %12s %12s %6s %8s"):format("method", "nom.", "exp.", "order R", "order w", "err R", "err w", "fails", "cpu s"))
 local methods = lf.methods()
 summary.convergence = {}
 local by_name = {}
 for _, m in ipairs(methods) do
-  local rows, nfail, cpu = {}, 0, 0
-  for i, h in ipairs(wide) do
-    local r, msg = errors_at(m.name, h)
-    if r then cpu = cpu + r.cpu_time else nfail = nfail + 1; r = {h = h, failed = msg} end
-    rows[i] = r
-  end
+  local rows, nfail, cpu = experiment.error_table(body, m.name, wide, T, reference, err_Pi)
   local expected = 2   -- torque-free every method is (at least) second order, see the header
   local ok, o = pcall(lf.order, {system = body, method = m.name, T = T, steps = fit, reference = reference})
   local res = {method = m.name, nominal_order = m.order, expected_order = expected, table = rows, failed_steps = nfail,
@@ -275,20 +241,20 @@ summary.seed_fig4 = {
   akw_over_liemid_err_Pi = ak.table[#wide].err_Pi / lm.table[#wide].err_Pi,
 }
 local s4 = summary.seed_fig4
-print(("\nAt h = 2^%d: AKW/LIEMID error ratio w %.3g, R %.3g; eln (NMB, Cayley)/LIEMID w %.3g, R %.3g; eln_exp/LIEMID w %.3g, R %.3g")
-  :format(math.floor(math.log(hmin, 2) + 0.5), s4.akw_over_liemid_err_omega, s4.akw_over_liemid_err_R,
+print(("\nAt h = %s: AKW/LIEMID error ratio w %.3g, R %.3g; eln (NMB, Cayley)/LIEMID w %.3g, R %.3g; eln_exp/LIEMID w %.3g, R %.3g")
+  :format(pow2_str(hmin), s4.akw_over_liemid_err_omega, s4.akw_over_liemid_err_R,
     s4.eln_over_liemid_err_omega, s4.eln_over_liemid_err_R, s4.eln_exp_over_liemid_err_omega, s4.eln_exp_over_liemid_err_R))
 check(s4.akw_over_liemid_err_omega < 1, "AKW is not more accurate than LIEMID in w (seed 003 Fig. 4)")
 check(s4.akw_over_liemid_err_R > 3, "AKW does not lag behind LIEMID in R (seed 003 Fig. 4)")
 -- qualitative words of the seed that our numbers do not bear out (no failure: the seed gives no numbers)
 if s4.akw_over_liemid_err_omega < 0.5 then
-  differences[#differences + 1] = ("AKW is %.1f x more accurate than LIEMID in w (%.1f x in the seed's norm |Pi - Pi_ref|), not 'marginally'")
+  study.differences[#study.differences + 1] = ("AKW is %.1f x more accurate than LIEMID in w (%.1f x in the seed's norm |Pi - Pi_ref|), not 'marginally'")
     :format(1 / s4.akw_over_liemid_err_omega, 1 / s4.akw_over_liemid_err_Pi)
 end
 for _, k in ipairs{{"eln", s4.eln_over_liemid_err_R, s4.eln_over_liemid_err_omega}, {"eln_exp", s4.eln_exp_over_liemid_err_R, s4.eln_exp_over_liemid_err_omega}} do
   if math.max(k[2], k[3], 1 / k[2], 1 / k[3]) > 3 then
-    differences[#differences + 1] = ("LIEMID 'on par' with NMB: %s/LIEMID error ratio R %.3g, w %.3g at h = 2^%d"):format(k[1], k[2], k[3],
-      math.floor(math.log(hmin, 2) + 0.5))
+    study.differences[#study.differences + 1] = ("LIEMID 'on par' with NMB: %s/LIEMID error ratio R %.3g, w %.3g at h = %s")
+      :format(k[1], k[2], k[3], pow2_str(hmin))
   end
 end
 local ea_vs = by_name.liemid_ea.table
@@ -307,19 +273,10 @@ do
   print(("Torque-free LIEMID[EA] at h = LIEMID at h/2: errors agree to %.1e (relative) for h <= 4"):format(maxrel))
 end
 
-summary.experiment = "free_body"
 summary.seed = "003 §2.2, Figs. 1-4"
 summary.parameters = {J = J, omega0 = w0, R0 = "I", potential = "free", E0 = E0, T_figures = T_fig,
                       T_drift = T_long, figure_steps = fig_steps, T_convergence = T, steps = wide, fit_steps = fit,
-                      fit_range = ("h = 2^-3 ... 2^-%d"):format(#fit + 2), quick = quick}
-summary.drift_rule = lf.drift_rule
-summary.failures = setmetatable(failures, lf.json.array_mt)
-summary.differences = setmetatable(differences, lf.json.array_mt)
-lf.write_json(out .. "/summary.json", summary)
-for _, d in ipairs(differences) do print("Difference from the seed: " .. d) end
-print(("\nFigures, CSVs and summary.json in %s/"):format(out))
-if #failures > 0 then
-  error("free_body does not reproduce the seed:\n  " .. table.concat(failures, "\n  "))
-end
-print("Reproduced: LIEMID's kinetic energy stays bounded with unchanging amplitude at h = 4, 2, 1; every method is second order torque-free;")
-print("LIEMID[I], [E], [E1], [E2] coincide with LIEMID; AKW is more accurate in w and less accurate in R than LIEMID.")
+                      fit_range = "h = " .. range_str(fit), quick = quick}
+experiment.finish(study, {files = "Figures, CSVs and summary.json", reproduced = {
+  "Reproduced: LIEMID's kinetic energy stays bounded with unchanging amplitude at h = 4, 2, 1; every method is second order torque-free;",
+  "LIEMID[I], [E], [E1], [E2] coincide with LIEMID; AKW is more accurate in w and less accurate in R than LIEMID."}})

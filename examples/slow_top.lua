@@ -11,24 +11,14 @@
 --  * convergence at t = 20 against lf.reference (Figs. 6, 11), fitted orders.
 -- Writes out/slow_top/summary.json, figures and CSVs. `--quick`: shorter runs, fewer step sizes.
 local lf = lf or require "lieflow"
-local quick = arg and arg[1] == "--quick"
-local out = "out/slow_top"
-lf.mkdir_p(out)
+local experiment = require "lieflow.experiment"
+local study = experiment.start("slow_top", arg)
+local quick, out, summary, check = study.quick, study.out, study.summary, study.check
+local slice, range_str = experiment.slice, experiment.range_str
 
 local J, psi0, w0 = {5, 5, 1}, {0.05, 0, 0}, {0, 0, 5}
 local body = lf.rigidbody{inertia = J, R = lf.so3.exp(psi0), omega = w0, potential = lf.potential.top{}}
 local E0 = body:energy()
-local e3 = lf.vec3{0, 0, 1}
-
-local failures, summary = {}, {}
-local function check(ok, msg) if not ok then failures[#failures + 1] = msg end end
-local function maxdev(a, from, to)
-  local m, a0 = 0, a[1]
-  for i = from or 1, to or #a do m = math.max(m, math.abs(a[i] - a0)) end
-  return m
-end
-local function slice(a, n) return {table.unpack(a, 1, n)} end
-local observe_gamma = {gamma_norm_error = function(it) return (it.R:T() * e3):norm() - 1 end}
 
 -- ------------------------------------------------------------------ Figs. 7, 12: Hamiltonian at h = 1/8
 local h_H = 1 / 8
@@ -36,17 +26,15 @@ local T_plot = 20
 local T_long = quick and 100 or 1000
 local n_plot = math.floor(T_plot / h_H + 0.5) + 1
 print(("Slow top (seed 003 §3.3): Hamiltonian at h = 1/8; H0 = %.10f; drift verdicts from [0, %d]"):format(E0, T_long))
-print(("%-10s %12s %12s %10s %9s %8s"):format("method", "max|H-H0|", "slope", "statistic", "verdict", "cpu s"))
+print(experiment.drift_table_header())
 summary.hamiltonian = {h = h_H, T = T_long, runs = {}}
 local Hser, tH = {}, nil
 local maxH = {}
 for _, name in ipairs{"liemid_i", "liemid_e1", "liemid_e2", "liemid_ea"} do
-  local tr = lf.run(body, {method = name, h = h_H, T = T_long})
-  local d = lf.drift(tr)
+  local tr, d, rec = experiment.drift_run(body, name, h_H, T_long)
   maxH[name] = d.max_error
-  summary.hamiltonian.runs[#summary.hamiltonian.runs + 1] = {method = name, max_abs_error = d.max_error,
-    slope = d.slope, statistic = d.statistic, verdict = d.verdict, cpu_time = tr.cpu_time}
-  print(("%-10s %12.4e %12.3e %10.3g %9s %8.3f"):format(name, d.max_error, d.slope, d.statistic, d.verdict, tr.cpu_time))
+  summary.hamiltonian.runs[#summary.hamiltonian.runs + 1] = rec
+  print(experiment.drift_table_row(rec))
   check(d.verdict == "bounded", ("%s: Hamiltonian verdict '%s' at h = 1/8 (statistic %.3g); seed Figs. 7, 12: periodic, no drift"):format(name, d.verdict, d.statistic))
   tH = slice(tr.t, n_plot)
   Hser[#Hser + 1] = {label = name, data = slice(tr.energy, n_plot)}
@@ -55,13 +43,10 @@ for _, name in ipairs{"liemid_i", "liemid_e1", "liemid_e2", "liemid_ea"} do
   end
 end
 -- LIEMID[E]: on [0, 20] (it fails later; the seed's Fig. 7 caption: "growing linearly")
-local tr_e = lf.run(body, {method = "liemid_e", h = h_H, T = T_plot})
-local d_e = lf.drift(tr_e)
-local fit_e = {lf.fit_linear(tr_e.t, tr_e.energy_error)}
-summary.hamiltonian.liemid_e = {T = T_plot, max_abs_error = d_e.max_error, slope = d_e.slope, statistic = d_e.statistic,
-                                verdict = d_e.verdict, cpu_time = tr_e.cpu_time}
-print(("%-10s %12.4e %12.3e %10.3g %9s %8.3f   (on [0, %d])"):format("liemid_e", d_e.max_error, d_e.slope,
-  d_e.statistic, d_e.verdict, tr_e.cpu_time, T_plot))
+local tr_e, d_e, rec_e = experiment.drift_run(body, "liemid_e", h_H, T_plot)
+print(experiment.drift_table_row(rec_e) .. ("   (on [0, %d])"):format(T_plot))
+rec_e.method, rec_e.T = nil, T_plot
+summary.hamiltonian.liemid_e = rec_e
 check(d_e.verdict == "drift" and d_e.slope > 0, ("liemid_e: Hamiltonian verdict '%s', slope %.3g; seed: growing linearly"):format(d_e.verdict, d_e.slope))
 local ok_long, err_long = pcall(lf.run, body, {method = "liemid_e", h = h_H, T = T_long})
 summary.hamiltonian.liemid_e.long_run = ok_long and "completed" or tostring(err_long)
@@ -105,16 +90,14 @@ for _, h in ipairs(sc_steps) do
   local tr = lf.run(body, {method = "liemid_ea", h = h, T = T_plot, every = math.floor(1 / (8 * h) + 0.5)})
   local d = {}
   for i = 1, #tr.t do d[i] = tr.energy_error[i] / h ^ 2 end
-  local m = 0
-  for i = 1, #d do m = math.max(m, math.abs(d[i])) end
+  local m = experiment.max_abs(d)
   sc_vals[#sc_vals + 1] = m
   summary.scaled_hamiltonian_ea[#summary.scaled_hamiltonian_ea + 1] = {h = h, max_abs_error_over_h2 = m, T = T_plot}
   sc_t = tr.t
   sc_ser[#sc_ser + 1] = {label = ("h = 1/%d"):format(math.floor(1 / h + 0.5)), data = d}
 end
-local sc_ratio = math.max(table.unpack(sc_vals)) / math.min(table.unpack(sc_vals))
-print(("LIEMID[EA] max|H-H0|/h^2 on [0, %d]: %s (max/min %.3f)"):format(T_plot,
-  table.concat((function() local s = {} for i, v in ipairs(sc_vals) do s[i] = ("%.4g"):format(v) end return s end)(), ", "), sc_ratio))
+local sc_ratio = experiment.max_over_min(sc_vals)
+print(("LIEMID[EA] max|H-H0|/h^2 on [0, %d]: %s (max/min %.3f)"):format(T_plot, experiment.join(sc_vals, "%.4g"), sc_ratio))
 check(sc_ratio < 1.5, ("LIEMID[EA] scaled Hamiltonian errors differ by %.2f (seed Fig. 13: same amplitude)"):format(sc_ratio))
 summary.scaled_hamiltonian_ea_ratio = sc_ratio
 lf.plot{x = sc_t, y = sc_ser, title = "Slow top: LIEMID[EA] Hamiltonian error / h^2 (seed 003 Fig. 13)", xlabel = "t",
@@ -124,7 +107,7 @@ lf.plot{x = sc_t, y = sc_ser, title = "Slow top: LIEMID[EA] Hamiltonian error / 
 do
   local tr = lf.run(body, {method = "liemid_i", h = 1 / 16, T = T_plot})
   tr:write_csv(out .. "/liemid_i_h0.0625.csv")
-  summary.spatial_momentum_liemid_i = {h = 1 / 16, T = T_plot, max_abs_pi3_change = maxdev(tr.pi3),
+  summary.spatial_momentum_liemid_i = {h = 1 / 16, T = T_plot, max_abs_pi3_change = experiment.max_deviation(tr.pi3),
                                        pi1_range = {math.min(table.unpack(tr.pi1)), math.max(table.unpack(tr.pi1))}}
   print(("LIEMID[I], h = 1/16 on [0, %d]: max |pi3 - pi3(0)| = %.2e (Fig. 5: the component along gravity is conserved)")
     :format(T_plot, summary.spatial_momentum_liemid_i.max_abs_pi3_change))
@@ -136,33 +119,8 @@ end
 
 -- ------------------------------------------------------------------ invariants of the symmetric top
 local T_inv = T_plot
-local pi3_0 = (body.R * (lf.vec3(J) * 0 + lf.vec3{J[1] * w0[1], J[2] * w0[2], J[3] * w0[3]}))[3]
-local Pi3_0 = J[3] * w0[3]
-local tol = function(x0) return 1e-12 * math.max(1, math.abs(x0)) end
 print(("\nInvariants (seed 003 §3.5) at h = 1/8 on [0, %d]: max deviation; '*' = conserved to round-off (<= 1e-12 max(1, |I0|))"):format(T_inv))
-print(("%-10s %12s %12s %12s %12s   %s"):format("method", "H", "pi.e3 (pi3)", "Pi3 (body)", "|R^T e3|-1", "conserved"))
-summary.invariants = {h = h_H, T = T_inv, tolerance = "1e-12 * max(1, |initial value|)", methods = {}}
-for _, m in ipairs(lf.methods()) do
-  if not m.free_body_only then
-    local tr = lf.run(body, {method = m.name, h = h_H, T = T_inv, observe = observe_gamma})
-    local r = {method = m.name, H = maxdev(tr.energy), pi3 = maxdev(tr.pi3), Pi3 = maxdev(tr.Pi3),
-               gamma_norm = maxdev(tr.gamma_norm_error)}
-    local cons = {}
-    for _, k in ipairs{{"H", E0}, {"pi3", pi3_0}, {"Pi3", Pi3_0}, {"gamma_norm", 1}} do
-      r[k[1] .. "_conserved"] = r[k[1]] <= tol(k[2])
-      if r[k[1] .. "_conserved"] then cons[#cons + 1] = k[1] end
-    end
-    r.conserved = cons
-    summary.invariants.methods[#summary.invariants.methods + 1] = r
-    local function f(v, c) return ("%11.2e%s"):format(v, c and "*" or " ") end
-    print(("%-10s %s %s %s %s   %s"):format(m.name, f(r.H, r.H_conserved), f(r.pi3, r.pi3_conserved),
-      f(r.Pi3, r.Pi3_conserved), f(r.gamma_norm, r.gamma_norm_conserved), table.concat(cons, ", ")))
-    if m.name:match("^liemid") then
-      check(r.pi3_conserved, ("%s: pi.e3 changes by %.3g (LIEMID family: round-off by construction)"):format(m.name, r.pi3))
-    end
-    check(r.gamma_norm_conserved, ("%s: |R^T e3| - 1 = %.3g"):format(m.name, r.gamma_norm))
-  end
-end
+summary.invariants = experiment.top_invariants(body, {J = J, omega0 = w0, E0 = E0, h = h_H, T = T_inv, check = check})
 
 -- ------------------------------------------------------------------ Figs. 6, 11: convergence at t = 20
 local T = 20
@@ -176,65 +134,31 @@ for k = 5, quick and 8 or 10 do fit2[#fit2 + 1] = 2.0 ^ -k end
 local fit1 = {liemid_e1 = quick and {2.0 ^ -13, 2.0 ^ -14} or {2.0 ^ -13, 2.0 ^ -14, 2.0 ^ -15, 2.0 ^ -16}}
 fit1.liemid_e2 = fit1.liemid_e1
 fit1.liemid_e = quick and {2.0 ^ -15, 2.0 ^ -16} or {2.0 ^ -15, 2.0 ^ -16, 2.0 ^ -17}
-local function errors_at(name, h)
-  local ok, it = pcall(lf.integrator, name, body, {h = h})
-  if not ok then return nil, tostring(it) end
-  local c0 = os.clock()
-  local ok2, err = pcall(it.advance_to, it, T)
-  if not ok2 then return nil, tostring(err) end
-  return {h = h, err_R = (it.R - lf.mat3(ref.R)):norm(), err_omega = (it.omega - lf.vec3(ref.omega)):norm(),
-          steps = it.steps, cpu_time = os.clock() - c0}
-end
-local function range_str(hs)
-  return ("2^%d ... 2^%d"):format(math.floor(math.log(hs[1], 2) + 0.5), math.floor(math.log(hs[#hs], 2) + 0.5))
-end
 print(("\nConvergence at t = %d against rk8pd (rtol 1e-13). Fit ranges (asymptotic regime): second order h = %s;")
   :format(T, range_str(fit2)))
 print(("LIEMID[E1], [E2] h = %s; LIEMID[E] h = %s. Errors in the table: at h = %s."):format(range_str(fit1.liemid_e1),
-  range_str(fit1.liemid_e), range_str({wide[#wide], wide[#wide]}):match("^(%S+)")))
-print(("%-10s %5s %8s %8s %12s %12s %6s %8s  %s"):format("method", "nom.", "order R", "order w", "err R", "err w", "fails", "cpu s", "fit range"))
+  range_str(fit1.liemid_e), range_str({wide[#wide]})))
+print(experiment.nominal_order_header())
 summary.convergence = {T = T, steps = wide, methods = {}}
 local conv = {}
-for _, m in ipairs(lf.methods()) do
-  if not m.free_body_only then
-    local rows, nfail, cpu = {}, 0, 0
-    for i, h in ipairs(wide) do
-      local r, msg = errors_at(m.name, h)
-      if r then cpu = cpu + r.cpu_time else nfail = nfail + 1; r = {h = h, failed = msg} end
-      rows[i] = r
+for _, m in ipairs(experiment.torque_methods()) do
+  local fit = fit1[m.name] or fit2
+  local res = experiment.measure_convergence(body, m, {steps = wide, fit = fit, T = T, reference = ref})
+  experiment.report_nominal_order(res, check, range_str(fit))
+  if fit1[m.name] and not res.error then
+    -- first-order methods: the error table continued down to the end of the fit range (for the figure)
+    local ext = {table.unpack(res.table)}
+    local h = wide[#wide] / 2
+    while h > fit[1] * 1.5 do
+      local r, msg = experiment.errors_at(body, m.name, h, T, ref)
+      ext[#ext + 1] = r or {h = h, failed = msg}
+      h = h / 2
     end
-    local fit = fit1[m.name] or fit2
-    local ok, o = pcall(lf.order, {system = body, method = m.name, T = T, steps = fit, reference = ref})
-    local res = {method = m.name, nominal_order = m.order, table = rows, failed_steps = nfail, cpu_time = cpu,
-                 fit_steps = fit}
-    local last = rows[#rows]
-    if ok then
-      res.order_R, res.order_omega, res.fit_table = o.order_R, o.order_omega, o.table
-      for _, row in ipairs(o.table) do res.cpu_time = res.cpu_time + row.cpu_time end
-      print(("%-10s %5d %8.3f %8.3f %12.3e %12.3e %6d %8.3f  %s"):format(m.name, m.order, o.order_R, o.order_omega,
-        last.err_R or 0 / 0, last.err_omega or 0 / 0, nfail, res.cpu_time, range_str(fit)))
-      check(math.abs(o.order_R - m.order) <= 0.15 and math.abs(o.order_omega - m.order) <= 0.15,
-        ("%s: fitted order %.3f / %.3f not within 0.15 of %d"):format(m.name, o.order_R, o.order_omega, m.order))
-    else
-      res.error = tostring(o)
-      print(("%-10s %5d  failed in the fit range: %s"):format(m.name, m.order, tostring(o)))
-      check(false, m.name .. ": failed in the fit range")
-    end
-    if fit1[m.name] and ok then
-      -- first-order methods: the error table continued down to the end of the fit range (for the figure)
-      local ext = {table.unpack(rows)}
-      local h = wide[#wide] / 2
-      while h > fit[1] * 1.5 do
-        local r, msg = errors_at(m.name, h)
-        ext[#ext + 1] = r or {h = h, failed = msg}
-        h = h / 2
-      end
-      for _, row in ipairs(o.table) do ext[#ext + 1] = row end
-      res.table_extended = ext
-    end
-    summary.convergence.methods[#summary.convergence.methods + 1] = res
-    conv[m.name] = res
+    for _, row in ipairs(res.fit_table) do ext[#ext + 1] = row end
+    res.table_extended = ext
   end
+  summary.convergence.methods[#summary.convergence.methods + 1] = res
+  conv[m.name] = res
 end
 -- seed 003 §3.3, Fig. 6: "the explicit midpoint Lie algorithm does not converge at all" (over the
 -- seed's range of h); E1/E2: "excellent accuracy for larger time steps, but ... trouble for smaller"
@@ -268,41 +192,15 @@ do
   -- Fig. 11: LIEMID[EA] "clearly the most accurate algorithm overall" (vs the seed's second-order methods)
   local worst = 0
   for _, name in ipairs{"akw", "eln", "liemid_i"} do
-    for i, h in ipairs(wide) do
-      if h <= 2 ^ -5 then
-        local a, b = conv.liemid_ea.table[i], conv[name].table[i]
-        if b.err_R then worst = math.max(worst, a.err_R / b.err_R, a.err_omega / b.err_omega) end
-      end
-    end
+    local _, w = experiment.error_ratio_range(conv.liemid_ea.table, conv[name].table, wide, 0, 2 ^ -5)
+    worst = math.max(worst, w)
   end
   summary.ea_vs_akw_eln_liemid_i_worst_ratio = worst
   print(("LIEMID[EA] error / best of AKW, eln (NMB), LIEMID[I] for h <= 2^-5: at most %.3f"):format(worst))
   check(worst < 1, "LIEMID[EA] is not the most accurate of EA, AKW, NMB, LIEMID[I] (seed Fig. 11)")
 end
-local function plot_conv(field, fname, ylabel, names, title)
-  local ys = {}
-  for _, n in ipairs(names) do
-    local d = {}
-    for i, row in ipairs(conv[n].table) do d[i] = row[field] or 0 / 0 end
-    ys[#ys + 1] = {label = n, data = d}
-  end
-  -- a series hidden under a later one with the same values (within 1 %) says so in its label
-  for i = 1, #ys do
-    for j = i + 1, #ys do
-      local same, any = true, false
-      for k = 1, #wide do
-        local a, b = ys[i].data[k], ys[j].data[k]
-        if a == a and b == b then any = true; if math.abs(a - b) > 0.01 * math.abs(b) then same = false end
-        elseif (a == a) ~= (b == b) then same = false end
-      end
-      if same and any then ys[i].label = ("%s (under %s)"):format(ys[i].label, names[j]); break end
-    end
-  end
-  lf.plot{x = wide, y = ys, logx = true, logy = true, style = "linespoints", key = "bottom right",
-          slopes = {{order = 2, label = "h^2", through = {wide[#wide], conv.liemid_ea.table[#wide][field] * 0.3}},
-                    {order = 1, label = "h", through = {wide[#wide], conv.liemid_e1.table[#wide][field] * 3}}},
-          title = title, xlabel = "h", ylabel = ylabel, size = {950, 650}, file = out .. "/" .. fname}
-end
+local plot_conv = experiment.convergence_plotter{results = conv, steps = wide, out = out,
+  slopes = {{order = 2, label = "h^2", method = "liemid_ea", factor = 0.3}, {order = 1, label = "h", method = "liemid_e1", factor = 3}}}
 local seed_set = {"akw", "eln", "liemid_i", "liemid_e", "liemid_e1", "liemid_e2", "liemid_ea"}
 plot_conv("err_omega", "order_w.png", "|w - w_ref|", seed_set, "Slow top: error in w at t = 20 (seed 003 Figs. 6, 11 left)")
 plot_conv("err_R", "order_R.png", "||R - R_ref||_F", seed_set, "Slow top: error in R at t = 20 (seed 003 Figs. 6, 11 right)")
@@ -328,18 +226,10 @@ end
 plot_conv("err_R", "order_R_others.png", "||R - R_ref||_F", {"liemid_ea", "eln_exp", "tln", "vlv", "prk", "mcg", "new3", "lgvi"},
           "Slow top: error in R at t = 20, other methods")
 
-summary.experiment = "slow_top"
 summary.seed = "003 §3.3, §3.5, §3.6, Figs. 5-7, 11-13"
 summary.parameters = {J = J, psi0 = psi0, omega0 = w0, potential = "top{} (mgl = 20, chi = e3)", H0 = E0,
                       h_hamiltonian = h_H, T_plot = T_plot, T_drift = T_long, T_convergence = T, steps = wide,
                       fit_steps_second_order = fit2, fit_steps_first_order = fit1, quick = quick}
-summary.drift_rule = lf.drift_rule
-summary.failures = setmetatable(failures, lf.json.array_mt)
-summary.differences = setmetatable({}, lf.json.array_mt)
-lf.write_json(out .. "/summary.json", summary)
-print(("\nFigures, CSVs and summary.json in %s/"):format(out))
-if #failures > 0 then
-  error("slow_top does not reproduce the seed:\n  " .. table.concat(failures, "\n  "))
-end
-print("Reproduced: bounded Hamiltonians of LIEMID[I], [E1], [E2], [EA], linear growth for [E]; pi.e3 to round-off in the")
-print("LIEMID family; [EA]'s scaled Hamiltonian error independent of h; orders; [E] not converging over the seed's range.")
+experiment.finish(study, {files = "Figures, CSVs and summary.json", reproduced = {
+  "Reproduced: bounded Hamiltonians of LIEMID[I], [E1], [E2], [EA], linear growth for [E]; pi.e3 to round-off in the",
+  "LIEMID family; [EA]'s scaled Hamiltonian error independent of h; orders; [E] not converging over the seed's range."}})

@@ -5,9 +5,9 @@
 -- (O(T h^2) drift predicts 4), and slope(0.125)/slope(0.0625); orders at T = 5 for h = 1 ... 2^-9; run times relative to eln.
 -- Writes out/stress_test/summary.json and figures. `--quick`: shorter order table (for make test).
 local lf = lf or require "lieflow"
-local quick = arg and arg[1] == "--quick"
-local out = "out/stress_test"
-lf.mkdir_p(out)
+local experiment = require "lieflow.experiment"
+local study = experiment.start("stress_test", arg)
+local quick, out, check = study.quick, study.out, study.check
 
 local T = 10000
 local methods = {"eln", "tln", "liemid_ea", "prk", "mcg", "new3", "vlv"}
@@ -17,8 +17,7 @@ local thesis_sign = {eln = -1, tln = -1, prk = -1, mcg = 1, new3 = 1, liemid_ea 
 local body = lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.7227, 0}, omega = {0, 0, 0.625},
                           potential = lf.potential.stress{alpha = 0.3}}
 
-local results, failures = {}, {}
-local function check(ok, msg) if not ok then failures[#failures + 1] = msg end end
+local results = {}
 
 print(("Stress test (seed 000): energy drift on [0, %d]"):format(T))
 print(("%-10s %12s %12s %8s %8s %9s %9s %10s %8s"):format("method", "slope h=1/8", "slope h=1/4", "ratio",
@@ -34,7 +33,7 @@ for _, name in ipairs(methods) do
   local cpu = 0
   for _, run in ipairs(st.runs) do
     r.runs[#r.runs + 1] = {h = run.h, slope = run.slope, verdict = run.verdict, statistic = run.statistic,
-                           max_abs_energy_error = (function() local m = 0 for _, e in ipairs(run.traj.energy_error) do m = math.max(m, math.abs(e)) end return m end)(),
+                           max_abs_energy_error = experiment.max_abs(run.traj.energy_error),
                            cpu_time = run.traj.cpu_time}
     cpu = cpu + run.traj.cpu_time
     series[run.h][#series[run.h] + 1] = {label = name, data = run.traj.energy_error}
@@ -98,14 +97,12 @@ lf.plot{x = steps, y = errW, logx = true, logy = true, style = "linespoints", sl
         title = "Global error in w at T = 5 (stress test)", xlabel = "h", ylabel = "|w - w_ref|",
         file = out .. "/order_w.png"}
 
+-- its own summary.json layout (no differences; failures as they are: an empty list is written as {})
 lf.write_json(out .. "/summary.json", {
   experiment = "stress_test", seeds = {"000 §3, App. A", "004 §4.2"},
   parameters = {J = {2, 2, 4}, alpha = 0.3, v_m = {2.5 / math.sqrt(2), 0, 2.5 / math.sqrt(2)},
                 v0 = {0, 0.7227, 0}, omega0 = {0, 0, 0.625}, T = T, h = {0.125, 0.25}, order_T = 5,
                 order_steps = steps, quick = quick},
-  drift_rule = lf.drift_rule, methods = results, failures = failures})
-print(("\nFigures and summary.json in %s/"):format(out))
-if #failures > 0 then
-  error("stress test does not reproduce the seeds:\n  " .. table.concat(failures, "\n  "))
-end
-print("All verdicts agree with the seeds: eln, tln, prk drift down, mcg, new3, liemid_ea drift up, vlv is bounded.")
+  drift_rule = lf.drift_rule, methods = results, failures = study.failures})
+experiment.report(study, {files = "Figures and summary.json", failure = "stress test does not reproduce the seeds", reproduced = {
+  "All verdicts agree with the seeds: eln, tln, prk drift down, mcg, new3, liemid_ea drift up, vlv is bounded."}})

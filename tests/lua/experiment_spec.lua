@@ -5,11 +5,11 @@ local experiment = require "lieflow.experiment"
 
 local nan = 0 / 0
 
-local function tmpdir()
-  local base = os.tmpname()
-  os.remove(base)
-  lf.mkdir_p(base)
-  return base
+-- a fresh path under the temporary directory (experiment.start creates it)
+local function fresh_path()
+  local p = os.tmpname()
+  os.remove(p)
+  return p
 end
 
 local function read(path)
@@ -126,8 +126,11 @@ end)
 
 describe("experiment bookkeeping", function()
   it("start: quick from the script's arg, check collects failures", function()
-    local dir = tmpdir()
+    local dir = fresh_path()
     local study = experiment.start("demo", {"--quick"}, dir .. "/out")
+    assert.equal(dir .. "/out", study.out)
+    local probe = assert(io.open(dir .. "/out/probe", "w"), "start did not create the output directory")
+    probe:close()
     assert.is_true(study.quick)
     assert.is_false(experiment.start("demo", {}, dir .. "/out").quick)
     assert.is_nil(experiment.start("demo", nil, dir .. "/out").quick)
@@ -138,7 +141,7 @@ describe("experiment bookkeeping", function()
   end)
 
   it("finish writes summary.json, prints the differences and raises on failures", function()
-    local dir = tmpdir()
+    local dir = fresh_path()
     local study = experiment.start("demo", {}, dir .. "/demo")
     study.summary.value = 1.5
     study.check(false, "first")
@@ -159,7 +162,7 @@ describe("experiment bookkeeping", function()
   end)
 
   it("finish without failures writes empty lists as JSON arrays and prints the reproduced lines", function()
-    local dir = tmpdir()
+    local dir = fresh_path()
     local study = experiment.start("demo", {}, dir)
     local lines, ok = capture(experiment.finish, study, {reproduced = {"line 1", "line 2"}})
     assert.is_true(ok)
