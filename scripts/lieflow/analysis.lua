@@ -40,13 +40,26 @@ function M.write_json(path, value, opts)
 end
 
 -- ------------------------------------------------------------------------------ orders
-local function rot_list(R) if type(R) == "table" and getmetatable(R) == nil then return R end return {R} end
+-- One body's R (a mat3 or a plain table: 9 numbers or 3 rows) or omega (a vec3 or 3 numbers),
+-- or an array of them (several bodies) -> an array of them.
+local function body_list(x, is_matrix)
+  if type(x) ~= "table" or getmetatable(x) ~= nil then return {x} end
+  local first = x[1]
+  if type(first) == "number" then return {x} end -- {9 numbers} or {3 numbers}
+  if is_matrix and type(first) == "table" and getmetatable(first) == nil and type(first[1]) == "number" then
+    return {x} -- {{row 1}, {row 2}, {row 3}}
+  end
+  return x
+end
+local function rot_list(R) return body_list(R, true) end
+local function vec_list(w) return body_list(w, false) end
 
 -- ||R - Rref||_F and ||w - wref||_2, summed in squares over the bodies.
 local function state_errors(R, w, Rref, wref)
-  R, w, Rref, wref = rot_list(R), rot_list(w), rot_list(Rref), rot_list(wref)
+  R, w, Rref, wref = rot_list(R), vec_list(w), rot_list(Rref), vec_list(wref)
   if #R ~= #Rref or #w ~= #wref then
-    error(("lf.order: reference has %d bodies, the integrator %d"):format(#Rref, #R), 3)
+    error(("lf.order: the reference has %d rotation(s) and %d angular velocity(ies), the integrator %d body(ies)")
+      :format(#Rref, #wref, #R), 3)
   end
   local eR, ew = 0, 0
   for i = 1, #R do
@@ -92,6 +105,7 @@ function M.order(opts)
   local seen = {}
   for i = 1, #hs do
     run.positive(hs[i], ("steps[%d]"):format(i), fn)
+    run.step_count(T, hs[i], fn)
     if seen[hs[i]] then error(("%s: step size %g listed twice in 'steps'"):format(fn, hs[i]), 2) end
     seen[hs[i]] = true
   end
@@ -252,7 +266,13 @@ function M.stress_test(method, opts)
   local hs = opts.h == nil and {0.125, 0.25} or opts.h
   if type(hs) == "number" then hs = {hs} end
   if type(hs) ~= "table" or #hs < 1 then error(fn .. ": option 'h' must be a step size or a list of them", 2) end
-  for i = 1, #hs do run.positive(hs[i], ("h[%d]"):format(i), fn) end
+  local seen = {}
+  for i = 1, #hs do
+    run.positive(hs[i], ("h[%d]"):format(i), fn)
+    -- the same h twice: ratio 1 and exponent log(1)/log(1) = NaN
+    if seen[hs[i]] then error(("%s: step size %g listed twice in 'h'"):format(fn, hs[i]), 2) end
+    seen[hs[i]] = true
+  end
   local T = opts.T == nil and 10000 or opts.T
   run.positive(T, "option 'T'", fn)
   local every = opts.every == nil and 40 or opts.every

@@ -22,6 +22,7 @@ local type, getmetatable, setmetatable, rawget, rawset, error, select, tostring 
 local msqrt, mexp, mlog, msin, mcos, mtan, masin, macos, matan, mabs =
     math.sqrt, math.exp, math.log, math.sin, math.cos, math.tan, math.asin, math.acos, math.atan, math.abs
 local fmt = string.format
+local mhuge = math.huge
 
 local VEC3_MT = getmetatable(core.vec3 { 0, 0, 0 })
 local MAT3_MT = getmetatable(core.mat3())
@@ -103,6 +104,21 @@ local function lift(x, fv, fp)
     return setmetatable({ fv, fp * x[2], fp * x[3], fp * x[4] }, D)
 end
 
+-- lift where f'(x.value) may be infinite (sqrt at 0, asin/acos at +-1, x^b with b < 1 at 0): along a
+-- direction in which x does not change the derivative is 0, not inf * 0 = NaN. That is the right
+-- value whenever the composite has a derivative there: e.g. |x|^2 = sqrt(x.x)^2 at x = 0, the
+-- torque of dist(R, Rm)^2 or angle(R, Rm)^2 at R = Rm (a cone like |x| itself gets 0, a
+-- subgradient).
+local function lift_singular(x, fv, fp)
+    if type(x) == "number" then return fv end
+    local g = { fv, 0, 0, 0 }
+    for k = 2, 4 do
+        local xk = x[k]
+        if xk ~= 0 then g[k] = fp * xk end
+    end
+    return setmetatable(g, D)
+end
+
 -- Accumulators for sums of products without intermediate tables: acc(a, b, v, g1, g2, g3, isd)
 -- returns the state after adding a*b (accsub: after subtracting it); fin turns it into a value.
 local function acc(a, b, v, g1, g2, g3, isd)
@@ -150,20 +166,23 @@ local function spow(a, b)
             local f = 2 * v
             return setmetatable({ v * v, f * a[2], f * a[3], f * a[4] }, D)
         end
-        return lift(a, v ^ b, b * v ^ (b - 1))
+        if b == 0 then return lift(a, 1, 0) end -- constant (0 * v^-1 would be NaN at v = 0)
+        return lift_singular(a, v ^ b, b * v ^ (b - 1))
     end
     local bv = b[1]
     if type(a) == "number" then
         local p = a ^ bv
-        return lift(b, p, p * mlog(a))
+        -- d/db 0^b = 0 for b > 0 (p log a would be 0 * -inf)
+        return lift(b, p, (a == 0 and bv > 0) and 0 or p * mlog(a))
     end
     local av = a[1]
     local p = av ^ bv
-    local fa, fb = bv * av ^ (bv - 1), p * mlog(av)
+    local fa, fb = bv * av ^ (bv - 1), (av == 0 and bv > 0) and 0 or p * mlog(av)
     local g = { p, 0, 0, 0 }
     for k = 2, 4 do
-        local bk = b[k]
-        g[k] = fa * a[k] + (bk ~= 0 and fb * bk or 0) -- skip log(a) where the exponent is constant
+        local ak, bk = a[k], b[k]
+        -- skip a^(b-1) where the base is constant and log(a) where the exponent is
+        g[k] = (ak ~= 0 and fa * ak or 0) + (bk ~= 0 and fb * bk or 0)
     end
     return setmetatable(g, D)
 end
@@ -400,7 +419,8 @@ end
 local function ssqrt(x)
     if type(x) == "number" then return msqrt(x) end
     local r = msqrt(x[1])
-    return lift(x, r, 0.5 / r)
+    if r > 0 then return lift(x, r, 0.5 / r) end
+    return lift_singular(x, r, 0.5 / r)
 end
 
 local function vnorm(x)
@@ -604,14 +624,14 @@ function M.asin(x)
     if type(x) == "number" then return masin(x) end
     checkd(x, "asin")
     local v = x[1]
-    return lift(x, masin(v), 1 / msqrt((1 - v) * (1 + v)))
+    return lift_singular(x, masin(v), 1 / msqrt((1 - v) * (1 + v)))
 end
 
 function M.acos(x)
     if type(x) == "number" then return macos(x) end
     checkd(x, "acos")
     local v = x[1]
-    return lift(x, macos(v), -1 / msqrt((1 - v) * (1 + v)))
+    return lift_singular(x, macos(v), -1 / msqrt((1 - v) * (1 + v)))
 end
 
 -- atan2(y, x) = the angle of (x, y); d = (x dy - y dx)/(x^2 + y^2)
@@ -845,7 +865,16 @@ end
 
 local function body_torque(u, what)
     if type(u) == "number" then return cvec3(0, 0, 0) end
-    if getmetatable(u) == D then return cvec3(-u[2], -u[3], -u[4]) end
+    if getmetatable(u) == D then
+        local g1, g2, g3 = u[2], u[3], u[4]
+        local s = g1 + g2 + g3
+        if s ~= s or s == mhuge or s == -mhuge then -- NaN or inf in some component
+            error(fmt("%s: the derivative is not finite (%s, %s, %s): U is not differentiable at this R " ..
+                "(a function at a singular point, e.g. atan2(0, 0), log(0), x^b with b < 1 at 0)",
+                what, tostring(g1), tostring(g2), tostring(g3)), 0)
+        end
+        return cvec3(-g1, -g2, -g3)
+    end
     error(fmt("%s returned %s, expected a number", what, typename(u)), 0)
 end
 

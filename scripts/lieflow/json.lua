@@ -9,6 +9,8 @@
 --     carries json.array_mt ([]); other tables are objects whose keys must be strings or numbers;
 --   * lf.vec3 / lf.mat3 (anything with a :totable() method) become arrays; a value with a
 --     __tojson metamethod is replaced by what it returns (a Lua value, encoded in turn);
+--   * strings must be valid UTF-8; two keys that give the same member name (1 and "1") and
+--     non-finite number keys are errors;
 --   * functions, threads, other userdata and reference cycles are errors naming the path
 --     (e.g. "json.encode: unsupported value of type function at $.runs[2].traj").
 -- decode delegates to dkjson (Debian lua-dkjson), loaded on first use.
@@ -31,7 +33,9 @@ M.number = num2str
 
 local escapes = {['"'] = '\\"', ['\\'] = '\\\\', ['\b'] = '\\b', ['\f'] = '\\f', ['\n'] = '\\n',
                  ['\r'] = '\\r', ['\t'] = '\\t'}
-local function quote(s)
+local function quote(s, path)
+  -- JSON text is UTF-8 (RFC 8259 §8.1): other bytes would make the whole file unreadable
+  if not utf8.len(s) then error(("json.encode: string is not valid UTF-8 at %s"):format(path), 0) end
   return '"' .. s:gsub('[%c"\\]', function(c) return escapes[c] or ("\\u%04x"):format(c:byte()) end) .. '"'
 end
 
@@ -48,7 +52,12 @@ end
 
 local function key_string(k, path)
   if type(k) == "string" then return k end
-  if type(k) == "number" then return num2str(k) end
+  if type(k) == "number" then
+    if k ~= k or k == math.huge or k == -math.huge then
+      error(("json.encode: object key %s at %s has no JSON form"):format(tostring(k), path), 0)
+    end
+    return num2str(k)
+  end
   error(("json.encode: object key of type %s at %s"):format(type(k), path), 0)
 end
 
@@ -57,10 +66,16 @@ local function encode(v, out, path, seen, indent, depth)
   if tv == "nil" then out[#out + 1] = "null"; return end
   if tv == "boolean" then out[#out + 1] = tostring(v); return end
   if tv == "number" then out[#out + 1] = num2str(v); return end
-  if tv == "string" then out[#out + 1] = quote(v); return end
+  if tv == "string" then out[#out + 1] = quote(v, path); return end
   local mt = getmetatable(v)
   if type(mt) == "table" and mt.__tojson then
-    return encode(mt.__tojson(v), out, path, seen, indent, depth)
+    -- not a tail call: v stays in `seen`, so a __tojson that returns v (or leads back to it)
+    -- is a reference cycle, not an endless loop
+    if seen[v] then error(("json.encode: reference cycle at %s"):format(path), 0) end
+    seen[v] = true
+    encode(mt.__tojson(v), out, path, seen, indent, depth)
+    seen[v] = nil
+    return
   end
   if tv == "userdata" then
     local ok, tab = pcall(function() return v:totable() end)
@@ -89,6 +104,11 @@ local function encode(v, out, path, seen, indent, depth)
     local keys, names = {}, {}
     for k in pairs(v) do
       local s = key_string(k, path)
+      if names[s] ~= nil then -- e.g. 1 and "1": two members with the same name, one value lost
+        error(("json.encode: keys %s and %s at %s both become the member name %s"):format(
+          type(names[s]) == "string" and ("%q"):format(names[s]) or tostring(names[s]),
+          type(k) == "string" and ("%q"):format(k) or tostring(k), path, ("%q"):format(s)), 0)
+      end
       keys[#keys + 1] = s; names[s] = k
     end
     table.sort(keys)
@@ -96,7 +116,7 @@ local function encode(v, out, path, seen, indent, depth)
       out[#out + 1] = "{"
       for i, s in ipairs(keys) do
         if i > 1 then out[#out + 1] = "," end
-        out[#out + 1] = nl .. pad1 .. quote(s) .. (indent and ": " or ":")
+        out[#out + 1] = nl .. pad1 .. quote(s, path) .. (indent and ": " or ":")
         encode(v[names[s]], out, path .. "." .. s, seen, indent, depth + 1)
       end
       out[#out + 1] = nl .. pad .. "}"

@@ -75,7 +75,13 @@ function methods:_step(h)
   end
   if type(res) == "table" then s = res elseif res ~= nil then s.R, s.omega = res, w end
   check_state(self, s, h)
-  s.t = self.state_.t + h
+  -- t += h with compensated (Kahan) summation, as the built-in integrators do: after k steps
+  -- t is k h to round-off, not k h plus k accumulated rounding errors
+  local t0 = self.state_.t
+  local y = h - self.tc_
+  local t = t0 + y
+  self.tc_ = (t - t0) - y
+  s.t = t
   self.state_ = s
   self.steps = self.steps + 1
 end
@@ -91,6 +97,7 @@ function methods:advance_to(T)
   local rest = T - self.state_.t
   if math.abs(rest) > 1e-12 * math.abs(h) * (1 + n) then self:_step(rest) end
   self.state_.t = T
+  self.tc_ = 0
   return self
 end
 
@@ -103,6 +110,7 @@ function methods:set_state(s)
   if not finite(new.t) then error(("set_state: field 't' must be a finite number, got %s"):format(tostring(new.t)), 2) end
   check_state(self, new, 0)
   self.state_ = new
+  self.tc_ = 0
   return self
 end
 
@@ -142,7 +150,7 @@ it_mt.__index = function(it, k)
   return methods[k]
 end
 -- Only h can be set (as for the built-in integrators); the raw fields (method, system, steps,
--- state_, h_) never reach __newindex.
+-- state_, h_, tc_) never reach __newindex.
 it_mt.__newindex = function(it, k, v)
   if k == "h" then
     if not finite(v) or v == 0 then error(("integrator.h must be a finite nonzero number, got %s"):format(tostring(v)), 2) end
@@ -167,7 +175,7 @@ function M.integrator(method, system, opts)
   end
   local t0 = opts.t0 or 0
   if not finite(t0) then error(("lf.integrator: option 't0' must be a finite number, got %s"):format(tostring(t0)), 3) end
-  local it = {method = method, system = system, h_ = h, steps = 0,
+  local it = {method = method, system = system, h_ = h, steps = 0, tc_ = 0,
               state_ = {t = t0, R = system.R, omega = system.omega}}
   return setmetatable(it, it_mt)
 end

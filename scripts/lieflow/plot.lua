@@ -49,6 +49,13 @@ local function fail(msg) error("lf.plot: " .. msg, 0) end
 -- POSIX shell quoting
 local function shq(s) return "'" .. tostring(s):gsub("'", [['\'']]) .. "'" end
 
+-- a file argument that gnuplot cannot mistake for an option ("-a.gp" -> "./-a.gp")
+local function file_arg(p)
+  p = tostring(p)
+  if p:sub(1, 1) == "-" then p = "./" .. p end
+  return shq(p)
+end
+
 -- gnuplot string expression for arbitrary text: single-quoted pieces (no backquote command
 -- substitution, no escapes) joined by "\n" for line breaks.
 local function gq(s)
@@ -592,6 +599,9 @@ local function script_text(P, mode, datname, imgname)
         if #labels > 0 then add(("set %stics (%s)"):format(ax, table.concat(labels, ", "))) end
         add(("set m%stics default"):format(ax))
         local m = (hi / lo) ^ 0.04
+        -- (nearly) constant data: the range would be (nearly) empty, which gnuplot refuses on a
+        -- log axis ("Can't plot with an empty y range"); take a 5% margin instead
+        if m < 1 + 1e-6 then m = 1.05 end
         add(("set %srange [%s:%s]"):format(ax, fmt(math.min(lo / m, t[1] or lo)),
           fmt(math.max(hi * m, t[#t] or hi))))
       end
@@ -654,7 +664,7 @@ end
 -- run gnuplot on a script; returns ok, stdout text (when captured), stderr text
 local function run_gnuplot(exe, script, capture)
   local errf = os.tmpname()
-  local cmd = shq(exe) .. " " .. shq(script) .. " 2> " .. shq(errf)
+  local cmd = shq(exe) .. " " .. file_arg(script) .. " 2> " .. shq(errf)
   local ok, how, code, out
   if capture then
     local p = io.popen(cmd, "r")
@@ -674,7 +684,7 @@ end
 
 local function how_to_render(exe, why, script)
   return ("%s. The data and the gnuplot script were written; to render the figure install gnuplot " ..
-    "(e.g. apt-get install gnuplot-nox) and run:\n    gnuplot %s"):format(why, shq(script))
+    "(e.g. apt-get install gnuplot-nox) and run:\n    gnuplot %s"):format(why, file_arg(script))
 end
 
 --- M.plot(spec) -> image path (nil in dumb mode or without gnuplot), info

@@ -6,15 +6,17 @@
 -- The stepping happens in C: between two samples the integrator takes `every` steps in one call
 -- (it:step(every)), so the cost of observing is one sample per `every` steps. A run takes
 -- n = floor(T/h) steps (T/h within 1e-12 of an integer counts as that integer); when n h falls
--- short of T by more than 1e-9 h, a last shorter step lands on T exactly (it:advance_to). Samples: t = 0, every
--- `every` steps, and the final time (always recorded once).
+-- short of T by more than 1e-9 h (or T < h), a last shorter step lands on T exactly (it:advance_to).
+-- T/h >= 2^53 is an error. Samples: t = 0, every `every` steps, and the final time (always recorded
+-- once).
 --
 -- Columns (traj.columns lists them in order; traj[name] is an array, one entry per sample):
 --   t, energy, energy_error (E - E(0)), pi1, pi2, pi3 (total spatial angular momentum),
 --   Pi1, Pi2, Pi3 (body momentum J w), casimir (|Pi|), orthogonality (max_i ||R_i^T R_i - I||),
 --   then one column per observer, sorted by name. With several bodies, Pi and casimir are those
 --   of body 1.
--- observe: {name = function(it) return number end, ...}; array entries may also name built-in
+-- observe: {name = function(it) return number end, ...} (names: no commas, quotes or control
+-- characters, as they head CSV columns); array entries may also name built-in
 -- columns ("energy", ...), which are always recorded anyway. An observer that errors or returns a
 -- non-number stops the run with an error naming it and the time.
 -- progress: nil = a progress line on stderr (\r, percentage, steps/s) when stderr is a terminal
@@ -65,6 +67,21 @@ local function positive(x, what, fn)
 end
 M.positive = positive
 
+-- Most steps a run may take: beyond 2^53 neither the step count nor t = k h is exact (and such a
+-- run would not finish anyway).
+M.max_steps = 2 ^ 53
+
+--- Number of whole steps of h in T (T/h within 1e-12 of an integer counts as that integer);
+--- an error when T/h is too large to be counted (a run that would never end).
+local function step_count(T, h, fn)
+  local q = T / h
+  if not (q < M.max_steps) then
+    error(("%s: T/h = %g/%g = %g steps is too many (at most 2^53)"):format(fn, T, h, q), 3)
+  end
+  return math.floor(q * (1 + 1e-12))
+end
+M.step_count = step_count
+
 local function progress_line(name, h, done, n, t, rate, final)
   local pct = n > 0 and 100 * done / n or 100
   io.stderr:write(("\rlf.run %s h=%g: %5.1f%%  t=%-10.6g %9.3g steps/s%s"):format(
@@ -110,6 +127,9 @@ function M.run(system, opts)
         error(("%s: observer '%s' clashes with a built-in column"):format(fn, k), 2)
       elseif reserved[k] then
         error(("%s: observer name '%s' is reserved (a trajectory field or method)"):format(fn, k), 2)
+      elseif k == "" or k:find("[%c,\"]") then
+        -- the name is a CSV header field (write_csv): no commas, quotes, line breaks
+        error(("%s: observer name %q must be non-empty and free of commas, quotes and control characters"):format(fn, k), 2)
       elseif type(f) ~= "function" then
         error(("%s: observer '%s' must be a function(it) returning a number, got %s"):format(fn, k, type(f)), 2)
       else
@@ -167,7 +187,7 @@ function M.run(system, opts)
     end
   end
 
-  local n = math.floor(T / h * (1 + 1e-12))
+  local n = step_count(T, h, fn)
   local isatty = core.isatty and core.isatty(2)
   local show = progress == true or (progress == nil and isatty)
   local clock = core.wall_time or os.clock
@@ -197,8 +217,9 @@ function M.run(system, opts)
       end
     end
   end
-  -- n h short of T (by more than round-off): one last shorter step lands on T exactly
-  if T - n * h > 1e-9 * h then
+  -- n h short of T (by more than round-off): one last shorter step lands on T exactly; with
+  -- n = 0 (T far below h) too, so that the final time is always recorded
+  if n == 0 or T - n * h > 1e-9 * h then
     local ok, err = pcall(it.advance_to, it, T)
     if not ok then fail(err, it.t) end
     sample()
