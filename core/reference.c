@@ -74,7 +74,10 @@ int lf_reference_solve(const lf_system *sys, const double *R0, const double *w0,
         free(y);
         return lf_error_set(err, LF_ENOMEM, "reference: out of memory");
     }
-    gsl_odeiv2_driver_set_nmax(d, 0);
+    /* a bound on the work, so that an absurd T is an error and not a hang (rk8pd takes steps of
+     * about 1e-2 of a period at tol 1e-13: 2e7 steps cover ~1e5 periods) */
+    const unsigned long nmax = 20000000;
+    gsl_odeiv2_driver_set_nmax(d, nmax);
     rc = LF_OK;
     for (int k = 0; k < ntimes && rc == LF_OK; k++) {
         if ((times[k] - t) * dir < 0) {
@@ -83,12 +86,14 @@ int lf_reference_solve(const lf_system *sys, const double *R0, const double *w0,
             break;
         }
         int s = gsl_odeiv2_driver_apply(d, &t, times[k], y);
-        if (s != GSL_SUCCESS) {
+        if (s == GSL_EMAXITER)
+            rc = lf_error_set(err, LF_ENOCONV, "reference: more than %lu rk8pd steps needed to reach t=%g (stopped at t=%.17g)",
+                              nmax, times[k], t);
+        else if (s != GSL_SUCCESS)
             rc = c.status != LF_OK ? c.status
                                    : lf_error_set(err, LF_ENOCONV, "reference: rk8pd failed at t=%.17g (%s)", t,
                                                   gsl_strerror(s));
-            break;
-        }
+        if (rc != LF_OK) break;
         memcpy(Rout + 9 * (size_t)nb * k, y, 9 * (size_t)nb * sizeof(double));
         memcpy(wout + 3 * (size_t)nb * k, y + 9 * nb, 3 * (size_t)nb * sizeof(double));
     }
