@@ -27,64 +27,37 @@
 
 #include "linalg.h"
 #include "method.h"
+#include "newton3.h"
 #include "so3.h"
 
-/* max-norm; NaN if any component is NaN (so a NaN residual stops Newton) */
-static inline double maxabs3(const double *v)
-{
-    double a = fabs(v[0]), b = fabs(v[1]), c = fabs(v[2]);
-    if (isnan(a + b + c)) return NAN;
-    return a > b ? (a > c ? a : c) : (b > c ? b : c);
-}
+typedef struct {
+    const double *J, *g;
+} lgvi_eq;
 
-/* r(x) = J x + 1/2 x x J x - (1 + |x|^2/4) g; also returns J x. */
-static inline void lgvi_residual(const double *J, const double *g, const double *x, double *Jx, double *r)
+/* r(x) = J x + 1/2 x x J x - (1 + |x|^2/4) g and A = J + 1/2 (hat(x) J - hat(J x)) - 1/2 g x^T. */
+static inline void lgvi_residual(const void *ctx, const double *x, double *r, double *A)
 {
-    double cr[3];
+    const lgvi_eq *q = ctx;
+    const double *J = q->J, *g = q->g;
+    double Jx[3], cr[3];
     lf_v3_mul(J, x, Jx);
     lf_v3_cross(x, Jx, cr);
-    const double q = 1 + 0.25 * lf_v3_dot(x, x);
-    for (int k = 0; k < 3; k++) r[k] = Jx[k] + 0.5 * cr[k] - q * g[k];
+    const double s = 1 + 0.25 * lf_v3_dot(x, x);
+    for (int k = 0; k < 3; k++) r[k] = Jx[k] + 0.5 * cr[k] - s * g[k];
+    A[0] = J[0] - 0.5 * g[0] * x[0];
+    A[1] = 0.5 * x[2] * (J[2] - J[1]) - 0.5 * g[0] * x[1];
+    A[2] = 0.5 * x[1] * (J[2] - J[1]) - 0.5 * g[0] * x[2];
+    A[3] = 0.5 * x[2] * (J[0] - J[2]) - 0.5 * g[1] * x[0];
+    A[4] = J[1] - 0.5 * g[1] * x[1];
+    A[5] = 0.5 * x[0] * (J[0] - J[2]) - 0.5 * g[1] * x[2];
+    A[6] = 0.5 * x[1] * (J[1] - J[0]) - 0.5 * g[2] * x[0];
+    A[7] = 0.5 * x[0] * (J[1] - J[0]) - 0.5 * g[2] * x[1];
+    A[8] = J[2] - 0.5 * g[2] * x[2];
 }
 
-static int lgvi_solve(lf_stepper *s, const double *J, const double *g, double *x, int body)
-{
-    const double tol = s->opts.newton_tol;
-    double r[3], Jx[3], A[9], dx[3];
-    int it = 0; /* Newton updates made; same tests as lf_newton (linalg.c) */
-    for (;;) {
-        lgvi_residual(J, g, x, Jx, r);
-        const double res = maxabs3(r);
-        if (res == 0) break; /* exact root */
-        if (it >= s->opts.max_iter || !isfinite(res)) {
-            s->newton_iters += it;
-            /* (a) has no solution once h |Pi_k + h/2 T_k| is too large: for a spin about principal axis i
-             * its range is J_i sin(angle), so h |w_i| > 1 admits no F (e.g. the slow top with h = 1/4). */
-            return lf_error_set(&s->err, LF_ENOCONV,
-                                "newton did not converge in %d iterations (|residual|=%.3g); "
-                                "F may not exist at this h (needs about h|w| < 1): reduce h",
-                                it, res);
-        }
-        /* A = J + 1/2 (hat(x) J - hat(J x)) - 1/2 g x^T */
-        A[0] = J[0] - 0.5 * g[0] * x[0];
-        A[1] = 0.5 * x[2] * (J[2] - J[1]) - 0.5 * g[0] * x[1];
-        A[2] = 0.5 * x[1] * (J[2] - J[1]) - 0.5 * g[0] * x[2];
-        A[3] = 0.5 * x[2] * (J[0] - J[2]) - 0.5 * g[1] * x[0];
-        A[4] = J[1] - 0.5 * g[1] * x[1];
-        A[5] = 0.5 * x[0] * (J[0] - J[2]) - 0.5 * g[1] * x[2];
-        A[6] = 0.5 * x[1] * (J[1] - J[0]) - 0.5 * g[2] * x[0];
-        A[7] = 0.5 * x[0] * (J[1] - J[0]) - 0.5 * g[2] * x[1];
-        A[8] = J[2] - 0.5 * g[2] * x[2];
-        if (lf_m3_solve(A, r, dx) != LF_OK)
-            return lf_error_set(&s->err, LF_EDOMAIN, "singular Newton Jacobian for the Cayley parameter of body %d",
-                                body + 1);
-        lf_v3_sub(x, dx, x);
-        it++;
-        if (maxabs3(dx) <= tol * (1 + maxabs3(x))) break;
-    }
-    s->newton_iters += it;
-    return LF_OK;
-}
+/* (a) has no solution once h |Pi_k + h/2 T_k| is too large: for a spin about principal axis i its
+ * range is J_i sin(angle), so h |w_i| > 1 admits no F (e.g. the slow top with h = 1/4). */
+static const char lgvi_hint[] = "; F may not exist at this h (needs about h|w| < 1): reduce h";
 
 static size_t lgvi_work(int nb) { return 3 * (size_t)nb; }
 
@@ -108,7 +81,8 @@ static int lgvi_step(lf_stepper *s, double h)
         lf_v3_cross(x, Jx, cr);
         const double q = 1 + 0.25 * lf_v3_dot(x, x);
         for (int k = 0; k < 3; k++) x[k] = (q * g[k] - 0.5 * cr[k]) / J[k];
-        rc = lgvi_solve(s, J, g, x, i);
+        lgvi_eq eq = {J, g};
+        rc = lf_newton3(s, lgvi_residual, &eq, x, "the Cayley parameter equation", lgvi_hint, i);
         if (rc != LF_OK) return rc;
         lf_so3_rmul_cay(R, x); /* (b) */
         lf_so3_cay(x, F);

@@ -44,15 +44,8 @@
 
 #include "linalg.h"
 #include "method.h"
+#include "newton3.h"
 #include "so3.h"
-
-/* max-norm; NaN if any component is NaN (so a NaN residual stops Newton) */
-static inline double maxabs3(const double *v)
-{
-    double a = fabs(v[0]), b = fabs(v[1]), c = fabs(v[2]);
-    if (isnan(a + b + c)) return NAN;
-    return a > b ? (a > c ? a : c) : (b > c ? b : c);
-}
 
 /* D(W) = d(W x J W)/dW = hat(W) J - hat(J W), J diagonal (row-major). */
 static inline void gyro_jac(const double *J, const double *W, double *D)
@@ -64,41 +57,22 @@ static inline void gyro_jac(const double *J, const double *W, double *D)
 
 /* ------------------------------------------------------------------------------------ ELN */
 
-/* g(W) = J W - h/2 (J W x W) - c of eq. (6) times J; also returns J W. */
-static inline void eln_residual(const double *J, double h, const double *c, const double *W, double *JW, double *r)
-{
-    double cr[3];
-    lf_v3_mul(J, W, JW);
-    lf_v3_cross(JW, W, cr);
-    for (int k = 0; k < 3; k++) r[k] = JW[k] - 0.5 * h * cr[k] - c[k];
-}
+typedef struct {
+    const double *J, *c;
+    double h;
+} eln_eq;
 
-/* Solve eq. (6) times J, g(W) = 0, for one body; W holds the predictor on entry. */
-static int eln_solve(lf_stepper *s, const double *J, double h, const double *c, double *W, int body)
+/* g(W) = J W - h/2 (J W x W) - c of eq. (6) times J, and its Jacobian J + h/2 D(W). */
+static inline void eln_residual(const void *ctx, const double *W, double *r, double *A)
 {
-    const double tol = s->opts.newton_tol;
-    double r[3], JW[3], A[9], dx[3];
-    int it = 0; /* Newton updates made; same tests as lf_newton (linalg.c) */
-    for (;;) {
-        eln_residual(J, h, c, W, JW, r);
-        const double res = maxabs3(r);
-        if (res == 0) break; /* exact root */
-        if (it >= s->opts.max_iter || !isfinite(res)) {
-            s->newton_iters += it;
-            return lf_error_set(&s->err, LF_ENOCONV, "newton did not converge in %d iterations (|residual|=%.3g)",
-                                it, res);
-        }
-        gyro_jac(J, W, A); /* A = J + h/2 D(W) */
-        for (int k = 0; k < 9; k++) A[k] *= 0.5 * h;
-        A[0] += J[0]; A[4] += J[1]; A[8] += J[2];
-        if (lf_m3_solve(A, r, dx) != LF_OK)
-            return lf_error_set(&s->err, LF_EDOMAIN, "singular Newton Jacobian in eq. (6) for body %d", body + 1);
-        lf_v3_sub(W, dx, W);
-        it++;
-        if (maxabs3(dx) <= tol * (1 + maxabs3(W))) break;
-    }
-    s->newton_iters += it;
-    return LF_OK;
+    const eln_eq *q = ctx;
+    double JW[3], cr[3];
+    lf_v3_mul(q->J, W, JW);
+    lf_v3_cross(JW, W, cr);
+    for (int k = 0; k < 3; k++) r[k] = JW[k] - 0.5 * q->h * cr[k] - q->c[k];
+    gyro_jac(q->J, W, A);
+    for (int k = 0; k < 9; k++) A[k] *= 0.5 * q->h;
+    A[0] += q->J[0]; A[4] += q->J[1]; A[8] += q->J[2];
 }
 
 static size_t eln_work(int nb) { return 3 * (size_t)nb; }
@@ -136,7 +110,8 @@ static int eln_common(lf_stepper *s, double h, int use_exp)
         lf_v3_add(a, tau1 + 3 * i, a);
         lf_v3_div(a, J, a);
         lf_v3_axpy(W, 0.5 * h, a, W);
-        rc = eln_solve(s, J, h, c, W, i);
+        eln_eq q = {J, c, h};
+        rc = lf_newton3(s, eln_residual, &q, W, "eq. (6)", "", i);
         if (rc != LF_OK) return rc;
     }
     lf_stepper_cache_torque(s, tau1);

@@ -27,60 +27,34 @@
 
 #include "linalg.h"
 #include "method.h"
+#include "newton3.h"
 #include "so3.h"
 
-/* max-norm; NaN if any component is NaN (so a NaN residual stops Newton) */
-static inline double maxabs3(const double *v)
-{
-    double a = fabs(v[0]), b = fabs(v[1]), c = fabs(v[2]);
-    if (isnan(a + b + c)) return NAN;
-    return a > b ? (a > c ? a : c) : (b > c ? b : c);
-}
+typedef struct {
+    const double *J, *c;
+    double h;
+} vlv_eq;
 
-/* g(W) of eq. (8) times J (see above) for right-hand side c = J W_k + h/2 tau(Q_k); returns J W. */
-static inline void vlv_residual(const double *J, double h, const double *c, const double *W, double *JW, double *r)
+/* g(W) of eq. (8) times J (see above) for the right-hand side c = J W_k + h/2 tau(Q_k), and its
+ * Jacobian A = J + h/2 (hat(W) J - hat(J W)) + h^2/4 [(W.JW) I + 2 W (JW)^T]. */
+static inline void vlv_residual(const void *ctx, const double *W, double *r, double *A)
 {
-    double cr[3];
+    const vlv_eq *q = ctx;
+    const double *J = q->J, h = q->h, hh = 0.5 * h, h2 = 0.25 * h * h;
+    double JW[3], cr[3];
     lf_v3_mul(J, W, JW);
     lf_v3_cross(JW, W, cr);
-    double q = 0.25 * h * h * lf_v3_dot(W, JW);
-    for (int k = 0; k < 3; k++) r[k] = JW[k] - 0.5 * h * cr[k] + q * W[k] - c[k];
-}
-
-/* Solve eq. (8) for one body; W holds the predictor on entry and W_{k+1/2} on return. */
-static int vlv_solve(lf_stepper *s, const double *J, double h, const double *c, double *W, int body)
-{
-    const double hh = 0.5 * h, h2 = 0.25 * h * h, tol = s->opts.newton_tol;
-    double r[3], JW[3], A[9], dx[3];
-    int it = 0; /* Newton updates made; same tests as lf_newton (linalg.c) */
-    for (;;) {
-        vlv_residual(J, h, c, W, JW, r);
-        const double res = maxabs3(r);
-        if (res == 0) break; /* exact root */
-        if (it >= s->opts.max_iter || !isfinite(res)) {
-            s->newton_iters += it;
-            return lf_error_set(&s->err, LF_ENOCONV, "newton did not converge in %d iterations (|residual|=%.3g)",
-                                it, res);
-        }
-        const double e = h2 * lf_v3_dot(W, JW), f = 2 * h2;
-        /* A = J + h/2 (hat(W) J - hat(J W)) + h^2/4 [(W.JW) I + 2 W (JW)^T] */
-        A[0] = J[0] + e + f * W[0] * JW[0];
-        A[1] = hh * W[2] * (J[2] - J[1]) + f * W[0] * JW[1];
-        A[2] = hh * W[1] * (J[2] - J[1]) + f * W[0] * JW[2];
-        A[3] = hh * W[2] * (J[0] - J[2]) + f * W[1] * JW[0];
-        A[4] = J[1] + e + f * W[1] * JW[1];
-        A[5] = hh * W[0] * (J[0] - J[2]) + f * W[1] * JW[2];
-        A[6] = hh * W[1] * (J[1] - J[0]) + f * W[2] * JW[0];
-        A[7] = hh * W[0] * (J[1] - J[0]) + f * W[2] * JW[1];
-        A[8] = J[2] + e + f * W[2] * JW[2];
-        if (lf_m3_solve(A, r, dx) != LF_OK)
-            return lf_error_set(&s->err, LF_EDOMAIN, "singular Newton Jacobian in eq. (8) for body %d", body + 1);
-        lf_v3_sub(W, dx, W);
-        it++;
-        if (maxabs3(dx) <= tol * (1 + maxabs3(W))) break;
-    }
-    s->newton_iters += it;
-    return LF_OK;
+    const double e = h2 * lf_v3_dot(W, JW), f = 2 * h2;
+    for (int k = 0; k < 3; k++) r[k] = JW[k] - hh * cr[k] + e * W[k] - q->c[k];
+    A[0] = J[0] + e + f * W[0] * JW[0];
+    A[1] = hh * W[2] * (J[2] - J[1]) + f * W[0] * JW[1];
+    A[2] = hh * W[1] * (J[2] - J[1]) + f * W[0] * JW[2];
+    A[3] = hh * W[2] * (J[0] - J[2]) + f * W[1] * JW[0];
+    A[4] = J[1] + e + f * W[1] * JW[1];
+    A[5] = hh * W[0] * (J[0] - J[2]) + f * W[1] * JW[2];
+    A[6] = hh * W[1] * (J[1] - J[0]) + f * W[2] * JW[0];
+    A[7] = hh * W[0] * (J[1] - J[0]) + f * W[2] * JW[1];
+    A[8] = J[2] + e + f * W[2] * JW[2];
 }
 
 static size_t vlv_work(int nb) { return 3 * (size_t)nb; }
@@ -102,7 +76,8 @@ static int vlv_step(lf_stepper *s, double h)
         lf_v3_add(a, tau0 + 3 * i, a);
         lf_v3_div(a, J, a);
         lf_v3_axpy(W, 0.5 * h, a, W);
-        rc = vlv_solve(s, J, h, c, W, i);
+        vlv_eq q = {J, c, h};
+        rc = lf_newton3(s, vlv_residual, &q, W, "eq. (8)", "", i);
         if (rc != LF_OK) return rc;
         /* (9) */
         lf_v3_scale(W, h, x);

@@ -23,12 +23,7 @@ local function errmsg(f, ...)
 end
 local function has(msg, s) assert.is_truthy(msg:find(s, 1, true), ("%q not in %q"):format(s, msg)) end
 
-local function tmpdir()
-  local base = os.tmpname()
-  os.remove(base)
-  lf.mkdir_p(base)
-  return base
-end
+local tmpdir = require("testlib").make_tmpdir
 
 describe("lf.fit_linear", function()
   it("fits a line by least squares (GSL)", function()

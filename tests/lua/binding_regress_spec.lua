@@ -4,12 +4,8 @@
 local lf = require "lieflow"
 
 local R0 = lf.so3.exp{0, 0.7227, 0}
-local function errmsg(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "an error was expected")
-  return tostring(e)
-end
-local function has(msg, s) assert(msg:find(s, 1, true), ("%q not found in %q"):format(s, msg)) end
+local T = require "testlib"
+local errmsg, has = T.errmsg, T.has
 
 describe("lf.bodies", function()
   it("takes many bodies (they were all pushed on the C stack without lua_checkstack)", function()

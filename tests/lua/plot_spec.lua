@@ -8,24 +8,11 @@ local HAVE = P.gnuplot_available()
 local it_gp = HAVE and it or pending
 
 -- ---------------------------------------------------------------- helpers
-local function shq(s) return "'" .. tostring(s):gsub("'", [['\'']]) .. "'" end
-
-local function read(p)
-  local f = io.open(p, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local T = require "testlib"
+local shq, read, make_tmpdir = T.shq, T.read, T.make_tmpdir
 
 local function exists(p) return read(p) ~= nil end
 
-local function make_tmpdir()
-  local d = os.tmpname()
-  os.remove(d)
-  assert(os.execute("mkdir -p " .. shq(d)))
-  return d
-end
 
 -- data rows of a .dat file (comment lines dropped), each an array of strings
 local function dat_rows(path)

@@ -3,28 +3,10 @@
 local lf = require "lieflow"
 local plot = require "lieflow.plot"
 
-local function errmsg(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "an error was expected")
-  return tostring(e)
-end
-local function has(msg, s) assert(msg:find(s, 1, true), ("%q not found in %q"):format(s, msg)) end
+local T = require "testlib"
+local errmsg, has, read, shq, make_tmpdir = T.errmsg, T.has, T.read, T.shq, T.make_tmpdir
 local function finite(x) return x == x and x ~= math.huge and x ~= -math.huge end
 
-local function read(p)
-  local f = io.open(p, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-local function shq(s) return "'" .. tostring(s):gsub("'", [['\'']]) .. "'" end
-local function make_tmpdir()
-  local d = os.tmpname()
-  os.remove(d)
-  assert(os.execute("mkdir -p " .. shq(d)))
-  return d
-end
 local TMP
 setup(function() TMP = make_tmpdir() end)
 teardown(function()
