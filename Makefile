@@ -11,17 +11,21 @@ B        := build
 LUA_INC  := -I/usr/include/lua5.4
 WARN     := -Wall -Wextra -Wshadow
 CFLAGS   ?= -O2 -g
-ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -fPIC -Icore
+CORE_DIRS := $(sort $(dir $(wildcard core/*/*.c core/*/*.h)))
+CORE_INC := -Icore $(patsubst %/,-I%,$(CORE_DIRS))
+ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -fPIC $(CORE_INC)
 GSL_LIBS := -lgsl -lgslcblas -lm
 LUA_LIBS := -llua5.4
 
-CORE_SRC := $(sort $(wildcard core/*.c))
+CORE_SRC := $(sort $(wildcard core/*/*.c))
 CORE_OBJ := $(CORE_SRC:core/%.c=$(B)/core/%.o)
 BIND_SRC := $(sort $(filter-out lua/main.c,$(wildcard lua/*.c)))
 BIND_OBJ := $(BIND_SRC:lua/%.c=$(B)/lua/%.o)
 CTEST_SRC := $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN := $(CTEST_SRC:tests/c/%.c=$(B)/tests/%)
-HEADERS  := $(wildcard core/*.h lua/*.h)
+HEADERS  := $(wildcard core/*.h core/*/*.h lua/*.h)
+# headers for method authors and internals (*_internal.h) are not installed
+PUBLIC_HEADERS := $(filter-out %_internal.h,$(wildcard core/*.h core/*/*.h)) lua/lieflow_lua.h
 
 LIB_A    := $(B)/liblieflow.a
 LIB_SO   := $(B)/liblieflow.so
@@ -131,7 +135,7 @@ install: all
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(LUA_CMOD)/lieflow $(DESTDIR)$(LUA_LMOD)/lieflow
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 core/*.h lua/lieflow_lua.h $(DESTDIR)$(PREFIX)/include/lieflow/
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/lieflow/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' lieflow.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lieflow.pc
 	install -m 755 $(MOD_SO) $(DESTDIR)$(LUA_CMOD)/lieflow/
 	install -m 644 scripts/lieflow/*.lua $(DESTDIR)$(LUA_LMOD)/lieflow/

@@ -1,5 +1,5 @@
 /* lieflow Lua binding — the C helpers of scripts/lieflow/analysis.lua and run.lua:
- *   core.fit_linear(xs, ys)  -> slope, intercept, slope_stderr, resid_std   (core/analysis.h, GSL)
+ *   core.fit_linear(xs, ys)  -> slope, intercept, slope_stderr, resid_std   (core/analysis/analysis.h, GSL)
  *   core.isatty(fd)          -> boolean (is file descriptor fd a terminal: progress lines)
  *   core.wall_time()         -> seconds of a monotonic clock (run times, steps/s)
  *   core.mkdir_p(path)       -> true (mkdir -p: creates missing parents; error if impossible) */

@@ -1,4 +1,4 @@
-/* lieflow Lua binding — lf.exact: closed-form solutions (core/exact.h). */
+/* lieflow Lua binding — lf.exact: closed-form solutions (core/solve/exact.h). */
 #include "exact.h"
 #include "lbind.h"
 

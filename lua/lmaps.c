@@ -1,4 +1,4 @@
-/* lieflow Lua binding — lf.so3, lf.s2, lf.quat: thin wrappers over core/so3.h, s2.h, quat.h. */
+/* lieflow Lua binding — lf.so3, lf.s2, lf.quat: thin wrappers over core/lie/so3.h, s2.h, quat.h. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -8,7 +8,7 @@ local json = require "lieflow.json"
 local M = {json = json}
 
 --- lf.fit_linear(xs, ys) -> slope, intercept, slope_stderr, resid_std
---- Ordinary least squares (GSL gsl_fit_linear, core/analysis.c). resid_std is the standard
+--- Ordinary least squares (GSL gsl_fit_linear, core/analysis/analysis.c). resid_std is the standard
 --- deviation of the residuals about the line (n - 2 degrees of freedom).
 function M.fit_linear(xs, ys)
   if type(xs) ~= "table" or type(ys) ~= "table" then

@@ -1,4 +1,4 @@
-/* Unit tests of core/analysis.c (lf_fit_linear, the GSL least-squares wrapper). */
+/* Unit tests of core/analysis/analysis.c (lf_fit_linear, the GSL least-squares wrapper). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

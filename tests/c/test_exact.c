@@ -1,4 +1,4 @@
-/* Unit tests of core/exact.c: the closed-form free rigid body measured against GSL rk8pd references
+/* Unit tests of core/solve/exact.c: the closed-form free rigid body measured against GSL rk8pd references
  * (lf_reference_solve, rtol = atol = 1e-14) over t in [0, 100] (and [-100, 0]), and its invariants.
  * Each test prints the worst difference it measured, then asserts it against the bound. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Unit tests of core/linalg.c (LU, Newton) and a few of the inline helpers of linalg.h. */
+/* Unit tests of core/base/linalg.c (LU, Newton) and a few of the inline helpers of linalg.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

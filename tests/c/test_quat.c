@@ -1,4 +1,4 @@
-/* Unit tests of core/quat.c, measured against so3.c and algebraic identities. */
+/* Unit tests of core/lie/quat.c, measured against so3.c and algebraic identities. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Unit tests of core/s2.c. */
+/* Unit tests of core/lie/s2.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

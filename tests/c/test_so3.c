@@ -1,4 +1,4 @@
-/* Unit tests of core/so3.c: every map measured against an independent reference or identity.
+/* Unit tests of core/lie/so3.c: every map measured against an independent reference or identity.
  * Each test prints the worst error it measured, then asserts it against the bound. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
--- lf.exact.free_body from Lua: the closed-form free rigid body (core/exact.c) against lf.reference,
+-- lf.exact.free_body from Lua: the closed-form free rigid body (core/solve/exact.c) against lf.reference,
 -- and the errors a user meets.
 local lf = require "lieflow"
 local exact = lf.exact or require("lieflow.core").exact

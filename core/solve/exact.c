@@ -1,5 +1,5 @@
 /* lieflow — the torque-free rigid body in closed form (Jacobi elliptic functions from GSL).
- * Formulas and sign conventions: core/exact.h (Landau–Lifshitz, Mechanics §37). */
+ * Formulas and sign conventions: core/solve/exact.h (Landau–Lifshitz, Mechanics §37). */
 #include "exact.h"
 
 #include <gsl/gsl_errno.h>
@@ -53,7 +53,7 @@ static int elljac(double u, double m, double kp, int depth, double *sn, double *
 }
 
 /* Triaxial body (all moments distinct); W normalized (max |W_i| in [0.5, 1)), at least two W_i nonzero.
- * Formulas of core/exact.h. */
+ * Formulas of core/solve/exact.h. */
 static int triaxial(const double J[3], const double W[3], double t, double out[3], lf_error *err)
 {
     /* sort the axes by moment: J[i1] < J[i2] < J[i3] */

@@ -27,7 +27,7 @@
 
 #include "linalg.h"
 #include "method.h"
-#include "newton3.h"
+#include "newton3_internal.h"
 #include "so3.h"
 
 typedef struct {

@@ -44,7 +44,7 @@
 
 #include "linalg.h"
 #include "method.h"
-#include "newton3.h"
+#include "newton3_internal.h"
 #include "so3.h"
 
 /* D(W) = d(W x J W)/dW = hat(W) J - hat(J W), J diagonal (row-major). */
