@@ -14,7 +14,7 @@ CFLAGS   ?= -O2 -g
 CORE_DIRS := $(sort $(dir $(wildcard core/*/*.c core/*/*.h)))
 CORE_INC := -Icore $(patsubst %/,-I%,$(CORE_DIRS))
 ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -fPIC $(CORE_INC)
-GSL_LIBS := -lgsl -lgslcblas -lm
+GSL_LIBS := -lgsl -lgslcblas -lm -pthread
 LUA_LIBS := -llua5.4
 
 CORE_SRC := $(sort $(wildcard core/*/*.c))

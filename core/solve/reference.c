@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gsl_guard_internal.h"
 #include "linalg.h"
 
 typedef struct {
@@ -54,7 +55,6 @@ int lf_reference_solve(const lf_system *sys, const double *R0, const double *w0,
     double rtol = opts && opts->rtol > 0 ? opts->rtol : 1e-13;
     double atol = opts && opts->atol > 0 ? opts->atol : 1e-13;
     double h0 = opts && opts->h0 > 0 ? opts->h0 : 1e-3;
-    gsl_set_error_handler_off(); /* report GSL failures as statuses instead of abort() */
     int rc = lf_system_check_state(sys, R0, w0, 1e-9, err);
     if (rc != LF_OK) return rc;
     for (int k = 0; k < ntimes; k++)
@@ -78,6 +78,8 @@ int lf_reference_solve(const lf_system *sys, const double *R0, const double *w0,
      * about 1e-2 of a period at tol 1e-13: 2e7 steps cover ~1e5 periods) */
     const unsigned long nmax = 20000000;
     gsl_odeiv2_driver_set_nmax(d, nmax);
+    lf_gsl_guard guard; /* GSL failures become statuses, not abort() */
+    lf_gsl_guard_begin(&guard);
     rc = LF_OK;
     for (int k = 0; k < ntimes && rc == LF_OK; k++) {
         if ((times[k] - t) * dir < 0) {
@@ -97,6 +99,7 @@ int lf_reference_solve(const lf_system *sys, const double *R0, const double *w0,
         memcpy(Rout + 9 * (size_t)nb * k, y, 9 * (size_t)nb * sizeof(double));
         memcpy(wout + 3 * (size_t)nb * k, y + 9 * nb, 3 * (size_t)nb * sizeof(double));
     }
+    lf_gsl_guard_end(&guard);
     gsl_odeiv2_driver_free(d);
     free(y);
     return rc;
