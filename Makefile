@@ -23,7 +23,7 @@ BIND_SRC := $(sort $(filter-out lua/main.c,$(wildcard lua/*.c)))
 BIND_OBJ := $(BIND_SRC:lua/%.c=$(B)/lua/%.o)
 CTEST_SRC := $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN := $(CTEST_SRC:tests/c/%.c=$(B)/tests/%)
-HEADERS  := $(wildcard core/*.h core/*/*.h lua/*.h)
+HEADERS  := $(wildcard core/*.h core/*/*.h core/*/*.def lua/*.h)
 # headers for method authors and internals (*_internal.h) are not installed
 PUBLIC_HEADERS := $(filter-out %_internal.h,$(wildcard core/*.h core/*/*.h)) lua/lieflow_lua.h
 

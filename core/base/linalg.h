@@ -131,34 +131,4 @@ int lf_lu_factor(int n, double *A, int *piv);
 /* Solve with a factorization from lf_lu_factor; b is overwritten with x. */
 void lf_lu_solve(int n, const double *LU, const int *piv, double *b);
 
-/* Residual F(x) in R^n; if J != NULL it must also fill the n x n Jacobian (row-major, J[i*n+j] =
- * dF_i/dx_j). Return LF_OK or an error status (which aborts Newton, message in err). */
-typedef int (*lf_residual_fn)(void *ctx, const double *x, double *F, double *J, lf_error *err);
-
-typedef struct lf_newton_opts {
-    double tol;       /* stop when max-norm of the Newton update <= tol*(1+max|x|), or when F(x) is
-                         exactly 0; 0 -> 1e-14 */
-    int max_iter;     /* 0 -> 50 */
-    int analytic_jac; /* 1: F fills J; 0: forward finite differences, step sqrt(eps)*max(1,|x_j|) */
-} lf_newton_opts;
-
-typedef struct lf_newton_info {
-    int iters;        /* iterations used */
-    double residual;  /* max-norm of F at the last evaluation: at the returned x when F was 0 or at
-                         failure; after a converged update, at the x before that update (F is
-                         not re-evaluated: the true residual is then second order smaller) */
-    double update;    /* max-norm of the last update */
-} lf_newton_info;
-
-/* Workspace size (doubles) that lf_newton needs for dimension n. */
-static inline size_t lf_newton_work_size(int n) { return (size_t)n * n + 4 * (size_t)n + (size_t)n; }
-
-/* Newton's method for F(x) = 0 in R^n, starting at x (overwritten with the solution).
- * work: lf_newton_work_size(n) doubles; iwork: n ints. No allocation.
- * Returns LF_OK, LF_ENOCONV (after max_iter updates, or at once on a non-finite residual; message
- * "newton did not converge in N iterations (|residual|=...)"), LF_EDOMAIN for an exactly singular
- * Jacobian, or the residual's error. info and err may be NULL. */
-int lf_newton(lf_residual_fn F, void *ctx, int n, double *x, const lf_newton_opts *opts,
-              double *work, int *iwork, lf_newton_info *info, lf_error *err);
-
 #endif

@@ -1,10 +1,11 @@
-/* lieflow — the integrator registry and the stepper that drives a method on a rigid-body system.
+/* lieflow — methods (the registry and their metadata) and the stepper that drives a method on a
+ * system.
  *
- * Each method is a const lf_method in the table of method.c. A method's step function advances
- * s->R, s->w (in place) by h, using s->work (method_work doubles, no allocation), the cached
- * torque at the start of the step via lf_stepper_torque_start(), and lf_stepper_torque() for any
- * other attitude. On failure it returns a status with s->err filled; lf_stepper_step then restores
- * the state from before the step. */
+ * Every method requires one problem form (system.h); lf_stepper_new joins a method with a system
+ * that offers it (and refuses other pairs with a clear error). The stepper owns a copy of the
+ * state (the system's layout), the time (with compensated summation), workspace (no allocation in
+ * a step), statistics and an optional cancel flag. A step that fails leaves the state as it was
+ * before the step; the error names the method and the time. */
 #ifndef LF_METHOD_H
 #define LF_METHOD_H
 
@@ -12,78 +13,94 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "linalg.h"
 #include "system.h"
 
+typedef struct lf_method lf_method;
 typedef struct lf_stepper lf_stepper;
 
-typedef struct lf_method {
-    const char *name;       /* registry key, e.g. "vlv" */
-    const char *title;      /* one line, e.g. "variational Lie-Verlet" */
-    const char *reference;  /* seed and equations, e.g. "seed 000 eqs. (8)-(10)" */
-    int order;              /* classical order */
-    int symmetric;          /* 1 if the method is symmetric (step h then -h returns) */
-    const char *symplectic; /* "proved", "no" or "unknown" */
-    int explicit_in_torque; /* 1 if no implicit equation involves the torque */
-    int momentum_conserving;/* 1 if spatial angular momentum is conserved for the free body */
-    int free_body_only;     /* 1 if the method integrates torque-free bodies only (LIEMID) */
-    size_t (*work_doubles)(int nb);       /* workspace size for nb bodies */
-    int (*step)(lf_stepper *s, double h); /* one step */
-} lf_method;
+typedef struct lf_method_info {
+    const char *name;        /* registry key, e.g. "vlv" */
+    const char *title;       /* one line */
+    const char *reference;   /* authors, paper, equations */
+    const char *family;      /* "rigid", "rkmk", "commutator_free", ... */
+    int order;               /* classical order */
+    int symmetric;           /* 1 if a step h followed by -h returns (measured by the tests) */
+    const char *symplectic;  /* "proved", "no" or "unknown" */
+    int implicit;            /* 1 if a step solves a nonlinear equation */
+    int adaptive;            /* 1 if the method chooses its step size (rtol, atol) */
+    unsigned form;           /* the problem form it requires (LF_FORM_*) */
+    int explicit_in_torque;  /* rigid methods: no implicit equation involves the torque */
+    int momentum_conserving; /* rigid methods: spatial angular momentum conserved for the free body */
+    int free_body_only;      /* rigid methods: torque-free bodies only (LIEMID) */
+} lf_method_info;
 
-typedef struct lf_stepper_opts {
-    double newton_tol; /* default 1e-14 (relative update) */
-    int max_iter;      /* default 50 */
-} lf_stepper_opts;
-
-struct lf_stepper {
-    const lf_method *method;
-    const lf_system *sys;
-    int nb;
-    double t;
-    double t_comp;          /* Kahan compensation of t (t is a sum of many steps) */
-    double *R, *w;          /* current state: 9*nb, 3*nb */
-    double *tau;            /* torque at the current state, 3*nb, valid if tau_valid */
-    int tau_valid;
-    int tau_cached;         /* set by lf_stepper_cache_torque during the current step */
-    double *work;           /* method workspace */
-    int *iwork;             /* integer workspace (Newton pivots), 12*nb + 16 ints */
-    double *save;           /* rollback copy of R, w, tau */
-    lf_stepper_opts opts;
-    volatile sig_atomic_t *cancel; /* optional: when *cancel becomes nonzero, lf_stepper_step stops
-                                      (LF_EINTR) within 256 steps, at a step boundary */
-    lf_error err;
-    long nsteps;            /* statistics */
-    long torque_evals;
-    long newton_iters;
-};
-
-/* The registry. */
+/* The registry of built-in methods. */
 int lf_method_count(void);
 const lf_method *lf_method_at(int i);
-const lf_method *lf_method_find(const char *name);
+const lf_method *lf_method_find(const char *name); /* NULL if unknown (or name == NULL) */
+const lf_method_info *lf_method_get_info(const lf_method *m);
+/* LF_OK if method m can integrate system s; else LF_EINVAL with the reason (e.g. the form it
+ * requires, or LIEMID on a body with a potential). */
+int lf_method_accepts(const lf_method *m, const lf_system *s, lf_error *err);
 
-/* Create a stepper for method m on sys at state (R, w, t) (copied; checked with tol 1e-9).
- * opts may be NULL for defaults. Returns NULL with err filled on failure. */
-lf_stepper *lf_stepper_new(const lf_method *m, const lf_system *sys, const double *R, const double *w,
-                           double t, const lf_stepper_opts *opts, lf_error *err);
+/* A Runge–Kutta–Munthe-Kaas method from a Butcher tableau (A: s x s row-major, b, c: s entries):
+ * explicit when A is strictly lower triangular, else implicit (solved like rkmk_gl4). order: the
+ * classical order (0: computed from the order conditions up to order 4; a declared order above
+ * what the conditions give, up to 4, is an error). midpoint = 1: coordinates centred at the step's
+ * midpoint, which makes a symmetric method from a symmetric implicit tableau (as rkmk_gl4_sym).
+ * The method is allocated; free it with lf_method_free after every stepper using it. */
+lf_method *lf_rkmk_method_new(const char *name, int s, const double *A, const double *b, const double *c, int order,
+                              int midpoint, lf_error *err);
+void lf_method_free(lf_method *m); /* no-op for registry methods */
+
+typedef enum { LF_SOLVER_DEFAULT = 0, LF_SOLVER_NEWTON, LF_SOLVER_FIXED_POINT } lf_solver_kind;
+
+typedef struct lf_stepper_opts {
+    double newton_tol;   /* default 1e-14: stop on a relative update below it */
+    int max_iter;        /* default 50 */
+    int dexpinv_order;   /* generic methods: 0 = exact dexpinv (default), q > 0: q Bernoulli terms */
+    int solver;          /* implicit generic methods: lf_solver_kind */
+    int jacobian;        /* lf_jacobian_kind (newton.h) for the generic Newton; LF_JAC_AUTO: the
+                            system's analytic Jacobian when it has one, else forward differences
+                            (block-diagonal per factor beyond 64 unknowns) */
+    double rtol, atol;   /* adaptive methods: default 1e-6, 1e-9 */
+    double h0;           /* adaptive methods: first trial step (default: the h of the first call) */
+} lf_stepper_opts;
+
+typedef struct lf_stepper_stats {
+    long steps;          /* accepted steps */
+    long rejected;       /* rejected trial steps (adaptive methods) */
+    long f_evals;        /* vector-field / torque evaluations */
+    long newton_iters;
+    long jac_evals;
+} lf_stepper_stats;
+
+/* A stepper for method m on system sys (borrowed: it must outlive the stepper) from state y0
+ * (nparam doubles in the system's layout, copied and checked with tol 1e-9) at time t0. opts may
+ * be NULL for defaults. NULL with err filled on failure. */
+lf_stepper *lf_stepper_new(const lf_method *m, const lf_system *sys, const double *y0, double t0,
+                           const lf_stepper_opts *opts, lf_error *err);
 void lf_stepper_free(lf_stepper *s);
-/* Replace the state (checked like lf_stepper_new); invalidates the torque cache. */
-int lf_stepper_set_state(lf_stepper *s, const double *R, const double *w, double t);
-/* n steps of size h (h finite and nonzero). Stops at the first failing step, whose state is
- * rolled back; the error names the method and the time. Returns LF_EINTR if *s->cancel is set. */
+
+/* Replace the state (checked as above). */
+int lf_stepper_set_state(lf_stepper *s, const double *y, double t);
+/* n >= 0 steps of size h (finite, nonzero). Adaptive methods take n accepted steps of their own
+ * size, of at most |h| in the direction of h. Stops at the first failing step, whose state is
+ * rolled back. Returns LF_EINTR if the cancel flag is set (checked every 256 steps). */
 int lf_stepper_step(lf_stepper *s, double h, long n);
+/* Steps of h towards T and one shorter last step landing on T exactly (adaptive methods: their own
+ * steps, the last one clipped at T). */
+int lf_stepper_advance_to(lf_stepper *s, double T, double h);
 
-/* For step functions: torque at the state at the start of the step (cached), and torque at any R
- * (counted; the result is checked finite). */
-int lf_stepper_torque_start(lf_stepper *s, const double **tau);
-int lf_stepper_torque(lf_stepper *s, const double *R, double *tau);
-/* A step function that computed the torque at its new state may store it for the next step. */
-void lf_stepper_cache_torque(lf_stepper *s, const double *tau);
-
-/* Newton on R^n for step functions with the stepper's tolerance and iteration cap; the error
- * message names the method. work: lf_newton_work_size(n) doubles. */
-int lf_stepper_newton(lf_stepper *s, lf_residual_fn F, void *ctx, int n, double *x, int analytic_jac,
-                      double *work);
+const double *lf_stepper_state(const lf_stepper *s); /* nparam doubles, valid until the next call */
+double lf_stepper_time(const lf_stepper *s);
+const lf_method *lf_stepper_method(const lf_stepper *s);
+const lf_system *lf_stepper_system(const lf_stepper *s);
+const lf_error *lf_stepper_error(const lf_stepper *s); /* the last error */
+void lf_stepper_get_stats(const lf_stepper *s, lf_stepper_stats *stats);
+/* Adaptive methods: the step size the next step will try. */
+double lf_stepper_next_h(const lf_stepper *s);
+/* When *flag becomes nonzero, lf_stepper_step returns LF_EINTR at the next step boundary it checks. */
+void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag);
 
 #endif

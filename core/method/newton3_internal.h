@@ -8,7 +8,7 @@
 #include <math.h>
 
 #include "linalg.h"
-#include "method.h"
+#include "method_internal.h"
 
 /* max-norm; NaN if any component is NaN (so a NaN residual stops Newton) */
 static inline double lf_maxabs3(const double *v)
@@ -34,7 +34,7 @@ static inline int lf_newton3(lf_stepper *s, lf_newton3_fn f, const void *ctx, do
         const double res = lf_maxabs3(r);
         if (res == 0) break; /* exact root */
         if (it >= s->opts.max_iter || !isfinite(res)) {
-            s->newton_iters += it;
+            s->stats.newton_iters += it;
             return lf_error_set(&s->err, LF_ENOCONV, "newton did not converge in %d iterations (|residual|=%.3g)%s",
                                 it, res, hint);
         }
@@ -44,7 +44,7 @@ static inline int lf_newton3(lf_stepper *s, lf_newton3_fn f, const void *ctx, do
         it++;
         if (lf_maxabs3(dx) <= tol * (1 + lf_maxabs3(x))) break;
     }
-    s->newton_iters += it;
+    s->stats.newton_iters += it;
     return LF_OK;
 }
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 
 #include "linalg.h"
-#include "method.h"
+#include "method_internal.h"
 #include "so3.h"
 
 typedef struct {
@@ -47,7 +47,7 @@ static int akw_residual(void *ctx, const double *wbar, double *F, double *Jac, l
     int rc = lf_stepper_torque(k->s, k->R1, k->tau1);
     if (rc != LF_OK) return rc;
     for (int b = 0; b < k->s->nb; b++) {
-        const double *J = k->s->sys->J + 3 * b, *wb = wbar + 3 * b, *w0 = k->s->w + 3 * b;
+        const double *J = k->s->J + 3 * b, *wb = wbar + 3 * b, *w0 = k->s->w + 3 * b;
         double Jw[3], g[3];
         lf_v3_mul(J, wb, Jw);
         lf_v3_cross(wb, Jw, g);
@@ -58,7 +58,11 @@ static int akw_residual(void *ctx, const double *wbar, double *F, double *Jac, l
     return LF_OK;
 }
 
-static size_t akw_work(int nb) { return lf_newton_work_size(3 * nb) + 3 * (size_t)nb + 9 * (size_t)nb + 3 * (size_t)nb; }
+static size_t akw_work(const lf_stepper *s_)
+{
+    const int nb = s_->nb;
+    return lf_newton_work_size(3 * nb) + 3 * (size_t)nb + 9 * (size_t)nb + 3 * (size_t)nb;
+}
 
 static int akw_step(lf_stepper *s, double h)
 {
@@ -68,7 +72,7 @@ static int akw_step(lf_stepper *s, double h)
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
     for (int b = 0; b < nb; b++) { /* predictor: half an explicit Euler step */
-        const double *J = s->sys->J + 3 * b, *w = s->w + 3 * b;
+        const double *J = s->J + 3 * b, *w = s->w + 3 * b;
         double Jw[3], g[3];
         lf_v3_mul(J, w, Jw);
         lf_v3_cross(Jw, w, g);
@@ -86,14 +90,19 @@ static int akw_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_akw = {
-    .name = "akw",
-    .title = "implicit midpoint rule of Austin-Krishnaprasad-Wang (almost Lie-Poisson)",
-    .reference = "seed 003 Appendix, algorithm AKW (dt and wbar restored)",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
-    .explicit_in_torque = 0,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "akw",
+        .title = "implicit midpoint rule of Austin-Krishnaprasad-Wang (almost Lie-Poisson)",
+        .reference = "seed 003 Appendix, algorithm AKW (dt and wbar restored)",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
+        .explicit_in_torque = 0,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = akw_work,
     .step = akw_step,
 };

@@ -42,7 +42,7 @@
 #include <stddef.h>
 
 #include "linalg.h"
-#include "method.h"
+#include "method_internal.h"
 #include "so3.h"
 
 /* ---------------------------------------------------------------- MCG, (4.9) */
@@ -72,12 +72,16 @@ static int mcg_residual(void *ctx, const double *w, double *F, double *Jac, lf_e
     return LF_OK;
 }
 
-static size_t mcg_work(int nb) { return lf_newton_work_size(3) + 6 * (size_t)nb; }
+static size_t mcg_work(const lf_stepper *s_)
+{
+    const int nb = s_->nb;
+    return lf_newton_work_size(3) + 6 * (size_t)nb;
+}
 
 static int mcg_step(lf_stepper *s, double h)
 {
     const int nb = s->nb;
-    const double *Jall = s->sys->J;
+    const double *Jall = s->J;
     double *nwork = s->work, *tau1 = nwork + lf_newton_work_size(3), *m = tau1 + 3 * nb;
     const double *tau0;
     int rc = lf_stepper_torque_start(s, &tau0);
@@ -112,14 +116,19 @@ static int mcg_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_mcg = {
-    .name = "mcg",
-    .title = "modified Crouch-Grossman splitting (Nukala-Shelton)",
-    .reference = "seed 004 eqs. (4.9a)-(4.9c), (4.9c) corrected",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "no",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "mcg",
+        .title = "modified Crouch-Grossman splitting (Nukala-Shelton)",
+        .reference = "seed 004 eqs. (4.9a)-(4.9c), (4.9c) corrected",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "no",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = mcg_work,
     .step = mcg_step,
 };
@@ -148,12 +157,16 @@ static int new3_residual(void *ctx, const double *w, double *F, double *Jac, lf_
     return LF_OK;
 }
 
-static size_t new3_work(int nb) { return lf_newton_work_size(3) + 15 * (size_t)nb; }
+static size_t new3_work(const lf_stepper *s_)
+{
+    const int nb = s_->nb;
+    return lf_newton_work_size(3) + 15 * (size_t)nb;
+}
 
 static int new3_step(lf_stepper *s, double h)
 {
     const int nb = s->nb;
-    const double *Jall = s->sys->J;
+    const double *Jall = s->J;
     double *nwork = s->work, *tau = nwork + lf_newton_work_size(3), *rhs = tau + 3 * nb, *Eall = rhs + 3 * nb;
 
     for (int b = 0; b < nb; b++) {
@@ -184,14 +197,19 @@ static int new3_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_new3 = {
-    .name = "new3",
-    .title = "Koziara-Bicanic semi-explicit splitting NEW3",
-    .reference = "seed 004 eqs. (4.10a)-(4.10c)",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "no",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "new3",
+        .title = "Koziara-Bicanic semi-explicit splitting NEW3",
+        .reference = "seed 004 eqs. (4.10a)-(4.10c)",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "no",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = new3_work,
     .step = new3_step,
 };

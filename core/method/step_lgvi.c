@@ -26,7 +26,7 @@
 #include <math.h>
 
 #include "linalg.h"
-#include "method.h"
+#include "method_internal.h"
 #include "newton3_internal.h"
 #include "so3.h"
 
@@ -59,12 +59,16 @@ static inline void lgvi_residual(const void *ctx, const double *x, double *r, do
  * range is J_i sin(angle), so h |w_i| > 1 admits no F (e.g. the slow top with h = 1/4). */
 static const char lgvi_hint[] = "; F may not exist at this h (needs about h|w| < 1): reduce h";
 
-static size_t lgvi_work(int nb) { return 3 * (size_t)nb; }
+static size_t lgvi_work(const lf_stepper *s_)
+{
+    const int nb = s_->nb;
+    return 3 * (size_t)nb;
+}
 
 static int lgvi_step(lf_stepper *s, double h)
 {
     const int nb = s->nb;
-    const double *Jall = s->sys->J, *T0;
+    const double *Jall = s->J, *T0;
     double *T1 = s->work;
     int rc = lf_stepper_torque_start(s, &T0);
     if (rc != LF_OK) return rc;
@@ -100,14 +104,19 @@ static int lgvi_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_lgvi = {
-    .name = "lgvi",
-    .title = "Lie group variational integrator (Lee-Leok-McClamroch, Cayley solve)",
-    .reference = "Lee, Leok & McClamroch (2005/2007) as given in the lgvi issue",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "proved",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "lgvi",
+        .title = "Lie group variational integrator (Lee-Leok-McClamroch, Cayley solve)",
+        .reference = "Lee, Leok & McClamroch (2005/2007) as given in the lgvi issue",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "proved",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = lgvi_work,
     .step = lgvi_step,
 };

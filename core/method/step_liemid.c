@@ -47,7 +47,7 @@
 #include <stddef.h>
 
 #include "linalg.h"
-#include "method.h"
+#include "method_internal.h"
 #include "so3.h"
 
 /* ---------------------------------------------------------------- the kinematic solve (*) */
@@ -106,28 +106,40 @@ static int free_flight(lf_stepper *s, double c, const double *J, double *R, doub
 /* Momenta P = J w of all bodies into P[3 nb]; back to w. */
 static void to_momentum(const lf_stepper *s, double *P)
 {
-    for (int i = 0; i < 3 * s->nb; i++) P[i] = s->sys->J[i] * s->w[i];
+    for (int i = 0; i < 3 * s->nb; i++) P[i] = s->J[i] * s->w[i];
 }
 static void from_momentum(lf_stepper *s, const double *P)
 {
-    for (int i = 0; i < 3 * s->nb; i++) s->w[i] = P[i] / s->sys->J[i];
+    for (int i = 0; i < 3 * s->nb; i++) s->w[i] = P[i] / s->J[i];
 }
 
-static size_t explicit_work(int nb) { return lf_newton_work_size(3) + 3 * (size_t)nb; }
+static size_t explicit_work(const lf_stepper *s_)
+{
+    const int nb = s_->nb;
+    return lf_newton_work_size(3) + 3 * (size_t)nb;
+}
 
 /* ---------------------------------------------------------------- LIEMID (torque free) */
 
+/* LIEMID integrates torque-free bodies only: refuse a system with a potential up front. */
+static int liemid_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
+{
+    (void)m;
+    const lf_potential *pot = lf_rigid_potential(sys);
+    if (pot)
+        return lf_error_set(err, LF_EINVAL,
+                            "liemid is the torque-free LIEMID (Krysl §2.1) but the system has the potential "
+                            "'%s'; use liemid_i, liemid_ea, liemid_e1 or liemid_e2",
+                            lf_potential_name(pot));
+    return LF_OK;
+}
+
 static int liemid_step(lf_stepper *s, double h)
 {
-    if (s->sys->pot.eval)
-        return lf_error_set(&s->err, LF_EINVAL,
-                            "liemid is the torque-free LIEMID (seed 003 §2.1) but the system has the potential "
-                            "'%s'; use liemid_i, liemid_ea, liemid_e1 or liemid_e2",
-                            s->sys->pot.name ? s->sys->pot.name : "?");
     double *nwork = s->work, *P = nwork + lf_newton_work_size(3);
     to_momentum(s, P);
     for (int b = 0; b < s->nb; b++) {
-        int rc = free_flight(s, h, s->sys->J + 3 * b, s->R + 9 * b, P + 3 * b, nwork);
+        int rc = free_flight(s, h, s->J + 3 * b, s->R + 9 * b, P + 3 * b, nwork);
         if (rc != LF_OK) return rc;
     }
     from_momentum(s, P);
@@ -135,17 +147,23 @@ static int liemid_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_liemid = {
-    .name = "liemid",
-    .title = "midpoint Lie algorithm LIEMID (Krysl), torque-free bodies only",
-    .reference = "seed 003 §2.1 eqs. (12)-(13)",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
-    .explicit_in_torque = 1,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "liemid",
+        .title = "midpoint Lie algorithm LIEMID (Krysl), torque-free bodies only",
+        .reference = "seed 003 §2.1 eqs. (12)-(13)",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
+        .explicit_in_torque = 1,
+        .momentum_conserving = 1,
+        .free_body_only = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = explicit_work,
+    .accepts = liemid_accepts,
     .step = liemid_step,
-    .free_body_only = 1,
 };
 
 /* ---------------------------------------------------------------- LIEMID[E1]: flight, then kick */
@@ -155,7 +173,7 @@ static int liemid_e1_step(lf_stepper *s, double h)
     double *nwork = s->work, *P = nwork + lf_newton_work_size(3);
     to_momentum(s, P);
     for (int b = 0; b < s->nb; b++) {
-        int rc = free_flight(s, h, s->sys->J + 3 * b, s->R + 9 * b, P + 3 * b, nwork);
+        int rc = free_flight(s, h, s->J + 3 * b, s->R + 9 * b, P + 3 * b, nwork);
         if (rc != LF_OK) return rc;
     }
     int rc = lf_stepper_torque(s, s->R, s->tau); /* T_n at the new attitude; rollback restores s->tau */
@@ -167,14 +185,19 @@ static int liemid_e1_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_liemid_e1 = {
-    .name = "liemid_e1",
-    .title = "explicit midpoint Lie LIEMID[E1] (Krysl): free flight, then torque kick",
-    .reference = "seed 003 §3.2, algorithm LIEMID[E1]",
-    .order = 1,
-    .symmetric = 0,
-    .symplectic = "no",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "liemid_e1",
+        .title = "explicit midpoint Lie LIEMID[E1] (Krysl): free flight, then torque kick",
+        .reference = "seed 003 §3.2, algorithm LIEMID[E1]",
+        .order = 1,
+        .symmetric = 0,
+        .symplectic = "no",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = explicit_work,
     .step = liemid_e1_step,
 };
@@ -190,7 +213,7 @@ static int liemid_e2_step(lf_stepper *s, double h)
     to_momentum(s, P);
     for (int i = 0; i < 3 * s->nb; i++) P[i] += h * tau0[i];
     for (int b = 0; b < s->nb; b++) {
-        rc = free_flight(s, h, s->sys->J + 3 * b, s->R + 9 * b, P + 3 * b, nwork);
+        rc = free_flight(s, h, s->J + 3 * b, s->R + 9 * b, P + 3 * b, nwork);
         if (rc != LF_OK) return rc;
     }
     from_momentum(s, P);
@@ -198,14 +221,19 @@ static int liemid_e2_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_liemid_e2 = {
-    .name = "liemid_e2",
-    .title = "explicit midpoint Lie LIEMID[E2] (Krysl): torque kick, then free flight",
-    .reference = "seed 003 §3.2, algorithm LIEMID[E2]",
-    .order = 1,
-    .symmetric = 0,
-    .symplectic = "no",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "liemid_e2",
+        .title = "explicit midpoint Lie LIEMID[E2] (Krysl): torque kick, then free flight",
+        .reference = "seed 003 §3.2, algorithm LIEMID[E2]",
+        .order = 1,
+        .symmetric = 0,
+        .symplectic = "no",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = explicit_work,
     .step = liemid_e2_step,
 };
@@ -222,7 +250,7 @@ static int liemid_ea_step(lf_stepper *s, double h)
     for (int i = 0; i < 3 * s->nb; i++) P[i] += 0.5 * h * tau0[i];    /* (13), (15): I W_k + h/2 tau(Q_k) */
     for (int b = 0; b < s->nb; b++) {
         double *Pb = P + 3 * b, th[3], E1[9], E2[9];
-        const double *J = s->sys->J + 3 * b;
+        const double *J = s->J + 3 * b;
         rc = solve_theta(s, 0.5 * h, J, Pb, th, nwork);                /* (13) */
         if (rc != LF_OK) return rc;
         lf_so3_exp(th, E1);
@@ -243,14 +271,19 @@ static int liemid_ea_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_liemid_ea = {
-    .name = "liemid_ea",
-    .title = "alternating explicit midpoint Lie LIEMID[EA] (Krysl)",
-    .reference = "seed 003 §3.4; seed 000 eqs. (13)-(18), (18) corrected; seed 004 (4.6a)-(4.6f)",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "no",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "liemid_ea",
+        .title = "alternating explicit midpoint Lie LIEMID[EA] (Krysl)",
+        .reference = "seed 003 §3.4; seed 000 eqs. (13)-(18), (18) corrected; seed 004 (4.6a)-(4.6f)",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "no",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = explicit_work,
     .step = liemid_ea_step,
 };
@@ -265,7 +298,7 @@ static int liemid_e_step(lf_stepper *s, double h)
     if (rc != LF_OK) return rc;
     to_momentum(s, P);
     for (int b = 0; b < s->nb; b++) {
-        const double *J = s->sys->J + 3 * b, *t = tau0 + 3 * b;
+        const double *J = s->J + 3 * b, *t = tau0 + 3 * b;
         double *Pb = P + 3 * b, Ph[3], th[3], E[9];
         lf_v3_axpy(Pb, 0.5 * h, t, Ph);                 /* I Omega_{n-1} + h/2 T_{n-1} */
         rc = solve_theta(s, h, J, Ph, th, nwork);
@@ -280,14 +313,19 @@ static int liemid_e_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_liemid_e = {
-    .name = "liemid_e",
-    .title = "explicit midpoint Lie LIEMID[E] (Krysl), first order",
-    .reference = "seed 003 §3.2 eq. (20), algorithm LIEMID[E]",
-    .order = 1,
-    .symmetric = 0,
-    .symplectic = "no",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "liemid_e",
+        .title = "explicit midpoint Lie LIEMID[E] (Krysl), first order",
+        .reference = "seed 003 §3.2 eq. (20), algorithm LIEMID[E]",
+        .order = 1,
+        .symmetric = 0,
+        .symplectic = "no",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = explicit_work,
     .step = liemid_e_step,
 };
@@ -322,7 +360,7 @@ static int liemid_i_residual(void *ctx, const double *th, double *F, double *Jac
     if (rc != LF_OK) return rc;
     for (int b = 0; b < k->s->nb; b++) {
         double x[3], E[9], q[3];
-        const double *J = k->s->sys->J + 3 * b, *t = k->taum + 3 * b;
+        const double *J = k->s->J + 3 * b, *t = k->taum + 3 * b;
         lf_v3_scale(th + 3 * b, -0.5, x);
         lf_so3_exp(x, E);
         lf_m3_apply(E, k->P0 + 3 * b, q);
@@ -331,8 +369,9 @@ static int liemid_i_residual(void *ctx, const double *th, double *F, double *Jac
     return LF_OK;
 }
 
-static size_t liemid_i_work(int nb)
+static size_t liemid_i_work(const lf_stepper *s_)
 {
+    const int nb = s_->nb;
     return lf_newton_work_size(3 * nb) + 3 * (size_t)nb + 3 * (size_t)nb + 9 * (size_t)nb + 3 * (size_t)nb;
 }
 
@@ -347,7 +386,7 @@ static int liemid_i_step(lf_stepper *s, double h)
     to_momentum(s, P);
     /* predictor: LIEMID[E]'s Theta with the explicit formula of solve_theta (error O(h^3)) */
     for (int b = 0; b < nb; b++) {
-        const double *J = s->sys->J + 3 * b;
+        const double *J = s->J + 3 * b;
         double Ph[3], t0[3], g[3];
         lf_v3_axpy(P + 3 * b, 0.5 * h, tau0 + 3 * b, Ph);
         for (int i = 0; i < 3; i++) t0[i] = h * Ph[i] / J[i];
@@ -378,14 +417,19 @@ static int liemid_i_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_liemid_i = {
-    .name = "liemid_i",
-    .title = "implicit midpoint Lie LIEMID[I] (Krysl)",
-    .reference = "seed 003 §3.1 eqs. (18)-(19), algorithm LIEMID[I]",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
-    .explicit_in_torque = 0,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "liemid_i",
+        .title = "implicit midpoint Lie LIEMID[I] (Krysl)",
+        .reference = "seed 003 §3.1 eqs. (18)-(19), algorithm LIEMID[I]",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
+        .explicit_in_torque = 0,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = liemid_i_work,
     .step = liemid_i_step,
 };

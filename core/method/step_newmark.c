@@ -43,7 +43,7 @@
 #include <string.h>
 
 #include "linalg.h"
-#include "method.h"
+#include "method_internal.h"
 #include "newton3_internal.h"
 #include "so3.h"
 
@@ -75,12 +75,16 @@ static inline void eln_residual(const void *ctx, const double *W, double *r, dou
     A[0] += q->J[0]; A[4] += q->J[1]; A[8] += q->J[2];
 }
 
-static size_t eln_work(int nb) { return 3 * (size_t)nb; }
+static size_t eln_work(const lf_stepper *s_)
+{
+    const int nb = s_->nb;
+    return 3 * (size_t)nb;
+}
 
 static int eln_common(lf_stepper *s, double h, int use_exp)
 {
     const int nb = s->nb;
-    const double *Jall = s->sys->J, *tau0;
+    const double *Jall = s->J, *tau0;
     double *tau1 = s->work;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
@@ -122,27 +126,37 @@ static int eln_step(lf_stepper *s, double h) { return eln_common(s, h, 0); }
 static int eln_exp_step(lf_stepper *s, double h) { return eln_common(s, h, 1); }
 
 const lf_method lf_method_eln = {
-    .name = "eln",
-    .title = "explicit Lie-Newmark (Cayley)",
-    .reference = "seed 000 eqs. (4)-(6); seed 004 eqs. (4.1a)-(4.1c)",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "no",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 0,
+    .info = {
+        .name = "eln",
+        .title = "explicit Lie-Newmark (Cayley)",
+        .reference = "seed 000 eqs. (4)-(6); seed 004 eqs. (4.1a)-(4.1c)",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "no",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 0,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = eln_work,
     .step = eln_step,
 };
 
 const lf_method lf_method_eln_exp = {
-    .name = "eln_exp",
-    .title = "explicit Lie-Newmark (exponential map)",
-    .reference = "seed 000 eqs. (4)-(6) with exp in (5); seed 004 §4.1.1",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "no",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 0,
+    .info = {
+        .name = "eln_exp",
+        .title = "explicit Lie-Newmark (exponential map)",
+        .reference = "seed 000 eqs. (4)-(6) with exp in (5); seed 004 §4.1.1",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "no",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 0,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = eln_work,
     .step = eln_exp_step,
 };
@@ -167,7 +181,7 @@ static int tln_residual(void *ctxp, const double *w, double *Fx, double *Jac, lf
     tln_ctx *c = ctxp;
     lf_stepper *s = c->s;
     const int nb = s->nb, n = 3 * nb;
-    const double h = c->h, *Jall = s->sys->J;
+    const double h = c->h, *Jall = s->J;
     for (int j = 0; j < nb; j++) {
         double x[3];
         lf_v3_add(c->wk + 3 * j, w + 3 * j, x);
@@ -220,8 +234,9 @@ static int tln_residual(void *ctxp, const double *w, double *Fx, double *Jac, lf
     return LF_OK;
 }
 
-static size_t tln_work(int nb)
+static size_t tln_work(const lf_stepper *s_)
 {
+    const int nb = s_->nb;
     size_t n = 3 * (size_t)nb;
     /* wk, b, x | G, Gp | tauG, taup | Kc | newton */
     return 3 * n + 2 * 9 * (size_t)nb + 2 * n + 3 * n + lf_newton_work_size(3 * nb);
@@ -230,7 +245,7 @@ static size_t tln_work(int nb)
 static int tln_step(lf_stepper *s, double h)
 {
     const int nb = s->nb, n = 3 * nb;
-    const double *Jall = s->sys->J, *tau0;
+    const double *Jall = s->J, *tau0;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
     double *p = s->work;
@@ -273,14 +288,19 @@ static int tln_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_tln = {
-    .name = "tln",
-    .title = "trapezoidal Lie-Newmark (Cayley)",
-    .reference = "seed 004 eqs. (4.3a)-(4.3b)",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "no",
-    .explicit_in_torque = 0,
-    .momentum_conserving = 0,
+    .info = {
+        .name = "tln",
+        .title = "trapezoidal Lie-Newmark (Cayley)",
+        .reference = "seed 004 eqs. (4.3a)-(4.3b)",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "no",
+        .explicit_in_torque = 0,
+        .momentum_conserving = 0,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = tln_work,
     .step = tln_step,
 };

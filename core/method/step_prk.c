@@ -25,7 +25,7 @@
 #include <stddef.h>
 
 #include "linalg.h"
-#include "method.h"
+#include "method_internal.h"
 #include "so3.h"
 
 typedef struct {
@@ -52,12 +52,16 @@ static int prk_residual(void *ctx, const double *w, double *F, double *Jac, lf_e
     return LF_OK;
 }
 
-static size_t prk_work(int nb) { return lf_newton_work_size(3) + 3 * (size_t)nb; }
+static size_t prk_work(const lf_stepper *s_)
+{
+    const int nb = s_->nb;
+    return lf_newton_work_size(3) + 3 * (size_t)nb;
+}
 
 static int prk_step(lf_stepper *s, double h)
 {
     const int nb = s->nb;
-    const double *Jall = s->sys->J;
+    const double *Jall = s->J;
     double *nwork = s->work, *tau1 = s->work + lf_newton_work_size(3);
     const double *tau0;
     int rc = lf_stepper_torque_start(s, &tau0);
@@ -95,14 +99,19 @@ static int prk_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_prk = {
-    .name = "prk",
-    .title = "partitioned RKMK, Lobatto IIIA-IIIB with the Cayley map (Nukala-Shelton)",
-    .reference = "seed 004 eqs. (4.8a)-(4.8c)",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "no",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "prk",
+        .title = "partitioned RKMK, Lobatto IIIA-IIIB with the Cayley map (Nukala-Shelton)",
+        .reference = "seed 004 eqs. (4.8a)-(4.8c)",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "no",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = prk_work,
     .step = prk_step,
 };

@@ -26,7 +26,7 @@
 #include <math.h>
 
 #include "linalg.h"
-#include "method.h"
+#include "method_internal.h"
 #include "newton3_internal.h"
 #include "so3.h"
 
@@ -57,12 +57,16 @@ static inline void vlv_residual(const void *ctx, const double *W, double *r, dou
     A[8] = J[2] + e + f * W[2] * JW[2];
 }
 
-static size_t vlv_work(int nb) { return 3 * (size_t)nb; }
+static size_t vlv_work(const lf_stepper *s_)
+{
+    const int nb = s_->nb;
+    return 3 * (size_t)nb;
+}
 
 static int vlv_step(lf_stepper *s, double h)
 {
     const int nb = s->nb;
-    const double *Jall = s->sys->J, *tau0;
+    const double *Jall = s->J, *tau0;
     double *tau1 = s->work;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
@@ -100,14 +104,19 @@ static int vlv_step(lf_stepper *s, double h)
 }
 
 const lf_method lf_method_vlv = {
-    .name = "vlv",
-    .title = "variational Lie-Verlet (Hamilton-Pontryagin, Cayley)",
-    .reference = "seed 000 eqs. (8)-(10); seed 004 eqs. (4.11a)-(4.11c)",
-    .order = 2,
-    .symmetric = 1,
-    .symplectic = "proved",
-    .explicit_in_torque = 1,
-    .momentum_conserving = 1,
+    .info = {
+        .name = "vlv",
+        .title = "variational Lie-Verlet (Hamilton-Pontryagin, Cayley)",
+        .reference = "seed 000 eqs. (8)-(10); seed 004 eqs. (4.11a)-(4.11c)",
+        .order = 2,
+        .symmetric = 1,
+        .symplectic = "proved",
+        .explicit_in_torque = 1,
+        .momentum_conserving = 1,
+        .family = "rigid",
+        .form = LF_FORM_RIGID,
+        .implicit = 1,
+    },
     .work_doubles = vlv_work,
     .step = vlv_step,
 };

@@ -1,11 +1,88 @@
-/* lieflow — built-in potentials in C. A single-body potential acts on every body of the system
- * (U is the sum over the bodies). Body torques follow DESIGN §2: tau . y = -d/de U(R exp(e hat y)).
- * Each torque below is derived in a comment from its potential; tests/c/test_potential.c checks it
- * against a central finite difference of U, and the Lua specs against autodiff. */
+/* lieflow — potentials: the object, and the built-ins in C. Body torques follow so3.h:
+ * tau . y = -d/de U(R exp(e hat y)). Each torque below is derived in a comment from its potential;
+ * the tests check them against central differences of U (C) and against autodiff (Lua). */
+#include "potential.h"
+
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "linalg.h"
-#include "system.h"
+#include "so3.h"
+
+enum { P_CALLBACK, P_STRESS, P_FIELD, P_TOP, P_COULOMB_WALL };
+
+struct lf_potential {
+    int kind;
+    const char *name;
+    lf_potential_eval_fn eval;
+    void *ctx;
+    void (*destroy)(void *ctx);
+    double par[12]; /* the built-ins' parameters (see each) */
+};
+
+static lf_potential *alloc_pot(int kind, const char *name, lf_potential_eval_fn eval, lf_error *err)
+{
+    lf_potential *p = calloc(1, sizeof *p);
+    if (!p) {
+        lf_error_set(err, LF_ENOMEM, "potential %s: out of memory", name);
+        return NULL;
+    }
+    p->kind = kind;
+    p->name = name;
+    p->eval = eval;
+    p->ctx = p->par;
+    return p;
+}
+
+static int all_finite(int n, const double *v)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+lf_potential *lf_potential_new(const char *name, lf_potential_eval_fn eval, void *ctx, void (*destroy)(void *ctx),
+                               lf_error *err)
+{
+    if (!eval) {
+        lf_error_set(err, LF_EINVAL, "lf_potential_new: an evaluation function is required");
+        return NULL;
+    }
+    lf_potential *p = alloc_pot(P_CALLBACK, name ? name : "callback", eval, err);
+    if (!p) return NULL;
+    p->ctx = ctx;
+    p->destroy = destroy;
+    return p;
+}
+
+void lf_potential_free(lf_potential *p)
+{
+    if (!p) return;
+    if (p->destroy) p->destroy(p->ctx);
+    free(p);
+}
+
+const char *lf_potential_name(const lf_potential *p) { return p ? p->name : "free"; }
+
+int lf_potential_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau, lf_error *err)
+{
+    if (!p) {
+        if (U) *U = 0;
+        if (tau) memset(tau, 0, 3 * (size_t)nb * sizeof(double));
+        return LF_OK;
+    }
+    int rc = p->eval(p->ctx, nb, R, U, tau, err);
+    if (rc != LF_OK) return rc;
+    if (U && !isfinite(*U)) return lf_error_set(err, LF_EDOMAIN, "potential %s is not finite (U=%g)", p->name, *U);
+    if (tau)
+        for (int i = 0; i < 3 * nb; i++)
+            if (!isfinite(tau[i]))
+                return lf_error_set(err, LF_EDOMAIN, "torque of potential %s on body %d is not finite (%g)", p->name,
+                                    i / 3 + 1, tau[i]);
+    return LF_OK;
+}
 
 /* tr(M hat(y)) = y . trhat(M) with trhat(M) = (M23 - M32, M31 - M13, M12 - M21). */
 static void trhat(const double *M, double *v)
@@ -15,12 +92,12 @@ static void trhat(const double *M, double *v)
     v[2] = M[1] - M[3];
 }
 
-/* ---------------------------------------------------------------- stress test, seed 000 eq. (12) */
+/* ---------------------------------------------------------------- stress test, eq. (12) of BOS */
 /* par: [0] alpha, [1..9] Rm. With d(A) = ||R - A||_F:  d/de d(A)^2 = 2 tr((R - A)^T R hat y)
  * = -2 tr(A^T R hat y) (tr(R^T R hat y) = tr(hat y) = 0), so  d(d(A))/de = -y . trhat(A^T R) / d(A). */
-static int stress_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau, lf_error *err)
+static int stress_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
 {
-    const double alpha = p->par[0], *Rm = p->par + 1;
+    const double *par = ctx, alpha = par[0], *Rm = par + 1;
     double Usum = 0;
     for (int b = 0; b < nb; b++) {
         const double *Rb = R + 9 * b;
@@ -48,20 +125,27 @@ static int stress_eval(const lf_potential *p, int nb, const double *R, double *U
     return LF_OK;
 }
 
-void lf_potential_stress(lf_potential *p, double alpha, const double Rm[9])
+lf_potential *lf_potential_stress(double alpha, const double Rm[9], lf_error *err)
 {
-    *p = (lf_potential){.name = "stress", .eval = stress_eval};
+    if (!isfinite(alpha)) {
+        lf_error_set(err, LF_EINVAL, "stress potential: alpha = %g must be finite", alpha);
+        return NULL;
+    }
+    if (lf_so3_check(Rm, 1e-9, "stress potential: Rm", err) != LF_OK) return NULL;
+    lf_potential *p = alloc_pot(P_STRESS, "stress", stress_eval, err);
+    if (!p) return NULL;
     p->par[0] = alpha;
-    for (int i = 0; i < 9; i++) p->par[1 + i] = Rm[i];
+    memcpy(p->par + 1, Rm, 9 * sizeof(double));
+    return p;
 }
 
 /* ---------------------------------------------------------------- uniform field on a body vector */
 /* par: [0..2] B (spatial), [3..5] m (body).  U = -B . R m;  dU.y = -(R^T B) . (y x m)
  * = -y . (m x R^T B), so tau = m x R^T B. */
-static int field_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau, lf_error *err)
+static int field_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
 {
     (void)err; /* cannot fail */
-    const double *B = p->par, *m = p->par + 3;
+    const double *B = ctx, *m = B + 3;
     double Usum = 0;
     for (int b = 0; b < nb; b++) {
         double Bb[3];
@@ -73,31 +157,45 @@ static int field_eval(const lf_potential *p, int nb, const double *R, double *U,
     return LF_OK;
 }
 
-void lf_potential_field(lf_potential *p, const double B[3], const double m[3])
+static lf_potential *field_like(int kind, const char *name, const double B[3], const double m[3], lf_error *err)
 {
-    *p = (lf_potential){.name = "field", .eval = field_eval};
-    for (int k = 0; k < 3; k++) {
-        p->par[k] = B[k];
-        p->par[3 + k] = m[k];
+    if (!all_finite(3, B) || !all_finite(3, m)) {
+        lf_error_set(err, LF_EINVAL, "%s potential: the field (%g, %g, %g) and body vector (%g, %g, %g) must be finite",
+                     name, B[0], B[1], B[2], m[0], m[1], m[2]);
+        return NULL;
     }
+    lf_potential *p = alloc_pot(kind, name, field_eval, err);
+    if (!p) return NULL;
+    memcpy(p->par, B, 3 * sizeof(double));
+    memcpy(p->par + 3, m, 3 * sizeof(double));
+    return p;
 }
 
-void lf_potential_top(lf_potential *p, double mgl, const double chi[3])
+lf_potential *lf_potential_field(const double B[3], const double m[3], lf_error *err)
 {
-    const double B[3] = {0, 0, -mgl};
-    lf_potential_field(p, B, chi);
-    p->name = "top";
+    return field_like(P_FIELD, "field", B, m, err);
 }
 
-/* ---------------------------------------------------------------- Coulomb wall, seed 003 §3.7 */
+lf_potential *lf_potential_top(double mgl, const double chi[3], lf_error *err)
+{
+    if (!isfinite(mgl)) {
+        lf_error_set(err, LF_EINVAL, "top potential: mgl = %g must be finite", mgl);
+        return NULL;
+    }
+    const double B[3] = {0, 0, -mgl};
+    lf_potential *p = field_like(P_TOP, "top", B, chi, err);
+    if (p) p->par[6] = mgl;
+    return p;
+}
+
+/* ---------------------------------------------------------------- Coulomb wall, Krysl §3.7 */
 /* U = g(c), c = R33, g(c) = 1/(1.1+c) - 0.001/(1.1+c)^10, g'(c) = -(1.1+c)^-2 + 0.01 (1.1+c)^-11.
  * dU.y = g'(c) (R^T e3) . (y x e3) = g'(c) y . (e3 x R^T e3), R^T e3 = (R31, R32, R33):
  * tau = -g'(c) (-R32, R31, 0); the spatial torque R tau = g'(c) e3 x R e3 = g'(c) (-R23, R13, 0),
- * which is the torque printed in the seed. */
-static int coulomb_wall_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau,
-                             lf_error *err)
+ * which is the torque printed by Krysl. */
+static int coulomb_wall_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
 {
-    (void)p; /* no parameters */
+    (void)ctx; /* no parameters */
     double Usum = 0;
     for (int b = 0; b < nb; b++) {
         const double *Rb = R + 9 * b;
@@ -117,6 +215,24 @@ static int coulomb_wall_eval(const lf_potential *p, int nb, const double *R, dou
     return LF_OK;
 }
 
-void lf_potential_coulomb_wall(lf_potential *p) { *p = (lf_potential){.name = "coulomb_wall", .eval = coulomb_wall_eval}; }
+lf_potential *lf_potential_coulomb_wall(lf_error *err)
+{
+    return alloc_pot(P_COULOMB_WALL, "coulomb_wall", coulomb_wall_eval, err);
+}
 
-void lf_potential_free_body(lf_potential *p) { *p = (lf_potential){.name = "free", .eval = NULL}; }
+/* ---------------------------------------------------------------- description */
+int lf_potential_describe(const lf_potential *p, char *buf, size_t size)
+{
+    if (!p) return snprintf(buf, size, "free");
+    const double *q = p->par;
+    switch (p->kind) {
+    case P_STRESS:
+        return snprintf(buf, size, "stress(alpha = %g, Rm = [%g %g %g; %g %g %g; %g %g %g])", q[0], q[1], q[2], q[3],
+                        q[4], q[5], q[6], q[7], q[8], q[9]);
+    case P_FIELD:
+        return snprintf(buf, size, "field(B = (%g, %g, %g), m = (%g, %g, %g))", q[0], q[1], q[2], q[3], q[4], q[5]);
+    case P_TOP: return snprintf(buf, size, "top(mgl = %g, chi = (%g, %g, %g))", q[6], q[3], q[4], q[5]);
+    case P_COULOMB_WALL: return snprintf(buf, size, "coulomb_wall()");
+    default: return snprintf(buf, size, "%s", p->name);
+    }
+}

@@ -1,104 +1,155 @@
-/* lieflow — rigid-body systems: construction, energy, momentum, state checks. */
-#include "system.h"
+/* lieflow — the generic system object: construction, schema, and dispatch to the kind's class. */
+#include "system_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "so3.h"
-
-lf_system *lf_system_new(int nb, const double *J, const lf_potential *pot, lf_error *err)
+const char *lf_form_name(unsigned form)
 {
-    if (nb < 1) {
-        lf_error_set(err, LF_EINVAL, "number of bodies must be >= 1, got %d", nb);
-        return NULL;
+    switch (form) {
+    case LF_FORM_LIE_ODE: return "lie_ode";
+    case LF_FORM_RIGID: return "rigid";
+    case LF_FORM_SECOND_ORDER: return "second_order";
+    case LF_FORM_FIRST_INTEGRAL: return "first_integral";
+    case LF_FORM_CONSTRAINED: return "constrained";
+    default: return "?";
     }
-    for (int i = 0; i < 3 * nb; i++)
-        if (!isfinite(J[i]) || !(J[i] > 0)) {
-            lf_error_set(err, LF_EINVAL, "inertia of body %d: moment %d = %g, expected a finite positive number",
-                         i / 3 + 1, i % 3 + 1, J[i]);
-            return NULL;
-        }
+}
+
+lf_system *lf_system_create(const lf_system_class *cls, void *ctx, lf_manifold *M, const double *y0, lf_error *err)
+{
     lf_system *s = calloc(1, sizeof *s);
-    double *Jc = malloc(3 * (size_t)nb * sizeof(double));
-    if (!s || !Jc) {
-        free(s); free(Jc);
-        lf_error_set(err, LF_ENOMEM, "out of memory");
+    double *y = M ? malloc((size_t)lf_manifold_nparam(M) * sizeof(double)) : NULL;
+    if (!s || !y) {
+        free(s);
+        free(y);
+        if (cls->destroy && ctx) cls->destroy(ctx);
+        lf_manifold_free(M);
+        lf_error_set(err, LF_ENOMEM, "%s: out of memory", cls->kind);
         return NULL;
     }
-    memcpy(Jc, J, 3 * (size_t)nb * sizeof(double));
-    s->nb = nb;
-    s->J = Jc;
-    if (pot) s->pot = *pot;
-    else lf_potential_free_body(&s->pot);
+    s->cls = cls;
+    s->ctx = ctx;
+    s->forms = cls->forms;
+    s->has_energy = cls->energy != NULL;
+    s->M = M;
+    s->y0 = y;
+    if (y0) memcpy(y, y0, (size_t)lf_manifold_nparam(M) * sizeof(double));
+    else lf_manifold_identity(M, y);
     return s;
 }
 
-void lf_system_free(lf_system *sys)
+void lf_system_free(lf_system *s)
 {
-    if (!sys) return;
-    free(sys->J);
-    free(sys);
+    if (!s) return;
+    if (s->cls->destroy && s->ctx) s->cls->destroy(s->ctx);
+    lf_manifold_free(s->M);
+    free(s->y0);
+    free(s);
 }
 
-int lf_system_potential(const lf_system *sys, const double *R, double *U, double *tau, lf_error *err)
+void lf_system_add_field(lf_system *s, const char *name, int first, int count, int scalar_if_one, int rm_as_vec3)
 {
-    const lf_potential *p = &sys->pot;
-    if (!p->eval) {
-        if (U) *U = 0;
-        if (tau) memset(tau, 0, 3 * (size_t)sys->nb * sizeof(double));
-        return LF_OK;
+    if (s->nfields >= (int)(sizeof s->fields / sizeof s->fields[0])) return;
+    s->fields[s->nfields++] = (lf_field){name, first, count, scalar_if_one, rm_as_vec3};
+}
+
+void lf_system_add_observable(lf_system *s, const char *name, lf_observable_kind kind, int dim, const char *columns)
+{
+    if (s->nobs >= (int)(sizeof s->obs / sizeof s->obs[0])) return;
+    s->obs[s->nobs++] = (lf_observable){name, kind, dim, columns};
+    s->obs_dim += dim;
+}
+
+const char *lf_system_kind(const lf_system *s) { return s->cls->kind; }
+unsigned lf_system_forms(const lf_system *s) { return s->forms; }
+const lf_manifold *lf_system_manifold(const lf_system *s) { return s->M; }
+int lf_system_nparam(const lf_system *s) { return lf_manifold_nparam(s->M); }
+int lf_system_ndim(const lf_system *s) { return lf_manifold_ndim(s->M); }
+const double *lf_system_initial(const lf_system *s) { return s->y0; }
+
+int lf_system_check_state(const lf_system *s, const double *y, double tol, lf_error *err)
+{
+    /* field by field, so that messages name the field ("R[2] is not a rotation ...") */
+    for (int i = 0; i < s->nfields; i++) {
+        const lf_field *f = &s->fields[i];
+        for (int k = 0; k < f->count; k++) {
+            char what[64];
+            if (f->count == 1 && f->scalar_if_one) snprintf(what, sizeof what, "%s", f->name);
+            else snprintf(what, sizeof what, "%s[%d]", f->name, k + 1);
+            int rc = lf_manifold_check_factor(s->M, f->first + k, y, tol, what, err);
+            if (rc != LF_OK) return rc;
+        }
     }
-    int rc = p->eval(p, sys->nb, R, U, tau, err);
+    int rc = lf_manifold_check(s->M, y, tol, "state", err); /* factors outside every field */
     if (rc != LF_OK) return rc;
-    if (U && !isfinite(*U)) return lf_error_set(err, LF_EDOMAIN, "potential %s is not finite (U=%g)", p->name, *U);
-    if (tau)
-        for (int i = 0; i < 3 * sys->nb; i++)
-            if (!isfinite(tau[i]))
-                return lf_error_set(err, LF_EDOMAIN, "torque of potential %s on body %d is not finite (%g)", p->name,
-                                    i / 3 + 1, tau[i]);
-    return LF_OK;
+    return s->cls->check_state ? s->cls->check_state(s, y, tol, err) : LF_OK;
 }
 
-double lf_system_kinetic(const lf_system *sys, const double *w)
+int lf_system_set_initial(lf_system *s, const double *y0, lf_error *err)
 {
-    double T = 0;
-    for (int i = 0; i < 3 * sys->nb; i++) T += 0.5 * sys->J[i] * w[i] * w[i];
-    return T;
-}
-
-int lf_system_energy(const lf_system *sys, const double *R, const double *w, double *E, lf_error *err)
-{
-    double U;
-    int rc = lf_system_potential(sys, R, &U, NULL, err);
+    int rc = lf_system_check_state(s, y0, 1e-9, err);
     if (rc != LF_OK) return rc;
-    *E = lf_system_kinetic(sys, w) + U;
+    memcpy(s->y0, y0, (size_t)lf_manifold_nparam(s->M) * sizeof(double));
     return LF_OK;
 }
 
-void lf_system_spatial_momentum(const lf_system *sys, const double *R, const double *w, double pi[3])
+int lf_system_f(const lf_system *s, double t, const double *y, double *xi, lf_error *err)
 {
-    pi[0] = pi[1] = pi[2] = 0;
-    for (int i = 0; i < sys->nb; i++) {
-        double Pi[3], p[3];
-        lf_v3_mul(sys->J + 3 * i, w + 3 * i, Pi);
-        lf_m3_apply(R + 9 * i, Pi, p);
-        lf_v3_add(pi, p, pi);
-    }
+    int rc = s->cls->f(s, t, y, xi, err);
+    if (rc != LF_OK) return rc;
+    const int nd = lf_manifold_ndim(s->M);
+    for (int i = 0; i < nd; i++)
+        if (!isfinite(xi[i]))
+            return lf_error_set(err, LF_EDOMAIN, "%s: the vector field is not finite at t=%.17g (component %d = %g)",
+                                s->cls->kind, t, i + 1, xi[i]);
+    return LF_OK;
 }
 
-int lf_system_check_state(const lf_system *sys, const double *R, const double *w, double tol, lf_error *err)
+int lf_system_has_jacobian(const lf_system *s) { return s->cls->jacobian != NULL; }
+
+int lf_system_jacobian(const lf_system *s, double t, const double *y, double *D, lf_error *err)
 {
-    for (int i = 0; i < sys->nb; i++) {
-        char what[32];
-        snprintf(what, sizeof what, sys->nb == 1 ? "R" : "R[%d]", i + 1);
-        int rc = lf_so3_check(R + 9 * i, tol, what, err);
-        if (rc != LF_OK) return rc;
-        if (!lf_v3_isfinite(w + 3 * i))
-            return lf_error_set(err, LF_EINVAL, "angular velocity of body %d is not finite: (%g, %g, %g)", i + 1,
-                                w[3 * i], w[3 * i + 1], w[3 * i + 2]);
-    }
-    return LF_OK;
+    if (!s->cls->jacobian) return lf_error_set(err, LF_EINVAL, "%s: this system has no analytic Jacobian", s->cls->kind);
+    return s->cls->jacobian(s, t, y, D, err);
+}
+
+int lf_system_has_energy(const lf_system *s) { return s->has_energy; }
+
+int lf_system_energy(const lf_system *s, const double *y, double *E, lf_error *err)
+{
+    if (!s->has_energy) return lf_error_set(err, LF_EINVAL, "%s: this system has no energy", s->cls->kind);
+    int rc = s->cls->energy(s, y, E, err);
+    if (rc == LF_OK && !isfinite(*E)) return lf_error_set(err, LF_EDOMAIN, "%s: the energy is not finite (%g)", s->cls->kind, *E);
+    return rc;
+}
+
+int lf_system_nfields(const lf_system *s) { return s->nfields; }
+const lf_field *lf_system_field(const lf_system *s, int i) { return (i >= 0 && i < s->nfields) ? &s->fields[i] : NULL; }
+
+const lf_field *lf_system_find_field(const lf_system *s, const char *name)
+{
+    for (int i = 0; i < s->nfields; i++)
+        if (strcmp(s->fields[i].name, name) == 0) return &s->fields[i];
+    return NULL;
+}
+
+int lf_system_nobservables(const lf_system *s) { return s->nobs; }
+const lf_observable *lf_system_observable(const lf_system *s, int i) { return (i >= 0 && i < s->nobs) ? &s->obs[i] : NULL; }
+int lf_system_observables_dim(const lf_system *s) { return s->obs_dim; }
+
+int lf_system_observe(const lf_system *s, double t, const double *y, double *out, lf_error *err)
+{
+    if (!s->cls->observe) return LF_OK;
+    return s->cls->observe(s, t, y, out, err);
+}
+
+int lf_system_nconfig(const lf_system *s) { return s->nconfig; }
+
+int lf_system_accel(const lf_system *s, double t, const double *y, double *a, lf_error *err)
+{
+    if (!s->cls->accel) return lf_error_set(err, LF_EINVAL, "%s: not a second-order system", s->cls->kind);
+    return s->cls->accel(s, t, y, a, err);
 }

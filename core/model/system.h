@@ -1,64 +1,102 @@
-/* lieflow — rigid-body models: n >= 1 bodies with principal inertias and a potential.
+/* lieflow — systems (problems): what an integrator integrates.
  *
- * State of body i: R_i (double[9] at R + 9i) and body angular velocity w_i (double[3] at w + 3i),
- * R_i' = R_i hat(w_i),  J_i w_i' = J_i w_i x w_i + tau_i(R),  tau_i = -dU/dR_i in the left
- * trivialization: tau_i . y = -d/de U(.., R_i exp(e hat(y)), ..) at e = 0 (DESIGN §2, seed 000 §1).
- * Energy E = sum_i 1/2 w_i^T J_i w_i + U(R_1..R_n). */
+ * A system is an object with its own parameters and a state layout on a product manifold
+ * (manifold.h). It offers one or more problem forms; every method requires one form, and a stepper
+ * joins a method with a system that offers it:
+ *   LF_FORM_LIE_ODE         y' = f(t, y) . y (right-trivialized) or y . f(t, y) (left), f in the
+ *                           algebra; every system offers it (the generic methods use only this)
+ *   LF_FORM_RIGID           n rigid bodies with diagonal inertia and a potential, state
+ *                           (R_1..R_n, w_1..w_n): the typed fast path of the rigid-body methods
+ *   LF_FORM_SECOND_ORDER    a Lie ODE on G x R^d whose configuration factors move with the velocity
+ *                           factors: y = (g_1..g_n, v_1..v_n), f = (v, a(t, y)) (rigid bodies in the
+ *                           body frame; systems on spheres in the spatial frame)
+ *   LF_FORM_FIRST_INTEGRAL  a first integral H with its trivialized differential dH (discrete
+ *                           gradients)
+ *   LF_FORM_CONSTRAINED     a constrained mechanical system in R^{3n} (RATTLE)
+ * A system also describes what a user sees of its state: named fields (ranges of factors, e.g. R and
+ * omega of rigid bodies) and observables (energy, momenta, manifold defect ...), and it measures
+ * errors with the manifold's distance, field by field. */
 #ifndef LF_SYSTEM_H
 #define LF_SYSTEM_H
 
 #include <stddef.h>
 
 #include "error.h"
+#include "manifold.h"
 
-typedef struct lf_potential lf_potential;
+typedef struct lf_system lf_system;
 
-/* Evaluate the potential of nb bodies at rotations R[9*nb]: *U (if U != NULL) and the body torques
- * tau[3*nb] (if tau != NULL). Returns LF_OK or an error status with a message in err. */
-typedef int (*lf_potential_eval_fn)(const lf_potential *p, int nb, const double *R, double *U,
-                                    double *tau, lf_error *err);
-
-struct lf_potential {
-    const char *name;          /* "free", "stress", "field", "coulomb_wall", "lua", ... */
-    lf_potential_eval_fn eval; /* NULL means free body (U = 0, tau = 0) */
-    void *ctx;                 /* callback context (the Lua binding keeps its state here) */
-    double par[24];            /* parameters of the built-ins (see potential.c) */
+enum {
+    LF_FORM_LIE_ODE = 1u << 0,
+    LF_FORM_RIGID = 1u << 1,
+    LF_FORM_SECOND_ORDER = 1u << 2,
+    LF_FORM_FIRST_INTEGRAL = 1u << 3,
+    LF_FORM_CONSTRAINED = 1u << 4,
 };
+/* "lie_ode", "rigid", "second_order", "first_integral", "constrained" for one form bit. */
+const char *lf_form_name(unsigned form);
 
-typedef struct lf_system {
-    int nb;            /* number of bodies */
-    double *J;         /* 3*nb principal moments of inertia, all > 0 */
-    lf_potential pot;
-} lf_system;
+/* A named view of the state: the factors [first, first + count). */
+typedef struct lf_field {
+    const char *name;   /* "R", "omega", "y", "q" ... */
+    int first, count;
+    int scalar_if_one;  /* shown as one value (not an array of one) when count == 1 */
+    int rm_as_vec3;     /* r3 factors shown as 3-vectors (else as arrays of numbers) */
+} lf_field;
 
-/* Allocate a system of nb bodies with inertias J[3*nb] (copied) and a potential (copied).
- * Checks: nb >= 1, every moment finite and > 0. Returns NULL with err filled on failure. */
-lf_system *lf_system_new(int nb, const double *J, const lf_potential *pot, lf_error *err);
-void lf_system_free(lf_system *sys);
+/* An observable: dim numbers computed from (t, y). */
+typedef enum {
+    LF_OBS_SCALAR,      /* one number */
+    LF_OBS_VEC3,        /* one 3-vector */
+    LF_OBS_VEC3_EACH    /* a 3-vector per item (dim = 3 count; one vector when count == 1) */
+} lf_observable_kind;
 
-/* Potential energy and/or torques (NULL to skip). Also checks that results are finite. */
-int lf_system_potential(const lf_system *sys, const double *R, double *U, double *tau, lf_error *err);
-/* Total energy E = T + U. */
-int lf_system_energy(const lf_system *sys, const double *R, const double *w, double *E, lf_error *err);
-/* Kinetic energy sum 1/2 w^T J w. */
-double lf_system_kinetic(const lf_system *sys, const double *w);
-/* Total spatial angular momentum sum_i R_i J_i w_i (double[3]). */
-void lf_system_spatial_momentum(const lf_system *sys, const double *R, const double *w, double pi[3]);
-/* Check a state: rotations within tol of SO(3) (||R^T R - I||, |det R - 1|) and finite w. */
-int lf_system_check_state(const lf_system *sys, const double *R, const double *w, double tol, lf_error *err);
+typedef struct lf_observable {
+    const char *name;     /* "energy", "spatial_momentum", ... */
+    lf_observable_kind kind;
+    int dim;
+    const char *columns;  /* comma-separated column names for trajectories, taken from the first
+                             entries (e.g. "pi1,pi2,pi3"); NULL: not recorded by default */
+} lf_observable;
 
-/* Built-in potentials (potential.c). Each fills *p; none allocates. */
-void lf_potential_free_body(lf_potential *p);
-/* Seed 000 eq. (12): U = (dist(R, I) - 1)^2 - alpha / dist(R, Rm), dist(A,B) = ||A - B||_F. */
-void lf_potential_stress(lf_potential *p, double alpha, const double Rm[9]);
-/* Uniform field acting on a body-fixed vector: U = -B . (R m)   (B spatial, m body). */
-void lf_potential_field(lf_potential *p, const double B[3], const double m[3]);
-/* Lagrangian top (seed 003 §3.3): U = mgl e3 . (R chi); torque -mgl R^T e3 x chi... = field with
- * B = -mgl e3, m = chi. Seed 003 uses mgl = 20, chi = e3: spatial torque -20 R(:,3) x e3. */
-void lf_potential_top(lf_potential *p, double mgl, const double chi[3]);
-/* Seed 003 §3.7, Coulomb potential with a soft wall: with c = R_33 = e3 . R e3,
- * U = 1/(1.1 + c) - 0.001/(1.1 + c)^10, whose spatial torque is the printed
- * (-(1.1+c)^-2 + 0.01 (1.1+c)^-11) [-R23; R13; 0]. */
-void lf_potential_coulomb_wall(lf_potential *p);
+const char *lf_system_kind(const lf_system *s);       /* "rigidbody", "lie_ode", ... */
+unsigned lf_system_forms(const lf_system *s);
+const lf_manifold *lf_system_manifold(const lf_system *s);
+int lf_system_nparam(const lf_system *s);
+int lf_system_ndim(const lf_system *s);
+void lf_system_free(lf_system *s);
+
+/* The initial state the system was made with (nparam doubles), and replacing it (checked). */
+const double *lf_system_initial(const lf_system *s);
+int lf_system_set_initial(lf_system *s, const double *y0, lf_error *err);
+/* Check a state: on the manifold within tol and whatever the system requires (finite velocities,
+ * q . omega = 0 ...). The message names the field. */
+int lf_system_check_state(const lf_system *s, const double *y, double tol, lf_error *err);
+
+/* The Lie ODE: xi = f(t, y) (ndim doubles), checked finite. */
+int lf_system_f(const lf_system *s, double t, const double *y, double *xi, lf_error *err);
+/* Its Jacobian along the action, D[i][j] = d/de f(t, act(e e_j, y))_i at e = 0 (ndim x ndim,
+ * row-major), if the system has one (lf_system_has_jacobian). */
+int lf_system_has_jacobian(const lf_system *s);
+int lf_system_jacobian(const lf_system *s, double t, const double *y, double *D, lf_error *err);
+
+/* Energy (the first integral when there is one), if the system has one. */
+int lf_system_has_energy(const lf_system *s);
+int lf_system_energy(const lf_system *s, const double *y, double *E, lf_error *err);
+
+/* Fields and observables. lf_system_observe fills every observable at (t, y), one after the
+ * other (lf_system_observables_dim doubles). */
+int lf_system_nfields(const lf_system *s);
+const lf_field *lf_system_field(const lf_system *s, int i);
+const lf_field *lf_system_find_field(const lf_system *s, const char *name);
+int lf_system_nobservables(const lf_system *s);
+const lf_observable *lf_system_observable(const lf_system *s, int i);
+int lf_system_observables_dim(const lf_system *s);
+int lf_system_observe(const lf_system *s, double t, const double *y, double *out, lf_error *err);
+
+/* Second-order form: the number of configuration factors (the velocity factors follow them), and
+ * the acceleration a(t, y) of the velocity factors. */
+int lf_system_nconfig(const lf_system *s);
+int lf_system_accel(const lf_system *s, double t, const double *y, double *a, lf_error *err);
 
 #endif

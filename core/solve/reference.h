@@ -1,21 +1,27 @@
-/* lieflow — high-accuracy reference solutions of rigid-body systems.
- * The equations of motion in the embedding R^{9n} x R^{3n}: R_i' = R_i hat(w_i),
- * J_i w_i' = J_i w_i x w_i + tau_i(R), integrated with GSL's adaptive rk8pd (Prince–Dormand 8(9))
- * at tight tolerances. */
+/* lieflow — high-accuracy reference solutions of any system: its Lie ODE y' = f(t, y) . y (or
+ * y . f) written in the embedding of the state (matrix entries, unit vectors, quaternion
+ * components, R^m: lf_manifold_velocity) and integrated with GSL's adaptive rk8pd
+ * (Prince–Dormand 8(9)) at tight tolerances. The embedded solution drifts off the manifold by
+ * about the tolerance; the drift at the end is reported. */
 #ifndef LF_REFERENCE_H
 #define LF_REFERENCE_H
+
+#include <signal.h>
 
 #include "system.h"
 
 typedef struct lf_reference_opts {
-    double rtol;   /* relative tolerance, default 1e-13 */
-    double atol;   /* absolute tolerance, default 1e-13 */
-    double h0;     /* initial step, default 1e-3 */
+    double rtol;                    /* relative tolerance, default 1e-13 */
+    double atol;                    /* absolute tolerance, default 1e-13 */
+    double h0;                      /* initial step, default 1e-3 */
+    unsigned long max_steps;        /* bound on the rk8pd steps of the whole call, default 2e7 */
+    volatile sig_atomic_t *cancel;  /* optional: LF_EINTR within one rk8pd step when *cancel != 0 */
 } lf_reference_opts;
 
-/* Integrate from (R0, w0) at time t0 through the increasing (or decreasing) times[0..ntimes-1];
- * the state at times[k] goes to Rout + 9*nb*k, wout + 3*nb*k. opts may be NULL. */
-int lf_reference_solve(const lf_system *sys, const double *R0, const double *w0, double t0, const double *times,
-                       int ntimes, double *Rout, double *wout, const lf_reference_opts *opts, lf_error *err);
+/* Integrate from y0 (nparam doubles) at time t0 through the monotone times[0..ntimes-1] (increasing
+ * or decreasing); the state at times[k] goes to out + nparam k. defect (may be NULL): the manifold
+ * defect (lf_manifold_defect) of the last state. opts may be NULL. */
+int lf_reference_solve(const lf_system *sys, const double *y0, double t0, const double *times, int ntimes, double *out,
+                       double *defect, const lf_reference_opts *opts, lf_error *err);
 
 #endif

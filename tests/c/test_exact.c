@@ -39,16 +39,16 @@ static double casimir(const double J[3], const double w[3]) { return hypot(hypot
 static double compare(const double J[3], const double w0[3], double T, double *inv)
 {
     lf_error e;
-    lf_potential pot;
-    lf_potential_free_body(&pot);
-    lf_system *sys = lf_system_new(1, J, &pot, &e);
+    lf_system *sys = lf_rigid_new(1, J, NULL, &e);
     if (!sys) fail_msg("%s", e.msg);
-    static double times[NT], Rout[9 * NT], wout[3 * NT];
-    double R0[9];
-    lf_m3_identity(R0);
+    static double times[NT], yout[12 * NT], wout[3 * NT];
+    double y0[12];
+    lf_m3_identity(y0);
+    memcpy(y0 + 9, w0, 3 * sizeof(double));
     for (int k = 0; k < NT; k++) times[k] = T * (k + 1) / NT;
-    lf_reference_opts ro = {1e-14, 1e-14, 1e-3};
-    if (lf_reference_solve(sys, R0, w0, 0, times, NT, Rout, wout, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
+    lf_reference_opts ro = {1e-14, 1e-14, 1e-3, 0, NULL};
+    if (lf_reference_solve(sys, y0, 0, times, NT, yout, NULL, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
+    for (int k = 0; k < NT; k++) memcpy(wout + 3 * k, yout + 12 * k + 9, 3 * sizeof(double));
     lf_system_free(sys);
     double worst = 0, winv = 0, E0 = energy2(J, w0), M0 = casimir(J, w0);
     for (int k = 0; k < NT; k++) {

@@ -13,6 +13,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "linalg.h"
+#include "newton.h"
 
 static double maxabs(int n, const double *v)
 {
@@ -224,7 +225,7 @@ static void test_newton_fd_step(void **state)
         recorder rec = {0, {0}};
         double work[8], x[1] = {x0s[i]};
         int iwork[1];
-        lf_newton_opts o = {0, 1, 0};
+        lf_newton_opts o = {.max_iter = 1, .jacobian = LF_JAC_FD};
         lf_newton(record, &rec, 1, x, &o, work, iwork, NULL, NULL);
         assert_true(rec.n >= 2 && rec.xs[0] == x0s[i]);
         double h = rec.xs[1] - rec.xs[0], want = sqrt(2.220446049250313e-16) * fmax(1, fabs(x0s[i]));
@@ -242,7 +243,7 @@ static void test_newton_2d(void **state)
     double sol[2][2];
     int iters[2];
     for (int analytic = 1; analytic >= 0; analytic--) {
-        lf_newton_opts o = {0, 0, analytic};
+        lf_newton_opts o = {.jacobian = analytic ? LF_JAC_ANALYTIC : LF_JAC_FD};
         lf_newton_info info;
         int calls = 0;
         double x[2] = {1, -1.5};
@@ -291,7 +292,7 @@ static void test_newton_6d(void **state)
         for (size_t i = ws; i < ws + 8; i++) work[i] = 12345.0;
         for (int i = N; i < N + 4; i++) iwork[i] = 777;
         for (int analytic = 0; analytic <= 1; analytic++) {
-            lf_newton_opts o = {1e-14, 30, analytic};
+            lf_newton_opts o = {.tol = 1e-14, .max_iter = 30, .jacobian = analytic ? LF_JAC_ANALYTIC : LF_JAC_FD};
             lf_newton_info info;
             lf_error err = {0, ""};
             for (int i = 0; i < N; i++) x[i] = 0;
@@ -315,7 +316,7 @@ static void test_newton_failures(void **state)
     lf_error err = {0, ""};
     lf_newton_info info;
     /* no real root: LF_ENOCONV with iterations and residual in the message */
-    lf_newton_opts o = {0, 5, 1};
+    lf_newton_opts o = {.max_iter = 5, .jacobian = LF_JAC_ANALYTIC};
     double x[1] = {0.5};
     assert_int_equal(lf_newton(no_root, NULL, 1, x, &o, work, iwork, &info, &err), LF_ENOCONV);
     assert_int_equal(err.code, LF_ENOCONV);
@@ -326,7 +327,7 @@ static void test_newton_failures(void **state)
     assert_true(info.residual >= 1);
     printf("  \"%s\"\n", err.msg);
     /* default max_iter is 50, FD Jacobian */
-    lf_newton_opts o2 = {0, 0, 0};
+    lf_newton_opts o2 = {.jacobian = LF_JAC_FD};
     x[0] = 0.5;
     assert_int_equal(lf_newton(no_root, NULL, 1, x, &o2, work, iwork, &info, &err), LF_ENOCONV);
     assert_non_null(strstr(err.msg, "newton did not converge in 50 iterations (|residual|="));

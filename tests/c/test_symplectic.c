@@ -70,14 +70,20 @@ typedef struct {
 static void step(map_ctx *c, const double *R, const double *w, double *R1, double *w1)
 {
     if (c->st) {
-        if (lf_stepper_set_state(c->st, R, w, 0) != LF_OK || lf_stepper_step(c->st, c->h, 1) != LF_OK)
-            fail_msg("%s", c->st->err.msg);
-        memcpy(R1, c->st->R, 9 * sizeof(double));
-        memcpy(w1, c->st->w, 3 * sizeof(double));
+        double y[12];
+        pack_state(R, w, y);
+        if (lf_stepper_set_state(c->st, y, 0) != LF_OK || lf_stepper_step(c->st, c->h, 1) != LF_OK)
+            fail_msg("%s", lf_stepper_error(c->st)->msg);
+        memcpy(R1, lf_stepper_state(c->st), 9 * sizeof(double));
+        memcpy(w1, lf_stepper_state(c->st) + 9, 3 * sizeof(double));
     } else {
         lf_error e;
-        lf_reference_opts ro = {1e-14, 1e-14, 1e-3};
-        if (lf_reference_solve(c->sys, R, w, 0, &c->h, 1, R1, w1, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
+        lf_reference_opts ro = {1e-14, 1e-14, 1e-3, 0, NULL};
+        double y[12], y1[12];
+        pack_state(R, w, y);
+        if (lf_reference_solve(c->sys, y, 0, &c->h, 1, y1, NULL, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
+        memcpy(R1, y1, 9 * sizeof(double));
+        memcpy(w1, y1 + 9, 3 * sizeof(double));
     }
 }
 
@@ -87,7 +93,7 @@ static void to_chart(const map_ctx *c, const double *C, const double *R, const d
     double M[9], Pi[3];
     lf_m3_tmul(C, R, M);
     lf_so3_log(M, z);
-    lf_v3_mul(c->sys->J, w, Pi);
+    lf_v3_mul(lf_rigid_inertia(c->sys), w, Pi);
     momentum_map(c->naive, z, 0, Pi, z + 3);
 }
 
@@ -97,7 +103,7 @@ static void from_chart(const map_ctx *c, const double *C, const double *z, doubl
     lf_so3_exp(z, E);
     lf_m3_mul(C, E, R);
     momentum_map(c->naive, z, 1, z + 3, Pi);
-    lf_v3_div(Pi, c->sys->J, w);
+    lf_v3_div(Pi, lf_rigid_inertia(c->sys), w);
 }
 
 /* The one-step map in canonical coordinates, (q, p) around C0 -> (q', p') around C1. */
@@ -146,11 +152,14 @@ static double defect(const lf_system *sys, lf_stepper *st, const double *R, cons
 static lf_system *setup(const problem *p, double *R, double *w)
 {
     lf_error e;
-    lf_system *sys = lf_system_new(1, p->J, &p->pot, &e);
+    double y0[12], y1[12];
+    lf_system *sys = problem_system(p, y0, &e);
     if (!sys) fail_msg("%s", e.msg);
     double t = 1;
-    lf_reference_opts ro = {1e-14, 1e-14, 1e-3};
-    if (lf_reference_solve(sys, p->R0, p->w0, 0, &t, 1, R, w, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
+    lf_reference_opts ro = {1e-14, 1e-14, 1e-3, 0, NULL};
+    if (lf_reference_solve(sys, y0, 0, &t, 1, y1, NULL, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
+    memcpy(R, y1, 9 * sizeof(double));
+    memcpy(w, y1 + 9, 3 * sizeof(double));
     return sys;
 }
 
@@ -168,6 +177,7 @@ static void test_exact_flow(void **state)
         for (int i = 0; i < NH; i++)
             if (!(d[i] < THRESH)) fail_msg("exact flow (%s, h=%g): defect %.3g >= %g", ps[k].name, hs[i], d[i], THRESH);
         lf_system_free(sys);
+        problem_free(&ps[k]);
     }
 }
 
@@ -183,6 +193,7 @@ static void test_chart_control(void **state)
     printf("  exact flow, non-canonical chart p = Pi, h=0.5: %.2e\n", d);
     if (!(d > 1e4 * THRESH)) fail_msg("p = Pi chart: defect %.3g, expected large", d);
     lf_system_free(sys);
+    problem_free(&p);
 }
 
 static int decreasing(const double *d)
@@ -194,20 +205,25 @@ static int decreasing(const double *d)
 
 static void test_method(void **state)
 {
-    const lf_method *m = *state;
+    const lf_method_info *m = lf_method_get_info(*state);
+    if (m->adaptive) skip(); /* the map depends on the step the controller chooses */
     problem p = m->free_body_only ? problem_free_body() : problem_stress();
-    double R[9], w[3], d[NH], dmax = 0;
+    double R[9], w[3], d[NH], dmax = 0, y[12];
     lf_system *sys = setup(&p, R, w);
     lf_error e;
-    lf_stepper *st = lf_stepper_new(m, sys, R, w, 0, NULL, &e);
+    pack_state(R, w, y);
+    lf_stepper *st = lf_stepper_new(*state, sys, y, 0, NULL, &e);
     if (!st) fail_msg("%s: %s", m->name, e.msg);
     for (int i = 0; i < NH; i++) dmax = fmax(dmax, d[i] = defect(sys, st, R, w, hs[i], 0));
     lf_stepper_free(st);
     lf_system_free(sys);
-    printf("  %-10s %-9s %-10s", m->name, m->symplectic, p.name);
+    problem_free(&p);
+    printf("  %-18s %-9s %-10s", m->name, m->symplectic, p.name);
     for (int i = 0; i < NH; i++) printf("  h=%-5g %8.2e", hs[i], d[i]);
     printf("\n");
-    int clearly_not = d[0] > 100 * THRESH && d[NH - 1] > THRESH && decreasing(d);
+    /* a method defect: far above the noise at the largest step and decreasing with h (a high-order
+     * method's defect, O(h^{p+1}), may reach the noise level at the smallest step) */
+    int clearly_not = d[0] > 100 * THRESH && d[1] > THRESH && decreasing(d);
     if (strcmp(m->symplectic, "proved") == 0) {
         if (!(dmax < THRESH)) fail_msg("%s: symplectic \"proved\" but defect %.3g >= %g", m->name, dmax, THRESH);
     } else if (strcmp(m->symplectic, "no") == 0) {
@@ -232,7 +248,7 @@ int main(void)
     tests[n++] = (struct CMUnitTest){"chart_control", test_chart_control, NULL, NULL, NULL};
     for (int i = 0; i < nm; i++) {
         const lf_method *m = lf_method_at(i);
-        snprintf(names[n], 64, "symplectic_%s", m->name);
+        snprintf(names[n], 64, "symplectic_%s", lf_method_get_info(m)->name);
         tests[n] = (struct CMUnitTest){names[n], test_method, NULL, NULL, (void *)m};
         n++;
     }

@@ -1,0 +1,75 @@
+/* lieflow (internal) — for method authors: the method record, the stepper's fields and the helpers
+ * step functions use. Not installed.
+ *
+ * A step function advances s->y (in place) by h using s->work (work_doubles, no allocation) and the
+ * helpers below; on failure it returns a status with s->err filled, and lf_stepper_step restores the
+ * state and the cache from before the step. Rigid-body methods use the typed fast path: s->R, s->w
+ * (views into s->y), s->nb, s->J, the torque cache (s->tau). */
+#ifndef LF_METHOD_INTERNAL_H
+#define LF_METHOD_INTERNAL_H
+
+#include "manifold.h"
+#include "method.h"
+#include "newton.h"
+#include "rigid.h"
+
+struct lf_method {
+    lf_method_info info;
+    size_t (*work_doubles)(const lf_stepper *s);  /* workspace */
+    size_t (*cache_doubles)(const lf_stepper *s); /* state carried between steps (rolled back with
+                                                     the state), default: 3 nb for rigid methods */
+    int (*accepts)(const lf_method *m, const lf_system *sys, lf_error *err); /* beyond the form */
+    int (*step)(lf_stepper *s, double h);
+    const void *data;    /* the family's table (a tableau) */
+    int allocated;       /* made by lf_rkmk_method_new */
+};
+
+struct lf_stepper {
+    const lf_method *method;
+    const lf_system *sys;
+    const lf_manifold *M;
+    int np, nd;             /* parameters of a state, algebra dimension */
+    double t, t_comp;       /* time and its Kahan compensation */
+    double *y;              /* state (np), followed in memory by the cache */
+    double *cache;          /* method cache (ncache doubles) */
+    size_t ncache;
+    int cache_valid;        /* the cache holds data for the current state */
+    int cache_set;          /* set by the step function when it left valid data for the new state */
+    double *save;           /* rollback copy of y and cache */
+    double *work;
+    int *iwork;
+    lf_stepper_opts opts;
+    volatile sig_atomic_t *cancel;
+    lf_error err;
+    lf_stepper_stats stats;
+    double h_taken;         /* the step the method actually took (adaptive methods set it) */
+    double h_next;          /* adaptive methods: the next trial step (0: not yet chosen) */
+    /* rigid fast path (rigid systems only) */
+    int nb;
+    double *R, *w;          /* views into y: R (9 nb), w (3 nb) */
+    double *tau;            /* = cache: torque at the current state, valid if cache_valid */
+    const double *J;        /* inertias (3 nb) */
+};
+
+/* ---- rigid methods */
+/* Torque at the state at the start of the step (cached), and at any R (counted, checked finite). */
+int lf_stepper_torque_start(lf_stepper *s, const double **tau);
+int lf_stepper_torque(lf_stepper *s, const double *R, double *tau);
+/* A step function that computed the torque at its new state may store it for the next step. */
+void lf_stepper_cache_torque(lf_stepper *s, const double *tau);
+
+/* ---- generic methods */
+/* xi = f(t, y) of the system (counted, checked finite). */
+int lf_stepper_f(lf_stepper *s, double t, const double *y, double *xi);
+/* Newton (or fixed point) on R^n with the stepper's tolerance, iteration cap and statistics; the
+ * caller picks the Jacobian and mode in o (tol and max_iter are filled in from the stepper).
+ * work: lf_newton_work_size(n) doubles; s->iwork has room for n ints (iwork_ints). */
+int lf_stepper_solve(lf_stepper *s, lf_residual_fn F, void *ctx, int n, double *x, lf_newton_opts o, double *work);
+/* The rigid methods' form of it: analytic Jacobian (1) or forward differences (0). */
+int lf_stepper_newton(lf_stepper *s, lf_residual_fn F, void *ctx, int n, double *x, int analytic_jac,
+                      double *work);
+/* Integer workspace the stepper allocates: enough for a Newton of dimension 12 nb + 16 (rigid) or
+ * 8 nd + 16 (generic; implicit methods with more stages ask via work_doubles' companion). */
+size_t lf_stepper_iwork_ints(const lf_stepper *s);
+
+#endif

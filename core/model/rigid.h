@@ -1,0 +1,33 @@
+/* lieflow — rigid bodies: n >= 1 bodies with principal inertias and a potential.
+ *
+ * State y = (R_1..R_n, w_1..w_n): R_i (double[9] at y + 9i) and body angular velocity w_i
+ * (double[3] at y + 9n + 3i), on the manifold SO(3)^n x (R^3)^n, left-trivialized:
+ *   R_i' = R_i hat(w_i),  J_i w_i' = J_i w_i x w_i + tau_i(R),  tau_i = -dU/dR_i   (potential.h)
+ * (Bou-Rabee, Ortolan & Saccon §1). Energy E = sum_i 1/2 w_i^T J_i w_i + U(R_1..R_n).
+ * Forms: LF_FORM_RIGID (the rigid-body methods), LF_FORM_SECOND_ORDER and LF_FORM_LIE_ODE with
+ * f(y) = (w_1..w_n, w_1'..w_n'), so every generic method runs on every rigid system.
+ * Fields R and omega; observables energy, spatial_momentum (sum R_i J_i w_i), momentum (J_i w_i),
+ * casimir (|J_1 w_1|) and orthogonality (max ||R_i^T R_i - I||_F). */
+#ifndef LF_RIGID_H
+#define LF_RIGID_H
+
+#include "potential.h"
+#include "system.h"
+
+/* nb bodies with inertias J[3 nb] (copied; finite and > 0) and a potential (borrowed: it must
+ * outlive the system; NULL: free bodies). The initial state is (I, 0) for every body. */
+lf_system *lf_rigid_new(int nb, const double *J, const lf_potential *pot, lf_error *err);
+
+/* For a rigid system (0 / NULL otherwise): number of bodies, inertias (3 nb), potential. */
+int lf_rigid_nbodies(const lf_system *s);
+const double *lf_rigid_inertia(const lf_system *s);
+const lf_potential *lf_rigid_potential(const lf_system *s);
+
+/* Potential energy and/or torques at rotations R[9 nb] (NULL to skip), checked finite. */
+int lf_rigid_potential_eval(const lf_system *s, const double *R, double *U, double *tau, lf_error *err);
+/* Kinetic energy sum 1/2 w^T J w, total energy, total spatial angular momentum sum_i R_i J_i w_i. */
+double lf_rigid_kinetic(const lf_system *s, const double *w);
+int lf_rigid_energy(const lf_system *s, const double *R, const double *w, double *E, lf_error *err);
+void lf_rigid_spatial_momentum(const lf_system *s, const double *R, const double *w, double pi[3]);
+
+#endif
