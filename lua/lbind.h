@@ -4,6 +4,7 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <signal.h>
 
 #include "lieflow.h"
 
@@ -33,22 +34,62 @@ const char *lfb_typename(lua_State *L, int idx);
 
 void lfb_open_values(lua_State *L);     /* vec3, mat3 constructors and metatables (into module table at -1) */
 void lfb_open_maps(lua_State *L);       /* so3, s2, quat tables */
-void lfb_open_systems(lua_State *L);    /* rigidbody, bodies, potential.* */
+void lfb_open_systems(lua_State *L);    /* rigidbody, bodies, potential.*, system metatable */
 void lfb_open_integrators(lua_State *L);/* methods, integrator, reference */
 void lfb_open_analysis(lua_State *L);   /* fit_linear, isatty, wall_time, mkdir_p */
 void lfb_open_exact(lua_State *L);      /* exact.free_body */
 
-/* Systems (lsystem.c) */
+/* The callback layer (lcallback.c): every call from C into Lua goes through lfb_call. */
+/* Call the function stored under registry reference ref with the arguments push(L, ud) pushes
+ * (returning their count), under lua_pcall with a traceback handler; on success nres results are
+ * left on the stack. A Lua error becomes LF_ECALLBACK "<what> raised an error: ..." (LF_EINTR
+ * "interrupted" when the host's cancel flag is set); nothing crosses into C as a Lua error. */
+int lfb_call(lua_State *L, int ref, int (*push)(lua_State *L, void *ud), void *ud, int nres, const char *what,
+             lf_error *err);
+/* The host's cancel flag (registry "lieflow.cancel", set by the lieflow executable), or NULL. */
+volatile sig_atomic_t *lfb_cancel_flag(lua_State *L);
+
+/* Systems (lsystem.c): a userdata over an lf_system, with the Lua callbacks it uses. */
 #define LFB_SYSTEM "lf.system"
-typedef struct lfb_system lfb_system;
-lf_system *lfb_checksystem(lua_State *L, int idx);
-/* Push the initial state of a system: R (mat3 or array of mat3), omega. */
-void lfb_push_rotations(lua_State *L, int nb, const double *R);
-void lfb_push_vectors(lua_State *L, int nb, const double *v);
-/* Read nb rotations / vectors (a single value when nb == 1, else an array). */
-void lfb_read_rotations(lua_State *L, int idx, int nb, double *R, const char *what);
-void lfb_read_vectors(lua_State *L, int idx, int nb, double *v, const char *what);
-/* Attach the lua_State to the system's Lua callbacks before C code evaluates the potential. */
-void lfb_system_bind(lua_State *L, int idx);
+typedef struct lfb_system {
+    lf_system *sys;
+    lua_State *L;        /* the running thread, set by lfb_system_bind before C calls back */
+    int ref[4];          /* registry references of Lua callbacks (LUA_NOREF if none); meaning per kind */
+    lf_potential *pot;   /* a potential the system owns (Lua potentials) */
+    int users;           /* integrators using the system (they keep it alive) */
+    int finalized;       /* __gc has run: no entry point may use it */
+} lfb_system;
+enum { LFB_REF_U = 0, LFB_REF_TAU = 1, LFB_REF_F = 0, LFB_REF_JAC = 1, LFB_REF_ENERGY = 2 };
+
+/* The system at idx (errors if it is not one or has been finalized); binds it to L. */
+lfb_system *lfb_checksystem(lua_State *L, int idx);
+/* Push a new system userdata owning sys (its callbacks and potential are set by the caller). */
+lfb_system *lfb_newsystem(lua_State *L);
+/* An integrator starts / stops using a system (the last one frees a finalized system). */
+void lfb_system_retain(lfb_system *s);
+void lfb_system_release(lua_State *L, lfb_system *s);
+void lfb_open_lie_ode(lua_State *L); /* lie_ode (into the module table at -1) */
+
+/* States (lstate.c): values of the system's fields <-> the C state vector. */
+/* Push one factor's value: mat3 (so3, gl3), vec3 (s2; r3 when rm_as_vec3), quaternion table
+ * {w, x, y, z} (s3), array of m numbers (r<m>). */
+void lfb_push_factor(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3);
+/* Read one factor's value at idx (the same shapes, plain tables accepted) into p. */
+void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const char *what);
+/* Push / read a field (one value if field->count == 1 and scalar_if_one, else an array). */
+void lfb_push_field(lua_State *L, const lf_system *sys, const lf_field *field, const double *y);
+void lfb_read_field(lua_State *L, int idx, const lf_system *sys, const lf_field *field, double *y, const char *what);
+/* Push {t = t, <field> = ...} for every field. */
+void lfb_push_state(lua_State *L, const lf_system *sys, double t, const double *y);
+/* Update y (and *t when t != NULL) from the fields present in the table at idx; fields absent keep
+ * their values; unknown keys are errors naming the valid ones. `extra` lists further accepted keys
+ * (NULL-terminated, may be NULL) that the caller handles. */
+void lfb_read_state(lua_State *L, int idx, const lf_system *sys, double *y, double *t, const char *const *extra,
+                    const char *what);
+/* Push an algebra element of the manifold (one value per factor: vec3 / mat3 / array) as an array. */
+void lfb_push_algebra(lua_State *L, const lf_manifold *M, const double *xi);
+/* Read f's result at idx (an array with one algebra element per factor) into xi; no metamethod
+ * runs and no Lua error is raised: returns LF_OK or LF_ECALLBACK with a message. */
+int lfb_read_algebra(lua_State *L, int idx, const lf_manifold *M, double *xi, const char *what, lf_error *err);
 
 #endif

@@ -1,5 +1,6 @@
-/* lieflow Lua binding — the method registry (lf.methods), C integrators (lf.integrator for built-in
- * methods) and the reference solver (lf.reference). */
+/* lieflow Lua binding — the method registry (lf.methods), user tableaux (lf.rkmk), integrators
+ * (lf.integrator over any system and compatible method: what they expose comes from the system's
+ * schema) and the reference solver (lf.reference). */
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -7,57 +8,75 @@
 #include "lbind.h"
 
 #define LFB_INTEGRATOR "lf.integrator"
+#define LFB_METHOD "lf.rkmk_method"
 
-void lfb_system_initial(lua_State *L, int idx, const double **R0, const double **w0);
+int lfb_push_observable(lua_State *L, const lf_system *sys, const char *name, double t, const double *y);
+int lfb_push_columns(lua_State *L, const lf_system *sys, double t, const double *y);
+void lfb_push_errors(lua_State *L, const lf_system *sys, const double *a, const double *b);
 
 typedef struct {
     lf_stepper *st;
     double h;
-    int busy; /* inside lf_stepper_step: a Lua potential must not step or reset this integrator */
+    int busy; /* inside lf_stepper_step: a Lua callback must not step or reset this integrator */
 } lfb_integrator;
+
+/* uservalues of an integrator: 1 = its system userdata, 2 = its method userdata (lf.rkmk) */
+
+static lfb_system *it_system(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, 1);
+    lfb_system *s = luaL_testudata(L, -1, LFB_SYSTEM);
+    lua_pop(L, 1); /* the integrator's uservalue keeps it alive */
+    if (!s || s->finalized || !s->sys)
+        luaL_error(L, "the integrator's system has been finalized (garbage-collected) and cannot be used");
+    s->L = L;
+    return s;
+}
 
 static lfb_integrator *checkit(lua_State *L, int idx)
 {
     lfb_integrator *it = luaL_checkudata(L, idx, LFB_INTEGRATOR);
     if (!it->st) luaL_error(L, "integrator has been closed");
+    it_system(L, idx);
     return it;
 }
 
 static void check_not_busy(lua_State *L, const lfb_integrator *it)
 {
-    if (it->busy) luaL_error(L, "integrator is in the middle of a step (called from its own potential or torque)");
+    if (it->busy) luaL_error(L, "integrator is in the middle of a step (called from its own system's callback)");
 }
 
-/* Set the Lua thread on the integrator's system (stored as uservalue 1) before stepping. */
-static void bind(lua_State *L, int idx)
+/* ---------------------------------------------------------------- methods and their metadata */
+static void push_info(lua_State *L, const lf_method_info *m, const char *impl)
 {
-    lua_getiuservalue(L, idx, 1);
-    lfb_system_bind(L, -1);
-    lua_pop(L, 1);
-}
-
-static void push_method(lua_State *L, const lf_method *m)
-{
-    lua_createtable(L, 0, 9);
+    lua_createtable(L, 0, 16);
     lua_pushstring(L, m->name);
     lua_setfield(L, -2, "name");
     lua_pushstring(L, m->title);
     lua_setfield(L, -2, "title");
     lua_pushstring(L, m->reference);
     lua_setfield(L, -2, "reference");
+    lua_pushstring(L, m->family);
+    lua_setfield(L, -2, "family");
     lua_pushinteger(L, m->order);
     lua_setfield(L, -2, "order");
     lua_pushboolean(L, m->symmetric);
     lua_setfield(L, -2, "symmetric");
     lua_pushstring(L, m->symplectic);
     lua_setfield(L, -2, "symplectic");
+    lua_pushboolean(L, m->implicit);
+    lua_setfield(L, -2, "implicit");
+    lua_pushboolean(L, m->adaptive);
+    lua_setfield(L, -2, "adaptive");
+    lua_pushstring(L, lf_form_name(m->form));
+    lua_setfield(L, -2, "form");
     lua_pushboolean(L, m->explicit_in_torque);
     lua_setfield(L, -2, "explicit_in_torque");
     lua_pushboolean(L, m->momentum_conserving);
     lua_setfield(L, -2, "momentum_conserving");
     lua_pushboolean(L, m->free_body_only);
     lua_setfield(L, -2, "free_body_only");
-    lua_pushstring(L, "C");
+    lua_pushstring(L, impl);
     lua_setfield(L, -2, "implementation");
 }
 
@@ -67,13 +86,129 @@ static int l_methods(lua_State *L)
     int n = lf_method_count();
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
-        push_method(L, lf_method_at(i));
+        push_info(L, lf_method_get_info(lf_method_at(i)), "C");
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
 }
 
-static double opt_field(lua_State *L, int t, const char *k, double def)
+typedef struct {
+    lf_method *m;
+} lfb_method;
+
+static int method_gc(lua_State *L)
+{
+    lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
+    lf_method_free(u->m); /* integrators keep the userdata alive while they use it */
+    u->m = NULL;
+    return 0;
+}
+
+static int method_index(lua_State *L)
+{
+    lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
+    if (!u->m) return luaL_error(L, "the method has been finalized");
+    push_info(L, lf_method_get_info(u->m), "C (user tableau)");
+    lua_getfield(L, -1, luaL_checkstring(L, 2));
+    return 1;
+}
+
+static int method_tostring(lua_State *L)
+{
+    lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
+    if (!u->m) lua_pushstring(L, "lf.rkmk (finalized)");
+    else {
+        const lf_method_info *m = lf_method_get_info(u->m);
+        lua_pushfstring(L, "lf.rkmk(%s, order %d, %s%s)", m->name, m->order, m->implicit ? "implicit" : "explicit",
+                        m->symmetric ? ", symmetric" : "");
+    }
+    return 1;
+}
+
+/* n numbers from the array at field k of table t */
+static void read_coefficients(lua_State *L, int t, const char *k, int n, double *out)
+{
+    if (lua_getfield(L, t, k) != LUA_TTABLE)
+        luaL_error(L, "lf.rkmk: field '%s' must be an array, got %s", k, lfb_typename(L, -1));
+    const int idx = lua_gettop(L);
+    int nested = lua_rawgeti(L, idx, 1) == LUA_TTABLE;
+    lua_pop(L, 1);
+    int s = n == 1 ? 1 : (int)lround(sqrt((double)n));
+    int rows = (int)lua_rawlen(L, idx);
+    if (nested) { /* A as rows */
+        if (rows != s) luaL_error(L, "lf.rkmk: field '%s' has %d rows, expected %d", k, rows, s);
+        for (int i = 0; i < s; i++) {
+            lua_rawgeti(L, idx, i + 1);
+            if (lua_type(L, -1) != LUA_TTABLE || (int)lua_rawlen(L, -1) != s)
+                luaL_error(L, "lf.rkmk: row %d of '%s' must hold %d numbers", i + 1, k, s);
+            for (int j = 0; j < s; j++) {
+                lua_rawgeti(L, -1, j + 1);
+                char w[64];
+                snprintf(w, sizeof w, "lf.rkmk: %s[%d][%d]", k, i + 1, j + 1);
+                out[i * s + j] = lfb_checkfinite(L, -1, w);
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        }
+    } else {
+        if (rows != n) luaL_error(L, "lf.rkmk: field '%s' has %d numbers, expected %d", k, rows, n);
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, idx, i + 1);
+            char w[64];
+            snprintf(w, sizeof w, "lf.rkmk: %s[%d]", k, i + 1);
+            out[i] = lfb_checkfinite(L, -1, w);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+/* core.rkmk{name=, A=, b=, c=, order=, symmetric=}: a method from a user tableau. */
+static int l_rkmk(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    static const char *const keys[] = {"name", "A", "b", "c", "order", "symmetric", NULL};
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        lua_pop(L, 1);
+        int known = 0;
+        for (int i = 0; keys[i] && !known; i++)
+            known = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), keys[i]) == 0;
+        if (!known)
+            return luaL_error(L, "lf.rkmk: unknown field %s (fields: name, A, b, c, order, symmetric)",
+                              lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+    }
+    if (lua_getfield(L, 1, "name") != LUA_TSTRING) return luaL_error(L, "lf.rkmk: field 'name' (string) is required");
+    const char *name = lua_tostring(L, -1);
+    if (lf_method_find(name)) return luaL_error(L, "lf.rkmk: '%s' is the name of a built-in method", name);
+    if (lua_getfield(L, 1, "b") != LUA_TTABLE) return luaL_error(L, "lf.rkmk: field 'b' (array of weights) is required");
+    int s = (int)lua_rawlen(L, -1);
+    lua_pop(L, 1);
+    if (s < 1 || s > 8) return luaL_error(L, "lf.rkmk: %d stages (length of b), expected 1 to 8", s);
+    double A[64], b[8], c[8];
+    read_coefficients(L, 1, "A", s * s, A);
+    read_coefficients(L, 1, "b", s, b);
+    read_coefficients(L, 1, "c", s, c);
+    int order = 0;
+    if (lua_getfield(L, 1, "order") != LUA_TNIL) {
+        lua_Integer o = lua_tointeger(L, -1);
+        if (!lua_isinteger(L, -1) || o < 1 || o > 20) return luaL_error(L, "lf.rkmk: 'order' must be an integer 1..20");
+        order = (int)o;
+    }
+    lua_getfield(L, 1, "symmetric");
+    int midpoint = lua_toboolean(L, -1);
+    lf_error e;
+    lf_method *m = lf_rkmk_method_new(name, s, A, b, c, order, midpoint, &e);
+    if (!m) return lfb_error(L, &e);
+    lfb_method *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->m = m;
+    luaL_setmetatable(L, LFB_METHOD);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- integrators */
+static double opt_number(lua_State *L, int t, const char *k, double def)
 {
     double x = def;
     if (lua_getfield(L, t, k) != LUA_TNIL) {
@@ -85,53 +220,122 @@ static double opt_field(lua_State *L, int t, const char *k, double def)
     return x;
 }
 
-/* core.integrator(name, system, {h=, newton_tol=, max_iter=, t0=}) */
+static int opt_choice(lua_State *L, int t, const char *k, const char *const *names, const int *values, int def)
+{
+    int v = def;
+    if (lua_getfield(L, t, k) != LUA_TNIL) {
+        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        int found = 0;
+        for (int i = 0; names[i] && !found; i++)
+            if (strcmp(s, names[i]) == 0) {
+                v = values[i];
+                found = 1;
+            }
+        if (!found) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            for (int i = 0; names[i]; i++) {
+                if (i) luaL_addstring(&b, ", ");
+                luaL_addstring(&b, names[i]);
+            }
+            luaL_pushresult(&b);
+            luaL_error(L, "lf.integrator: option '%s' must be one of %s, got %s", k, lua_tostring(L, -1),
+                       *s ? s : lfb_typename(L, -2));
+        }
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* core.integrator(method, system, {h=, t0=, newton_tol=, max_iter=, dexpinv_order=, solver=,
+ * jacobian=, rtol=, atol=}) */
 static int l_integrator(lua_State *L)
 {
-    const char *name = luaL_checkstring(L, 1);
-    const lf_method *m = lf_method_find(name);
-    if (!m) {
-        luaL_Buffer b;
-        luaL_buffinit(L, &b);
-        for (int i = 0; i < lf_method_count(); i++) {
-            luaL_addstring(&b, i ? ", " : "");
-            luaL_addstring(&b, lf_method_at(i)->name);
+    const lf_method *m = NULL;
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        const char *name = lua_tostring(L, 1);
+        m = lf_method_find(name);
+        if (!m) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            for (int i = 0; i < lf_method_count(); i++) {
+                luaL_addstring(&b, i ? ", " : "");
+                luaL_addstring(&b, lf_method_get_info(lf_method_at(i))->name);
+            }
+            luaL_pushresult(&b);
+            return luaL_error(L, "unknown method '%s' (known: %s)", name, lua_tostring(L, -1));
         }
-        luaL_pushresult(&b);
-        return luaL_error(L, "unknown method '%s' (known: %s)", name, lua_tostring(L, -1));
+    } else {
+        lfb_method *u = luaL_testudata(L, 1, LFB_METHOD);
+        if (!u || !u->m)
+            return luaL_error(L, "lf.integrator: method name or lf.rkmk method expected, got %s", lfb_typename(L, 1));
+        m = u->m;
     }
-    lf_system *sys = lfb_checksystem(L, 2);
+    lfb_system *s = lfb_checksystem(L, 2);
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
     else {
         lua_settop(L, 2);
         lua_newtable(L);
     }
-    double h = opt_field(L, 3, "h", NAN);
-    if (isnan(h)) return luaL_error(L, "lf.integrator: option 'h' (step size) is required");
+    lua_settop(L, 3);
+    static const char *const keys[] = {"h", "t0", "newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian",
+                                       "rtol", "atol", NULL};
+    lua_pushnil(L);
+    while (lua_next(L, 3)) {
+        lua_pop(L, 1);
+        int known = 0;
+        for (int i = 0; keys[i] && !known; i++)
+            known = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), keys[i]) == 0;
+        if (!known)
+            return luaL_error(L, "lf.integrator: unknown option %s (options: h, t0, newton_tol, max_iter, dexpinv_order, "
+                                 "solver, jacobian, rtol, atol)",
+                              lua_type(L, -1) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, -1))
+                                                              : luaL_typename(L, -1));
+    }
+    const lf_method_info *mi = lf_method_get_info(m);
+    double h = opt_number(L, 3, "h", NAN);
+    if (isnan(h)) return luaL_error(L, "lf.integrator: option 'h' (step size%s) is required", mi->adaptive ? ", the first trial step" : "");
     if (h == 0) return luaL_error(L, "lf.integrator: step size h must be nonzero");
-    double mi = opt_field(L, 3, "max_iter", 50); /* checked before the conversion to int */
-    if (!(mi >= 1 && mi <= INT_MAX && mi == floor(mi)))
-        return luaL_error(L, "lf.integrator: max_iter must be an integer >= 1, got %f", mi);
-    lf_stepper_opts o = {opt_field(L, 3, "newton_tol", 1e-14), (int)mi};
+    double mi_ = opt_number(L, 3, "max_iter", 50);
+    if (!(mi_ >= 1 && mi_ <= INT_MAX && mi_ == floor(mi_)))
+        return luaL_error(L, "lf.integrator: max_iter must be an integer >= 1, got %f", mi_);
+    double dq = opt_number(L, 3, "dexpinv_order", 0);
+    if (!(dq >= 0 && dq <= 16 && dq == floor(dq)))
+        return luaL_error(L, "lf.integrator: dexpinv_order must be an integer 0 (exact) .. 16, got %f", dq);
+    static const char *const solvers[] = {"newton", "fixed_point", NULL};
+    static const int solver_v[] = {LF_SOLVER_NEWTON, LF_SOLVER_FIXED_POINT};
+    static const char *const jacs[] = {"auto", "analytic", "fd", "block", NULL};
+    static const int jac_v[] = {LF_JAC_AUTO, LF_JAC_ANALYTIC, LF_JAC_FD, LF_JAC_BLOCK_FD};
+    lf_stepper_opts o = {.newton_tol = opt_number(L, 3, "newton_tol", 1e-14),
+                         .max_iter = (int)mi_,
+                         .dexpinv_order = (int)dq,
+                         .solver = opt_choice(L, 3, "solver", solvers, solver_v, LF_SOLVER_DEFAULT),
+                         .jacobian = opt_choice(L, 3, "jacobian", jacs, jac_v, LF_JAC_AUTO),
+                         .rtol = opt_number(L, 3, "rtol", 1e-6),
+                         .atol = opt_number(L, 3, "atol", 1e-9),
+                         .h0 = mi->adaptive ? fabs(h) : 0};
     if (!(o.newton_tol > 0)) return luaL_error(L, "lf.integrator: newton_tol must be positive, got %f", o.newton_tol);
-    double t0 = opt_field(L, 3, "t0", 0);
+    if (!(o.rtol > 0) || !(o.atol > 0))
+        return luaL_error(L, "lf.integrator: rtol and atol must be positive, got %f and %f", o.rtol, o.atol);
+    double t0 = opt_number(L, 3, "t0", 0);
 
-    const double *R0, *w0;
-    lfb_system_initial(L, 2, &R0, &w0);
-    lfb_integrator *it = lua_newuserdatauv(L, sizeof *it, 1);
+    lfb_integrator *it = lua_newuserdatauv(L, sizeof *it, 2);
     it->st = NULL;
     it->h = h;
     it->busy = 0;
     luaL_setmetatable(L, LFB_INTEGRATOR);
     lua_pushvalue(L, 2);
     lua_setiuservalue(L, -2, 1);
+    if (lua_type(L, 1) == LUA_TUSERDATA) {
+        lua_pushvalue(L, 1);
+        lua_setiuservalue(L, -2, 2);
+    }
     lf_error e;
-    it->st = lf_stepper_new(m, sys, R0, w0, t0, &o, &e);
+    it->st = lf_stepper_new(m, s->sys, lf_system_initial(s->sys), t0, &o, &e);
     if (!it->st) return lfb_error(L, &e);
-    /* a host that handles SIGINT (the lieflow executable) registers its flag here */
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.cancel") == LUA_TLIGHTUSERDATA)
-        it->st->cancel = lua_touserdata(L, -1);
-    lua_pop(L, 1);
+    lfb_system_retain(s);
+    /* a host that handles SIGINT (the lieflow executable) registers its flag */
+    lf_stepper_set_cancel(it->st, lfb_cancel_flag(L));
     return 1;
 }
 
@@ -139,28 +343,39 @@ static int it_gc(lua_State *L)
 {
     lfb_integrator *it = luaL_checkudata(L, 1, LFB_INTEGRATOR);
     check_not_busy(L, it); /* __close from a callback; __gc cannot run while a step holds it */
+    if (!it->st) return 0;
     lf_stepper_free(it->st);
     it->st = NULL;
+    lua_getiuservalue(L, 1, 1);
+    lfb_system *s = luaL_testudata(L, -1, LFB_SYSTEM);
+    if (s) lfb_system_release(L, s);
     return 0;
+}
+
+static void stepper_error(lua_State *L, lfb_integrator *it)
+{
+    const lf_error *e = lf_stepper_error(it->st);
+    if (e->code == LF_EINTR) luaL_error(L, "interrupted: %s", e->msg);
+    lfb_error(L, e);
 }
 
 static void stepn(lua_State *L, lfb_integrator *it, double h, lua_Integer n)
 {
     check_not_busy(L, it);
-    bind(L, 1);
     it->busy = 1; /* no Lua error can cross lf_stepper_step: the callbacks run under lua_pcall */
     int rc = lf_stepper_step(it->st, h, (long)n);
     it->busy = 0;
-    if (rc != LF_OK) lfb_error(L, &it->st->err);
+    if (rc != LF_OK) stepper_error(L, it);
 }
 
-/* it:step([n]) : n steps of size h. */
+/* it:step([n]) : n steps of size h (adaptive methods: n accepted steps of their own size). */
 static int it_step(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
     lua_Integer n = luaL_optinteger(L, 2, 1);
     luaL_argcheck(L, n >= 0, 2, "number of steps must be >= 0");
-    stepn(L, it, it->h, n);
+    const lf_method_info *mi = lf_method_get_info(lf_stepper_method(it->st));
+    stepn(L, it, mi->adaptive ? copysign(INFINITY, it->h) : it->h, n);
     lua_settop(L, 1);
     return 1;
 }
@@ -171,115 +386,164 @@ static int it_advance_to(lua_State *L)
     lfb_integrator *it = checkit(L, 1);
     check_not_busy(L, it);
     double T = lfb_checkfinite(L, 2, "argument #1 to 'advance_to'");
-    double h = it->h, t = it->st->t;
-    if ((T - t) * h < 0)
-        return luaL_error(L, "advance_to(%f): target lies behind t=%f for step size h=%f", T, t, h);
-    double nf = floor((T - t) / h * (1 + 1e-12));
-    if (!(nf < 0x1p62)) /* also catches inf: the conversion to an integer below would be undefined */
-        return luaL_error(L, "advance_to(%f): %f steps of h=%f from t=%f are too many", T, nf, h, t);
-    stepn(L, it, h, (lua_Integer)nf);
-    double rest = T - it->st->t;
-    if (fabs(rest) > 1e-12 * fabs(h) * (1 + nf)) stepn(L, it, rest, 1);
-    it->st->t = T;
-    it->st->t_comp = 0;
+    it->busy = 1;
+    int rc = lf_stepper_advance_to(it->st, T, it->h);
+    it->busy = 0;
+    if (rc != LF_OK) stepper_error(L, it);
     lua_settop(L, 1);
     return 1;
-}
-
-static void push_spatial_momentum(lua_State *L, const lf_stepper *st)
-{
-    double pi[3];
-    lf_system_spatial_momentum(st->sys, st->R, st->w, pi);
-    lfb_pushvec3(L, pi);
-}
-
-static double orthogonality(const lf_stepper *st)
-{
-    double worst = 0;
-    for (int i = 0; i < st->nb; i++) {
-        double d = lf_so3_orth_error(st->R + 9 * i);
-        if (d > worst) worst = d;
-    }
-    return worst;
 }
 
 static int it_energy(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
-    bind(L, 1);
+    const lf_system *sys = lf_stepper_system(it->st);
     double E;
     lf_error e;
-    if (lf_system_energy(it->st->sys, it->st->R, it->st->w, &E, &e) != LF_OK) return lfb_error(L, &e);
+    if (lf_system_energy(sys, lf_stepper_state(it->st), &E, &e) != LF_OK) return lfb_error(L, &e);
     lua_pushnumber(L, E);
     return 1;
 }
 
-/* it:state() -> {t=, R=, omega=} (copies). */
+/* it:state() -> {t=, <fields>=} (copies). */
 static int it_state(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
-    lua_createtable(L, 0, 3);
-    lua_pushnumber(L, it->st->t);
-    lua_setfield(L, -2, "t");
-    lfb_push_rotations(L, it->st->nb, it->st->R);
-    lua_setfield(L, -2, "R");
-    lfb_push_vectors(L, it->st->nb, it->st->w);
-    lua_setfield(L, -2, "omega");
+    lfb_push_state(L, lf_stepper_system(it->st), lf_stepper_time(it->st), lf_stepper_state(it->st));
     return 1;
 }
 
-/* it:set_state{t=, R=, omega= | momentum=} (fields omitted keep their values). */
+/* it:set_state{t=, <fields>= [, momentum= for rigid bodies]} (fields omitted keep their values).
+ * Every input is read and converted before the stepper is touched. */
 static int it_set_state(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
     check_not_busy(L, it);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
-    lf_stepper *st = it->st;
-    int nb = st->nb;
-    double *R = lua_newuserdatauv(L, 12 * (size_t)nb * sizeof(double), 0), *w = R + 9 * nb;
-    memcpy(R, st->R, 9 * (size_t)nb * sizeof(double));
-    memcpy(w, st->w, 3 * (size_t)nb * sizeof(double));
-    double t = st->t;
-    if (lua_getfield(L, 2, "t") != LUA_TNIL) t = lfb_checkfinite(L, -1, "set_state: field 't'");
-    if (lua_getfield(L, 2, "R") != LUA_TNIL) lfb_read_rotations(L, -1, nb, R, "set_state: field 'R'");
-    if (lua_getfield(L, 2, "omega") != LUA_TNIL) lfb_read_vectors(L, -1, nb, w, "set_state: field 'omega'");
-    if (lua_getfield(L, 2, "momentum") != LUA_TNIL) {
-        if (lua_type(L, -2) != LUA_TNIL) return luaL_error(L, "set_state: give either 'omega' or 'momentum', not both");
-        lfb_read_vectors(L, -1, nb, w, "set_state: field 'momentum'");
-        for (int i = 0; i < 3 * nb; i++) w[i] /= st->sys->J[i];
+    const lf_system *sys = lf_stepper_system(it->st);
+    const int np = lf_system_nparam(sys), nb = lf_rigid_nbodies(sys);
+    double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
+    memcpy(y, lf_stepper_state(it->st), (size_t)np * sizeof(double));
+    double t = lf_stepper_time(it->st);
+    static const char *const rigid_extra[] = {"momentum", NULL};
+    lfb_read_state(L, 2, sys, y, &t, nb ? rigid_extra : NULL, "set_state");
+    if (nb && lua_getfield(L, 2, "momentum") != LUA_TNIL) {
+        if (lua_getfield(L, 2, "omega") != LUA_TNIL)
+            return luaL_error(L, "set_state: give either 'omega' or 'momentum', not both");
+        lua_pop(L, 1);
+        lfb_read_field(L, -1, sys, lf_system_find_field(sys, "omega"), y, "set_state: field 'momentum'");
+        const double *J = lf_rigid_inertia(sys);
+        for (int i = 0; i < 3 * nb; i++) y[9 * nb + i] /= J[i];
     }
-    if (lf_stepper_set_state(st, R, w, t) != LF_OK) return lfb_error(L, &st->err);
+    /* the stepper is checked again: a callback run by a metamethod above may have closed it */
+    it = checkit(L, 1);
+    if (lf_stepper_set_state(it->st, y, t) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
     lua_settop(L, 1);
     return 1;
 }
+
+/* it:observe() -> t, then the values of every trajectory column (it:columns()) */
+static int it_observe(lua_State *L)
+{
+    lfb_integrator *it = checkit(L, 1);
+    lua_pushnumber(L, lf_stepper_time(it->st));
+    return 1 + lfb_push_columns(L, lf_stepper_system(it->st), lf_stepper_time(it->st), lf_stepper_state(it->st));
+}
+
+/* it:error(state) -> {field = distance to the state, ...} */
+static int it_error(lua_State *L)
+{
+    lfb_integrator *it = checkit(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    const lf_system *sys = lf_stepper_system(it->st);
+    const int np = lf_system_nparam(sys);
+    double *ref = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
+    memcpy(ref, lf_stepper_state(it->st), (size_t)np * sizeof(double));
+    static const char *const extra[] = {"momentum", "spatial_momentum", "manifold_defect", NULL};
+    lfb_read_state(L, 2, sys, ref, NULL, extra, "it:error");
+    it = checkit(L, 1);
+    lfb_push_errors(L, sys, lf_stepper_state(it->st), ref);
+    return 1;
+}
+
+static const luaL_Reg it_methods[] = {{"step", it_step},         {"advance_to", it_advance_to}, {"energy", it_energy},
+                                      {"state", it_state},       {"set_state", it_set_state},   {"observe", it_observe},
+                                      {"error", it_error},       {NULL, NULL}};
+
+static int it_columns(lua_State *L)
+{
+    checkit(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    lua_getfield(L, -1, "columns");
+    lua_insert(L, -2);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+static const char *const stat_names[] = {"steps", "rejected", "f_evals", "torque_evals", "newton_iters", "jac_evals", NULL};
 
 static int it_index(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
     const lf_stepper *st = it->st;
+    const lf_system *sys = lf_stepper_system(st);
     const char *k = luaL_checkstring(L, 2);
-    int nb = st->nb;
-    if (strcmp(k, "t") == 0) lua_pushnumber(L, st->t);
+    lf_stepper_stats stats;
+    lf_stepper_get_stats(st, &stats);
+    const lf_field *f;
+    if (strcmp(k, "t") == 0) lua_pushnumber(L, lf_stepper_time(st));
     else if (strcmp(k, "h") == 0) lua_pushnumber(L, it->h);
-    else if (strcmp(k, "R") == 0) lfb_push_rotations(L, nb, st->R);
-    else if (strcmp(k, "omega") == 0) lfb_push_vectors(L, nb, st->w);
-    else if (strcmp(k, "momentum") == 0) {
-        double *Pi = lua_newuserdatauv(L, 3 * (size_t)nb * sizeof(double), 0);
-        for (int i = 0; i < 3 * nb; i++) Pi[i] = st->sys->J[i] * st->w[i];
-        lfb_push_vectors(L, nb, Pi);
-    } else if (strcmp(k, "spatial_momentum") == 0) push_spatial_momentum(L, st);
-    else if (strcmp(k, "orthogonality") == 0) lua_pushnumber(L, orthogonality(st));
-    else if (strcmp(k, "method") == 0) push_method(L, st->method);
-    else if (strcmp(k, "name") == 0) lua_pushstring(L, st->method->name);
+    else if ((f = lf_system_find_field(sys, k))) lfb_push_field(L, sys, f, lf_stepper_state(st));
+    else if (strcmp(k, "method") == 0) push_info(L, lf_method_get_info(lf_stepper_method(st)), "C");
+    else if (strcmp(k, "name") == 0) lua_pushstring(L, lf_method_get_info(lf_stepper_method(st))->name);
     else if (strcmp(k, "system") == 0) lua_getiuservalue(L, 1, 1);
-    else if (strcmp(k, "steps") == 0) lua_pushinteger(L, st->nsteps);
-    else if (strcmp(k, "torque_evals") == 0) lua_pushinteger(L, st->torque_evals);
-    else if (strcmp(k, "newton_iters") == 0) lua_pushinteger(L, st->newton_iters);
+    else if (strcmp(k, "steps") == 0) lua_pushinteger(L, stats.steps);
+    else if (strcmp(k, "rejected") == 0) lua_pushinteger(L, stats.rejected);
+    else if (strcmp(k, "f_evals") == 0 || strcmp(k, "torque_evals") == 0) lua_pushinteger(L, stats.f_evals);
+    else if (strcmp(k, "newton_iters") == 0) lua_pushinteger(L, stats.newton_iters);
+    else if (strcmp(k, "jac_evals") == 0) lua_pushinteger(L, stats.jac_evals);
+    else if (strcmp(k, "next_h") == 0) lua_pushnumber(L, lf_stepper_next_h(st));
+    else if (strcmp(k, "columns") == 0) lua_pushcfunction(L, it_columns);
     else {
         luaL_getmetatable(L, LFB_INTEGRATOR);
         lua_getfield(L, -1, "methods");
-        lua_getfield(L, -1, k);
+        if (lua_getfield(L, -1, k) == LUA_TNIL) {
+            lua_pop(L, 3);
+            if (!lfb_push_observable(L, sys, k, lf_stepper_time(st), lf_stepper_state(st))) lua_pushnil(L);
+        }
+    }
+    return 1;
+}
+
+/* The names a REPL may complete after "it." / "it:". */
+static int it_fields(lua_State *L)
+{
+    lfb_integrator *it = checkit(L, 1);
+    const lf_system *sys = lf_stepper_system(it->st);
+    lua_newtable(L);
+    int n = 0;
+    static const char *const fixed[] = {"t", "h", "method", "name", "system", "next_h", "columns", NULL};
+    for (int i = 0; fixed[i]; i++) {
+        lua_pushstring(L, fixed[i]);
+        lua_rawseti(L, -2, ++n);
+    }
+    for (int i = 0; stat_names[i]; i++) {
+        lua_pushstring(L, stat_names[i]);
+        lua_rawseti(L, -2, ++n);
+    }
+    for (int i = 0; i < lf_system_nfields(sys); i++) {
+        lua_pushstring(L, lf_system_field(sys, i)->name);
+        lua_rawseti(L, -2, ++n);
+    }
+    for (int i = 0; i < lf_system_nobservables(sys); i++) {
+        lua_pushstring(L, lf_system_observable(sys, i)->name);
+        lua_rawseti(L, -2, ++n);
+    }
+    for (int i = 0; it_methods[i].name; i++) {
+        lua_pushstring(L, it_methods[i].name);
+        lua_rawseti(L, -2, ++n);
     }
     return 1;
 }
@@ -299,87 +563,95 @@ static int it_newindex(lua_State *L)
 
 static int it_tostring(lua_State *L)
 {
-    lfb_integrator *it = checkit(L, 1);
-    lua_pushfstring(L, "lf.integrator(%s, h = %f, t = %f)", it->st->method->name, it->h, it->st->t);
+    lfb_integrator *it = luaL_checkudata(L, 1, LFB_INTEGRATOR);
+    if (!it->st) {
+        lua_pushstring(L, "lf.integrator (closed)");
+        return 1;
+    }
+    lua_pushfstring(L, "lf.integrator(%s, h = %f, t = %f)", lf_method_get_info(lf_stepper_method(it->st))->name, it->h,
+                    lf_stepper_time(it->st));
     return 1;
 }
 
-/* core.reference(system, T, {rtol=, atol=, at={...}, t0=, R=, omega=}) -> {t=, R=, omega=}
- * (and with `at`: an array of such states, one per requested time). */
+/* ---------------------------------------------------------------- reference solutions */
+/* core.reference(system, T, {rtol=, atol=, h0=, max_steps=, at={...}, t0=, <field>=...}) -> state
+ * {t=, <fields>=, manifold_defect=} (with `at`: an array of such states, one per time). */
 static int l_reference(lua_State *L)
 {
-    lf_system *sys = lfb_checksystem(L, 1);
-    int nb = sys->nb;
+    lfb_system *s = lfb_checksystem(L, 1);
+    const lf_system *sys = s->sys;
     double T = lfb_checkfinite(L, 2, "argument #2 'T' to 'lf.reference'");
     if (lua_isnoneornil(L, 3)) {
         lua_settop(L, 2);
         lua_newtable(L);
     }
     luaL_checktype(L, 3, LUA_TTABLE);
-    lf_reference_opts o = {opt_field(L, 3, "rtol", 1e-13), opt_field(L, 3, "atol", 1e-13), opt_field(L, 3, "h0", 1e-3)};
+    lua_settop(L, 3);
+    lf_reference_opts o = {opt_number(L, 3, "rtol", 1e-13), opt_number(L, 3, "atol", 1e-13), opt_number(L, 3, "h0", 1e-3),
+                           0, lfb_cancel_flag(L)};
     if (o.rtol < 0 || o.atol < 0 || o.h0 < 0) /* 0 selects the default */
         return luaL_error(L, "lf.reference: options rtol, atol and h0 must not be negative, got %f, %f, %f", o.rtol,
                           o.atol, o.h0);
-    double t0 = opt_field(L, 3, "t0", 0);
-    const double *R0c, *w0c;
-    lfb_system_initial(L, 1, &R0c, &w0c);
-    double *x0 = lua_newuserdatauv(L, 12 * (size_t)nb * sizeof(double), 0);
-    memcpy(x0, R0c, 9 * (size_t)nb * sizeof(double));
-    memcpy(x0 + 9 * nb, w0c, 3 * (size_t)nb * sizeof(double));
-    if (lua_getfield(L, 3, "R") != LUA_TNIL) lfb_read_rotations(L, -1, nb, x0, "lf.reference: option 'R'");
-    lua_pop(L, 1);
-    if (lua_getfield(L, 3, "omega") != LUA_TNIL) lfb_read_vectors(L, -1, nb, x0 + 9 * nb, "lf.reference: option 'omega'");
-    lua_pop(L, 1);
-
+    double ms = opt_number(L, 3, "max_steps", 0);
+    if (!(ms >= 0 && ms <= 1e12)) return luaL_error(L, "lf.reference: max_steps must be in 0 .. 1e12, got %f", ms);
+    o.max_steps = (unsigned long)ms;
+    const int np = lf_system_nparam(sys);
+    double *y0 = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
+    memcpy(y0, lf_system_initial(sys), (size_t)np * sizeof(double));
+    double t0 = 0;
+    static const char *const extra[] = {"rtol", "atol", "h0", "max_steps", "at", "t0", NULL};
+    lfb_read_state(L, 3, sys, y0, NULL, extra, "lf.reference");
+    t0 = opt_number(L, 3, "t0", 0);
     int at_type = lua_getfield(L, 3, "at"), has_at = at_type == LUA_TTABLE;
     if (!has_at && at_type != LUA_TNIL)
         return luaL_error(L, "lf.reference: option 'at' must be an array of times, got %s", lfb_typename(L, -1));
-    int at_idx = lua_gettop(L);
-    lua_Integer nat = has_at ? luaL_len(L, at_idx) : 1;
+    const int at_idx = lua_gettop(L);
+    lua_Integer nat = has_at ? (lua_Integer)lua_rawlen(L, at_idx) : 1;
     if (nat < 1) return luaL_error(L, "lf.reference: option 'at' must list at least one time");
-    if (nat > INT_MAX / 16) return luaL_error(L, "lf.reference: option 'at' lists too many times (%I)", nat);
-    int n = (int)nat;
-    double *times = lua_newuserdatauv(L, (size_t)n * 13 * nb * sizeof(double) + n * sizeof(double), 0);
-    double *Rout = times + n, *wout = Rout + 9 * (size_t)nb * n;
+    if (nat > INT_MAX / 16 || (size_t)nat > ((size_t)1 << 40) / ((size_t)np + 1))
+        return luaL_error(L, "lf.reference: option 'at' lists too many times (%I)", nat);
+    const int n = (int)nat;
+    double *times = lua_newuserdatauv(L, (size_t)n * (np + 1) * sizeof(double), 0), *out = times + n;
     for (int k = 0; k < n; k++) {
         if (has_at) {
-            lua_geti(L, at_idx, k + 1);
+            lua_rawgeti(L, at_idx, k + 1);
             times[k] = lfb_checkfinite(L, -1, "lf.reference: option 'at' element");
             lua_pop(L, 1);
-        } else times[k] = T;
+        } else
+            times[k] = T;
     }
     lf_error e;
-    if (lf_reference_solve(sys, x0, x0 + 9 * nb, t0, times, n, Rout, wout, &o, &e) != LF_OK) return lfb_error(L, &e);
+    double defect;
+    if (lf_reference_solve(sys, y0, t0, times, n, out, &defect, &o, &e) != LF_OK) {
+        if (e.code == LF_EINTR) return luaL_error(L, "interrupted: %s", e.msg);
+        return lfb_error(L, &e);
+    }
     if (has_at) lua_createtable(L, n, 0);
     for (int k = 0; k < n; k++) {
-        lua_createtable(L, 0, 3);
-        lua_pushnumber(L, times[k]);
-        lua_setfield(L, -2, "t");
-        lfb_push_rotations(L, nb, Rout + 9 * (size_t)nb * k);
-        lua_setfield(L, -2, "R");
-        lfb_push_vectors(L, nb, wout + 3 * (size_t)nb * k);
-        lua_setfield(L, -2, "omega");
+        lfb_push_state(L, sys, times[k], out + (size_t)np * k);
+        lua_pushnumber(L, lf_manifold_defect(lf_system_manifold(sys), out + (size_t)np * k));
+        lua_setfield(L, -2, "manifold_defect");
         if (has_at) lua_rawseti(L, -2, k + 1);
     }
+    (void)defect;
     return 1;
 }
-
-static const luaL_Reg it_methods[] = {{"step", it_step},   {"advance_to", it_advance_to}, {"energy", it_energy},
-                                      {"state", it_state}, {"set_state", it_set_state},   {NULL, NULL}};
 
 void lfb_open_integrators(lua_State *L)
 {
     luaL_newmetatable(L, LFB_INTEGRATOR);
-    const luaL_Reg meta[] = {{"__gc", it_gc},
-                             {"__close", it_gc},
-                             {"__index", it_index},
-                             {"__newindex", it_newindex},
-                             {"__tostring", it_tostring},
+    const luaL_Reg meta[] = {{"__gc", it_gc},           {"__close", it_gc},       {"__index", it_index},
+                             {"__newindex", it_newindex}, {"__tostring", it_tostring}, {"__lf_fields", it_fields},
                              {NULL, NULL}};
     luaL_setfuncs(L, meta, 0);
     luaL_newlib(L, it_methods);
     lua_setfield(L, -2, "methods");
     lua_pop(L, 1);
-    const luaL_Reg fns[] = {{"methods", l_methods}, {"integrator", l_integrator}, {"reference", l_reference}, {NULL, NULL}};
+    luaL_newmetatable(L, LFB_METHOD);
+    const luaL_Reg mmeta[] = {{"__gc", method_gc}, {"__index", method_index}, {"__tostring", method_tostring}, {NULL, NULL}};
+    luaL_setfuncs(L, mmeta, 0);
+    lua_pop(L, 1);
+    const luaL_Reg fns[] = {{"methods", l_methods},     {"integrator", l_integrator}, {"reference", l_reference},
+                            {"rkmk", l_rkmk},           {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
 }

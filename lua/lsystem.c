@@ -1,6 +1,8 @@
-/* lieflow Lua binding — rigid-body systems (lf.rigidbody, lf.bodies) and potentials (lf.potential.*),
- * including potentials written in Lua: U(R) (U(Rs) for several bodies), an optional torque(R), and
- * otherwise the torque from U by forward-mode autodiff (scripts/lieflow/autodiff.lua). */
+/* lieflow Lua binding — systems: the lf.system userdata over any lf_system (schema-driven fields,
+ * observables and errors), rigid bodies (lf.rigidbody, lf.bodies) and their potentials
+ * (lf.potential.*), including potentials written in Lua: U(R) (U(Rs) for several bodies), an
+ * optional torque(R), and otherwise the torque from U by forward-mode autodiff
+ * (scripts/lieflow/autodiff.lua). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,171 +12,189 @@
 
 #define LFB_POTENTIAL "lf.potential"
 
-struct lfb_system {
-    lf_system *sys;
-    lua_State *L;     /* the running thread, set by lfb_system_bind before C evaluates the potential */
-    int ref_U;        /* Lua potential U (LUA_NOREF for a built-in) */
-    int ref_tau;      /* Lua torque (LUA_NOREF: autodiff of U) */
-    double *R0, *w0;  /* initial state */
-};
-
-/* ---------------------------------------------------------------- reading and pushing states */
-void lfb_push_rotations(lua_State *L, int nb, const double *R)
+/* ---------------------------------------------------------------- system lifetime */
+lfb_system *lfb_newsystem(lua_State *L)
 {
-    if (nb == 1) {
-        lfb_pushmat3(L, R);
-        return;
-    }
-    lua_createtable(L, nb, 0);
-    for (int i = 0; i < nb; i++) {
-        lfb_pushmat3(L, R + 9 * i);
-        lua_rawseti(L, -2, i + 1);
-    }
+    lfb_system *s = lua_newuserdatauv(L, sizeof *s, 2);
+    memset(s, 0, sizeof *s);
+    for (int i = 0; i < 4; i++) s->ref[i] = LUA_NOREF;
+    s->L = L;
+    luaL_setmetatable(L, LFB_SYSTEM);
+    return s;
 }
 
-void lfb_push_vectors(lua_State *L, int nb, const double *v)
+static void free_system(lua_State *L, lfb_system *s)
 {
-    if (nb == 1) {
-        lfb_pushvec3(L, v);
-        return;
+    for (int i = 0; i < 4; i++) {
+        if (s->ref[i] != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->ref[i]);
+        s->ref[i] = LUA_NOREF;
     }
-    lua_createtable(L, nb, 0);
-    for (int i = 0; i < nb; i++) {
-        lfb_pushvec3(L, v + 3 * i);
-        lua_rawseti(L, -2, i + 1);
-    }
+    lf_system_free(s->sys);
+    s->sys = NULL;
+    lf_potential_free(s->pot);
+    s->pot = NULL;
 }
 
-static void read_many(lua_State *L, int idx, int nb, double *x, const char *what, int rot)
+lfb_system *lfb_checksystem(lua_State *L, int idx)
 {
-    idx = lua_absindex(L, idx);
-    if (nb == 1) {
-        if (rot) lfb_torotation(L, idx, x, what);
-        else lfb_tovec3(L, idx, x, what);
-        return;
-    }
-    if (lua_type(L, idx) != LUA_TTABLE || luaL_len(L, idx) != nb)
-        luaL_error(L, "%s: array of %d %s expected, got %s", what, nb, rot ? "rotations" : "vectors",
-                   lfb_typename(L, idx));
-    for (int i = 0; i < nb; i++) {
-        char w[160];
-        snprintf(w, sizeof w, "%s[%d]", what, i + 1);
-        lua_geti(L, idx, i + 1);
-        if (rot) lfb_torotation(L, -1, x + 9 * i, w);
-        else lfb_tovec3(L, -1, x + 3 * i, w);
-        lua_pop(L, 1);
-    }
+    lfb_system *s = luaL_checkudata(L, idx, LFB_SYSTEM);
+    if (s->finalized || !s->sys) luaL_error(L, "the system has been finalized (garbage-collected) and cannot be used");
+    s->L = L;
+    return s;
 }
 
-void lfb_read_rotations(lua_State *L, int idx, int nb, double *R, const char *what) { read_many(L, idx, nb, R, what, 1); }
-void lfb_read_vectors(lua_State *L, int idx, int nb, double *v, const char *what) { read_many(L, idx, nb, v, what, 0); }
+void lfb_system_retain(lfb_system *s) { s->users++; }
+
+void lfb_system_release(lua_State *L, lfb_system *s)
+{
+    if (s->users > 0) s->users--;
+    if (s->users == 0 && s->finalized && s->sys) free_system(L, s);
+}
+
+/* __gc (and a __gc or __close called by hand): the C system is freed once no integrator uses it;
+ * from now on every entry point refuses the system. */
+static int sys_gc(lua_State *L)
+{
+    lfb_system *s = luaL_checkudata(L, 1, LFB_SYSTEM);
+    s->finalized = 1;
+    if (s->users == 0 && s->sys) free_system(L, s);
+    return 0;
+}
 
 /* ---------------------------------------------------------------- Lua potentials */
-static int msgh(lua_State *L)
+typedef struct {
+    lfb_system *s;
+    int nb;
+    const double *R;
+} rot_args;
+
+static int push_rotations(lua_State *L, void *ud)
 {
-    const char *msg = lua_tostring(L, 1);
-    if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    luaL_traceback(L, L, msg, 1);
+    const rot_args *a = ud;
+    if (a->nb == 1) lfb_pushmat3(L, a->R);
+    else {
+        luaL_checkstack(L, 4, "rotations");
+        lua_createtable(L, a->nb, 0);
+        for (int i = 0; i < a->nb; i++) {
+            lfb_pushmat3(L, a->R + 9 * i);
+            lua_rawseti(L, -2, i + 1);
+        }
+    }
     return 1;
 }
 
-/* Call fn(R) for the function in ref (or, when autodiff is set, the registered autodiff
- * torque(U, R, nb) with U in ref); leaves one result on the stack, or returns an error status. */
-static int call_lua(lfb_system *s, int ref, int autodiff, const double *R, const char *what, lf_error *err)
+/* the registered autodiff torque(U, R, nb) */
+static int push_autodiff_args(lua_State *L, void *ud)
 {
-    lua_State *L = s->L;
-    int nb = s->sys->nb;
-    if (!lua_checkstack(L, 8)) return lf_error_set(err, LF_ENOMEM, "%s: Lua stack overflow", what);
-    lua_pushcfunction(L, msgh);
-    int base = lua_gettop(L);
-    if (autodiff) {
-        if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.dual") != LUA_TTABLE ||
-            lua_getfield(L, -1, "torque") != LUA_TFUNCTION) {
-            lua_settop(L, base - 1);
-            return lf_error_set(err, LF_ECALLBACK, "no torque function given and autodiff is not loaded "
-                                                   "(load the module with require \"lieflow\")");
-        }
-        lua_remove(L, -2);
-    }
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-    lfb_push_rotations(L, nb, R);
-    if (autodiff) lua_pushinteger(L, nb);
-    int st = lua_pcall(L, autodiff ? 3 : 1, 1, base);
-    s->L = L; /* the callback may have evaluated this system from another coroutine (which rebinds it) */
-    if (st != LUA_OK) {
-        int rc = lf_error_set(err, LF_ECALLBACK, "%s raised an error: %s", what, lua_tostring(L, -1));
-        lua_settop(L, base - 1);
-        return rc;
-    }
-    lua_remove(L, base);
-    return LF_OK;
+    const rot_args *a = ud;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->s->ref[LFB_REF_U]);
+    push_rotations(L, ud);
+    lua_pushinteger(L, a->nb);
+    return 3;
 }
 
-static int lua_potential_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau, lf_error *err)
+/* Read nb torques (a vec3, or an array of nb vec3 / 3-number tables) raw from the value at top. */
+static int read_torques(lua_State *L, int nb, double *tau, lf_error *err)
 {
-    lfb_system *s = p->ctx;
-    lua_State *L = s->L;
-    int rc;
-    if (U) {
-        if ((rc = call_lua(s, s->ref_U, 0, R, nb == 1 ? "potential U(R)" : "potential U(Rs)", err)) != LF_OK)
-            return rc;
-        int ok;
-        *U = lua_tonumberx(L, -1, &ok);
-        if (!ok) {
-            rc = lf_error_set(err, LF_ECALLBACK, "potential U(R) returned %s, expected a number", lfb_typename(L, -1));
-            lua_pop(L, 1);
-            return rc;
-        }
+    const int top = lua_gettop(L);
+    int rc = LF_OK;
+    for (int i = 0; i < nb && rc == LF_OK; i++) {
+        if (nb > 1) {
+            if (lua_type(L, top) != LUA_TTABLE)
+                return lf_error_set(err, LF_ECALLBACK, "torque returned %s, expected an array of %d vec3",
+                                    lfb_typename(L, top), nb);
+            lua_rawgeti(L, top, i + 1);
+        } else
+            lua_pushvalue(L, top);
+        const double *v = lfb_testvec3(L, -1);
+        if (v) memcpy(tau + 3 * i, v, 3 * sizeof(double));
+        else if (lua_type(L, -1) == LUA_TTABLE && lua_rawlen(L, -1) == 3) {
+            for (int k = 0; k < 3; k++) {
+                lua_rawgeti(L, -1, k + 1);
+                int ok;
+                tau[3 * i + k] = lua_tonumberx(L, -1, &ok);
+                lua_pop(L, 1);
+                if (!ok) rc = lf_error_set(err, LF_ECALLBACK, "torque of body %d: component %d is not a number", i + 1, k + 1);
+            }
+        } else
+            rc = lf_error_set(err, LF_ECALLBACK, "torque of body %d is %s, expected a vec3", i + 1, lfb_typename(L, -1));
         lua_pop(L, 1);
     }
-    if (tau) {
-        int autodiff = s->ref_tau == LUA_NOREF;
-        rc = call_lua(s, autodiff ? s->ref_U : s->ref_tau, autodiff, R,
-                      autodiff ? "autodiff torque of U" : "torque(R)", err);
+    return rc;
+}
+
+static int lua_potential_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
+{
+    lfb_system *s = ctx;
+    lua_State *L = s->L;
+    rot_args a = {s, nb, R};
+    int rc;
+    if (U) {
+        rc = lfb_call(L, s->ref[LFB_REF_U], push_rotations, &a, 1, nb == 1 ? "potential U(R)" : "potential U(Rs)", err);
+        s->L = L; /* the callback may have evaluated this system from another coroutine (which rebinds it) */
         if (rc != LF_OK) return rc;
-        /* read the result without raising (raw access: no metamethod may run and raise a Lua error
-         * through the C integrator, which would skip its rollback and leak its buffers) */
-        int top = lua_gettop(L);
-        for (int i = 0; i < nb && rc == LF_OK; i++) {
-            if (nb > 1) {
-                if (lua_type(L, top) != LUA_TTABLE) {
-                    rc = lf_error_set(err, LF_ECALLBACK, "torque returned %s, expected an array of %d vec3",
-                                      lfb_typename(L, top), nb);
-                    break;
-                }
-                lua_rawgeti(L, top, i + 1);
-            } else
-                lua_pushvalue(L, top);
-            const double *v = lfb_testvec3(L, -1);
-            if (v) memcpy(tau + 3 * i, v, 3 * sizeof(double));
-            else if (lua_type(L, -1) == LUA_TTABLE && lua_rawlen(L, -1) == 3) {
-                for (int k = 0; k < 3; k++) {
-                    lua_rawgeti(L, -1, k + 1);
-                    int ok;
-                    tau[3 * i + k] = lua_tonumberx(L, -1, &ok);
-                    lua_pop(L, 1);
-                    if (!ok) rc = lf_error_set(err, LF_ECALLBACK, "torque of body %d: component %d is not a number", i + 1, k + 1);
-                }
-            } else
-                rc = lf_error_set(err, LF_ECALLBACK, "torque of body %d is %s, expected a vec3", i + 1,
-                                  lfb_typename(L, -1));
-            lua_pop(L, 1);
+        int ok;
+        *U = lua_tonumberx(L, -1, &ok);
+        if (!ok) rc = lf_error_set(err, LF_ECALLBACK, "potential U(R) returned %s, expected a number", lfb_typename(L, -1));
+        lua_pop(L, 1);
+        if (rc != LF_OK) return rc;
+    }
+    if (tau) {
+        if (s->ref[LFB_REF_TAU] != LUA_NOREF)
+            rc = lfb_call(L, s->ref[LFB_REF_TAU], push_rotations, &a, 1, "torque(R)", err);
+        else {
+            /* autodiff: the function dual.torque registered by scripts/lieflow/autodiff.lua */
+            int ref = LUA_NOREF;
+            if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.dual") == LUA_TTABLE &&
+                lua_getfield(L, -1, "torque") == LUA_TFUNCTION) {
+                ref = luaL_ref(L, LUA_REGISTRYINDEX); /* pops the function */
+                lua_pop(L, 1);
+            } else {
+                lua_pop(L, 2);
+                return lf_error_set(err, LF_ECALLBACK, "no torque function given and autodiff is not loaded (load the "
+                                                       "module with require \"lieflow\")");
+            }
+            rc = lfb_call(L, ref, push_autodiff_args, &a, 1, "autodiff torque of U", err);
+            luaL_unref(L, LUA_REGISTRYINDEX, ref);
         }
-        lua_settop(L, top - 1);
+        s->L = L;
+        if (rc != LF_OK) return rc;
+        rc = read_torques(L, nb, tau, err);
+        lua_pop(L, 1);
         if (rc != LF_OK) return rc;
     }
     return LF_OK;
 }
 
 /* ---------------------------------------------------------------- potential objects */
-static lf_potential *checkpot(lua_State *L, int idx) { return luaL_checkudata(L, idx, LFB_POTENTIAL); }
+typedef struct {
+    lf_potential *p; /* NULL for the free body */
+    int free_body;
+} lfb_potential;
 
-static lf_potential *newpot(lua_State *L)
+static lfb_potential *checkpot(lua_State *L, int idx)
 {
-    lf_potential *p = lua_newuserdatauv(L, sizeof *p, 0);
-    memset(p, 0, sizeof *p);
+    lfb_potential *u = luaL_checkudata(L, idx, LFB_POTENTIAL);
+    if (!u->p && !u->free_body) luaL_error(L, "the potential has been finalized and cannot be used");
+    return u;
+}
+
+static void newpot(lua_State *L, lf_potential *p, const lf_error *e)
+{
+    if (!p) lfb_error(L, e);
+    lfb_potential *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->p = p;
+    u->free_body = 0;
     luaL_setmetatable(L, LFB_POTENTIAL);
-    return p;
+}
+
+static int pot_gc(lua_State *L)
+{
+    lfb_potential *u = luaL_checkudata(L, 1, LFB_POTENTIAL);
+    /* systems using the potential keep its userdata alive (uservalue), so this runs after them */
+    lf_potential_free(u->p);
+    u->p = NULL;
+    return 0;
 }
 
 static double optnum(lua_State *L, int t, const char *key, double def, const char *fn)
@@ -213,17 +233,16 @@ static int optrot(lua_State *L, int t, const char *key, double R[9], const char 
     return present;
 }
 
-static int opt_table(lua_State *L, const char *fn)
+static void opt_table(lua_State *L, const char *fn)
 {
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
     }
     if (lua_type(L, 1) != LUA_TTABLE) luaL_error(L, "%s: table of parameters expected, got %s", fn, lfb_typename(L, 1));
-    return 1;
 }
 
-/* lf.potential.stress{alpha = 0.3, Rm = exp((2.5,0,2.5)/sqrt 2)}: seed 000 eq. (12) with its parameters. */
+/* lf.potential.stress{alpha = 0.3, Rm = exp((2.5,0,2.5)/sqrt 2)}: eq. (12) of Bou-Rabee, Ortolan & Saccon. */
 static int pot_stress(lua_State *L)
 {
     opt_table(L, "potential.stress");
@@ -231,16 +250,17 @@ static int pot_stress(lua_State *L)
     lf_so3_exp(vm, Rm);
     double alpha = optnum(L, 1, "alpha", 0.3, "potential.stress");
     optrot(L, 1, "Rm", Rm, "potential.stress");
-    lf_potential_stress(newpot(L), alpha, Rm);
+    lf_error e;
+    newpot(L, lf_potential_stress(alpha, Rm, &e), &e);
     return 1;
 }
 
-/* lf.potential.top{mgl = 20, chi = {0,0,1}} or {m =, g =, l =}: Lagrangian top, seed 003 §3.3. */
+/* lf.potential.top{mgl = 20, chi = {0,0,1}} or {m =, g =, l =}: Lagrangian top, Krysl §3.3. */
 static int pot_top(lua_State *L)
 {
     opt_table(L, "potential.top");
     double chi[3] = {0, 0, 1};
-    double mgl = 20; /* seed 003 §3.3 */
+    double mgl = 20;
     int has_mgl = lua_getfield(L, 1, "mgl") != LUA_TNIL, has_m = lua_getfield(L, 1, "m") != LUA_TNIL;
     int has_g = lua_getfield(L, 1, "g") != LUA_TNIL, has_l = lua_getfield(L, 1, "l") != LUA_TNIL;
     lua_settop(L, 1);
@@ -249,7 +269,8 @@ static int pot_top(lua_State *L)
         mgl = optnum(L, 1, "m", 1, "potential.top") * optnum(L, 1, "g", 9.81, "potential.top") *
               optnum(L, 1, "l", 1, "potential.top");
     optvec(L, 1, "chi", chi, "potential.top");
-    lf_potential_top(newpot(L), mgl, chi);
+    lf_error e;
+    newpot(L, lf_potential_top(mgl, chi, &e), &e);
     return 1;
 }
 
@@ -260,98 +281,74 @@ static int pot_field(lua_State *L)
     double B[3], m[3];
     if (!optvec(L, 1, "B", B, "potential.field") || !optvec(L, 1, "m", m, "potential.field"))
         return luaL_error(L, "potential.field: fields B (spatial field) and m (body vector) are required");
-    lf_potential_field(newpot(L), B, m);
+    lf_error e;
+    newpot(L, lf_potential_field(B, m, &e), &e);
     return 1;
 }
 
 static int pot_coulomb_wall(lua_State *L)
 {
-    lf_potential_coulomb_wall(newpot(L));
+    lf_error e;
+    newpot(L, lf_potential_coulomb_wall(&e), &e);
     return 1;
 }
 
+/* The free body: a potential object standing for no potential (U = 0). */
 static int pot_free(lua_State *L)
 {
-    lf_potential_free_body(newpot(L));
+    lfb_potential *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->p = NULL;
+    u->free_body = 1;
+    luaL_setmetatable(L, LFB_POTENTIAL);
     return 1;
 }
 
 static int pot_energy(lua_State *L)
 {
-    lf_potential *p = checkpot(L, 1);
+    lfb_potential *u = checkpot(L, 1);
     double R[9], U;
     lf_error e;
     lfb_torotation(L, 2, R, "argument #1 to 'potential:energy'");
-    if (!p->eval) U = 0;
-    else if (p->eval(p, 1, R, &U, NULL, &e) != LF_OK) return lfb_error(L, &e);
+    if (lf_potential_eval(u->p, 1, R, &U, NULL, &e) != LF_OK) return lfb_error(L, &e);
     lua_pushnumber(L, U);
     return 1;
 }
 
 static int pot_torque(lua_State *L)
 {
-    lf_potential *p = checkpot(L, 1);
-    double R[9], tau[3] = {0, 0, 0};
+    lfb_potential *u = checkpot(L, 1);
+    double R[9], tau[3];
     lf_error e;
     lfb_torotation(L, 2, R, "argument #1 to 'potential:torque'");
-    if (p->eval && p->eval(p, 1, R, NULL, tau, &e) != LF_OK) return lfb_error(L, &e);
+    if (lf_potential_eval(u->p, 1, R, NULL, tau, &e) != LF_OK) return lfb_error(L, &e);
     lfb_pushvec3(L, tau);
     return 1;
 }
 
 static int pot_tostring(lua_State *L)
 {
-    lua_pushfstring(L, "lf.potential(%s)", checkpot(L, 1)->name);
+    lfb_potential *u = checkpot(L, 1);
+    char buf[256];
+    lf_potential_describe(u->p, buf, sizeof buf);
+    lua_pushfstring(L, "lf.potential.%s", buf);
     return 1;
 }
 
 static int pot_index(lua_State *L)
 {
-    lf_potential *p = checkpot(L, 1);
+    lfb_potential *u = checkpot(L, 1);
     const char *k = luaL_checkstring(L, 2);
-    if (strcmp(k, "name") == 0) lua_pushstring(L, p->name);
+    if (strcmp(k, "name") == 0) lua_pushstring(L, lf_potential_name(u->p));
     else if (strcmp(k, "energy") == 0) lua_pushcfunction(L, pot_energy);
     else if (strcmp(k, "torque") == 0) lua_pushcfunction(L, pot_torque);
     else lua_pushnil(L);
     return 1;
 }
 
-/* ---------------------------------------------------------------- systems */
-static lfb_system *checksys(lua_State *L, int idx)
+/* ---------------------------------------------------------------- rigid bodies */
+/* Read one body description {inertia=, R=, omega= | momentum=} at table t into J, R, w. */
+static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3], const char *fn)
 {
-    lfb_system *s = luaL_checkudata(L, idx, LFB_SYSTEM);
-    /* a finalizer may resurrect a system whose own __gc has already run */
-    if (!s->sys) luaL_error(L, "the system has been finalized (garbage-collected) and cannot be used");
-    return s;
-}
-
-lf_system *lfb_checksystem(lua_State *L, int idx)
-{
-    lfb_system *s = checksys(L, idx);
-    s->L = L;
-    return s->sys;
-}
-
-void lfb_system_bind(lua_State *L, int idx) { checksys(L, idx)->L = L; }
-
-static int sys_gc(lua_State *L)
-{
-    lfb_system *s = luaL_checkudata(L, 1, LFB_SYSTEM);
-    if (s->ref_U != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->ref_U);
-    if (s->ref_tau != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->ref_tau);
-    s->ref_U = s->ref_tau = LUA_NOREF;
-    lf_system_free(s->sys);
-    s->sys = NULL;
-    free(s->R0);
-    s->R0 = NULL;
-    return 0;
-}
-
-/* Read one body description {inertia=, R=, omega= | momentum=} at table idx into J, R, w. */
-static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3], const char *who)
-{
-    char fn[96];
-    snprintf(fn, sizeof fn, "%s", who);
     if (!optvec(L, t, "inertia", J, fn)) luaL_error(L, "%s: field 'inertia' (3 principal moments) is required", fn);
     for (int k = 0; k < 3; k++)
         if (!(J[k] > 0)) luaL_error(L, "%s: inertia moment %d = %f, expected a positive number", fn, k + 1, J[k]);
@@ -367,45 +364,36 @@ static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3]
     if (!has_w && !has_p) w[0] = w[1] = w[2] = 0;
 }
 
-/* Build the system userdata from nb body tables (the table pt itself when `list` is 0, else its
- * elements pt[1..nb], read one at a time: the stack holds O(1) values whatever nb is);
- * potential/torque fields in table pt. */
-static int build_system(lua_State *L, int pt, int nb, int list, const char *fn)
+/* Build a rigid system of nb bodies from the body tables (the table pt itself when `list` is 0, else
+ * its elements pt[1..nb], read one at a time); potential/torque fields in table pt. */
+static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
 {
-    lfb_system *s = lua_newuserdatauv(L, sizeof *s, 1);
-    memset(s, 0, sizeof *s);
-    s->ref_U = s->ref_tau = LUA_NOREF;
-    luaL_setmetatable(L, LFB_SYSTEM);
-    int ud = lua_gettop(L);
-    s->R0 = malloc(12 * (size_t)nb * sizeof(double)); /* freed by __gc */
-    if (!s->R0) return luaL_error(L, "%s: out of memory", fn);
-    double *J = lua_newuserdatauv(L, 3 * (size_t)nb * sizeof(double), 0); /* scratch, collected */
-    s->w0 = s->R0 + 9 * nb;
+    double *scratch = lua_newuserdatauv(L, 15 * (size_t)nb * sizeof(double), 0); /* J | y0 (collected) */
+    double *J = scratch, *y0 = scratch + 3 * nb;
     for (int i = 0; i < nb; i++) {
         char who[96];
         if (nb == 1) snprintf(who, sizeof who, "%s", fn);
         else snprintf(who, sizeof who, "%s: body %d", fn, i + 1);
-        double Ji[3], Ri[9], wi[3];
         if (list && lua_geti(L, pt, i + 1) != LUA_TTABLE)
             return luaL_error(L, "%s: body %d must be a table, got %s", fn, i + 1, lfb_typename(L, -1));
-        read_body(L, list ? lua_gettop(L) : pt, Ji, Ri, wi, who);
+        read_body(L, list ? lua_gettop(L) : pt, J + 3 * i, y0 + 9 * i, y0 + 9 * nb + 3 * i, who);
         if (list) lua_pop(L, 1);
-        memcpy(J + 3 * i, Ji, sizeof Ji);
-        memcpy(s->R0 + 9 * i, Ri, sizeof Ri);
-        memcpy(s->w0 + 3 * i, wi, sizeof wi);
     }
-
-    lf_potential pot;
-    lf_potential_free_body(&pot);
+    lfb_system *s = lfb_newsystem(L);
+    int ud = lua_gettop(L);
+    const lf_potential *pot = NULL;
     int tp = lua_getfield(L, pt, "potential");
+    lf_error e;
     if (tp == LUA_TFUNCTION) {
         lua_pushvalue(L, -1);
-        s->ref_U = luaL_ref(L, LUA_REGISTRYINDEX);
-        pot = (lf_potential){.name = "lua", .eval = lua_potential_eval, .ctx = s};
+        s->ref[LFB_REF_U] = luaL_ref(L, LUA_REGISTRYINDEX);
+        s->pot = lf_potential_new("lua", lua_potential_eval, s, NULL, &e);
+        if (!s->pot) return lfb_error(L, &e);
+        pot = s->pot;
     } else if (tp == LUA_TUSERDATA && luaL_testudata(L, -1, LFB_POTENTIAL)) {
-        pot = *(lf_potential *)lua_touserdata(L, -1);
+        pot = checkpot(L, -1)->p;
         lua_pushvalue(L, -1);
-        lua_setiuservalue(L, ud, 1);
+        lua_setiuservalue(L, ud, 1); /* the system keeps the potential alive */
     } else if (tp != LUA_TNIL) {
         return luaL_error(L, "%s: field 'potential' must be a function U(R) or a built-in lf.potential, got %s", fn,
                           lfb_typename(L, -1));
@@ -413,20 +401,17 @@ static int build_system(lua_State *L, int pt, int nb, int list, const char *fn)
     lua_pop(L, 1);
     int tt = lua_getfield(L, pt, "torque");
     if (tt == LUA_TFUNCTION) {
-        if (s->ref_U == LUA_NOREF) {
+        if (s->ref[LFB_REF_U] == LUA_NOREF)
             return luaL_error(L, "%s: a Lua 'torque' needs a Lua 'potential' U(R) too (for the energy)", fn);
-        }
         lua_pushvalue(L, -1);
-        s->ref_tau = luaL_ref(L, LUA_REGISTRYINDEX);
+        s->ref[LFB_REF_TAU] = luaL_ref(L, LUA_REGISTRYINDEX);
     } else if (tt != LUA_TNIL) {
         return luaL_error(L, "%s: field 'torque' must be a function tau(R), got %s", fn, lfb_typename(L, -1));
     }
     lua_pop(L, 1);
-
-    lf_error e;
-    s->sys = lf_system_new(nb, J, &pot, &e);
+    s->sys = lf_rigid_new(nb, J, pot, &e);
     if (!s->sys) return lfb_error(L, &e);
-    s->L = L;
+    if (lf_system_set_initial(s->sys, y0, &e) != LF_OK) return lfb_error(L, &e);
     lua_settop(L, ud);
     return 1;
 }
@@ -436,7 +421,7 @@ static int l_rigidbody(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    return build_system(L, 1, 1, 0, "lf.rigidbody");
+    return build_rigid(L, 1, 1, 0, "lf.rigidbody");
 }
 
 /* lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs), torque = tau(Rs) } */
@@ -444,122 +429,391 @@ static int l_bodies(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    lua_Integer n = luaL_len(L, 1);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
     if (n < 1) return luaL_error(L, "lf.bodies: at least one body table expected");
     if (n > 100000) return luaL_error(L, "lf.bodies: %I bodies is too many", n);
-    return build_system(L, 1, (int)n, 1, "lf.bodies");
+    return build_rigid(L, 1, (int)n, 1, "lf.bodies");
+}
+
+/* ---------------------------------------------------------------- generic system methods */
+/* The state given as argument idx (a table of fields; nil: the initial state) into a scratch vector
+ * left on the stack. */
+static double *arg_state(lua_State *L, lfb_system *s, int idx, const char *what)
+{
+    const int np = lf_system_nparam(s->sys);
+    double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
+    memcpy(y, lf_system_initial(s->sys), (size_t)np * sizeof(double));
+    if (!lua_isnoneornil(L, idx)) {
+        static const char *const extra[] = {"momentum", "spatial_momentum", "manifold_defect", NULL};
+        lfb_read_state(L, idx, s->sys, y, NULL, extra, what);
+    }
+    return y;
+}
+
+/* system:energy([state]) */
+static int sys_energy(lua_State *L)
+{
+    lfb_system *s = lfb_checksystem(L, 1);
+    lua_settop(L, 2);
+    double *y = arg_state(L, s, 2, "argument #1 to 'system:energy'");
+    double E;
+    lf_error e;
+    if (lf_system_energy(s->sys, y, &E, &e) != LF_OK) return lfb_error(L, &e);
+    lua_pushnumber(L, E);
+    return 1;
+}
+
+/* system:check_state(state): an error naming the field when the state is not valid, else true */
+static int sys_check_state(lua_State *L)
+{
+    lfb_system *s = lfb_checksystem(L, 1);
+    lua_settop(L, 3);
+    double tol = lua_isnoneornil(L, 3) ? 1e-9 : lfb_checkfinite(L, 3, "argument #2 'tol' to 'system:check_state'");
+    double *y = arg_state(L, s, 2, "system:check_state");
+    lf_error e;
+    if (lf_system_check_state(s->sys, y, tol, &e) != LF_OK) return lfb_error(L, &e);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* system:canonical(state [, tol]) -> the state as fresh values of the canonical types (mat3, vec3,
+ * arrays), checked on the manifold within tol (default 1e-9); fields absent take the initial
+ * state's values. The Lua integrators pass every state their steps return through it. */
+static int sys_canonical(lua_State *L)
+{
+    lfb_system *s = lfb_checksystem(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 3);
+    double tol = lua_isnoneornil(L, 3) ? 1e-9 : lfb_checkfinite(L, 3, "argument #2 'tol' to 'system:canonical'");
+    const int np = lf_system_nparam(s->sys);
+    double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
+    memcpy(y, lf_system_initial(s->sys), (size_t)np * sizeof(double));
+    double t = 0;
+    lfb_read_state(L, 2, s->sys, y, &t, NULL, "state");
+    lf_error e;
+    if (lf_system_check_state(s->sys, y, tol, &e) != LF_OK) return lfb_error(L, &e);
+    lfb_push_state(L, s->sys, t, y);
+    return 1;
+}
+
+/* system:f(t, state) -> array of algebra elements */
+static int sys_f(lua_State *L)
+{
+    lfb_system *s = lfb_checksystem(L, 1);
+    double t = lfb_checkfinite(L, 2, "argument #1 't' to 'system:f'");
+    lua_settop(L, 3);
+    double *y = arg_state(L, s, 3, "system:f");
+    double *xi = lua_newuserdatauv(L, (size_t)lf_system_ndim(s->sys) * sizeof(double), 0);
+    lf_error e;
+    if (lf_system_f(s->sys, t, y, xi, &e) != LF_OK) return lfb_error(L, &e);
+    lfb_push_algebra(L, lf_system_manifold(s->sys), xi);
+    return 1;
+}
+
+/* Push observable i's value from the flat vector v. */
+static void push_observable(lua_State *L, const lf_observable *o, const double *v)
+{
+    if (o->kind == LF_OBS_SCALAR) lua_pushnumber(L, v[0]);
+    else if (o->kind == LF_OBS_VEC3 || o->dim == 3) lfb_pushvec3(L, v);
+    else {
+        lua_createtable(L, o->dim / 3, 0);
+        for (int k = 0; k < o->dim / 3; k++) {
+            lfb_pushvec3(L, v + 3 * k);
+            lua_rawseti(L, -2, k + 1);
+        }
+    }
+}
+
+/* Observable `name` at (t, y): pushes its value and returns 1, or returns 0 (no such observable). */
+int lfb_push_observable(lua_State *L, const lf_system *sys, const char *name, double t, const double *y);
+int lfb_push_observable(lua_State *L, const lf_system *sys, const char *name, double t, const double *y)
+{
+    int off = 0;
+    for (int i = 0; i < lf_system_nobservables(sys); i++) {
+        const lf_observable *o = lf_system_observable(sys, i);
+        if (strcmp(o->name, name) == 0) {
+            double *v = lua_newuserdatauv(L, (size_t)lf_system_observables_dim(sys) * sizeof(double), 0);
+            lf_error e;
+            if (lf_system_observe(sys, t, y, v, &e) != LF_OK) lfb_error(L, &e);
+            push_observable(L, o, v + off);
+            lua_remove(L, -2);
+            return 1;
+        }
+        off += o->dim;
+    }
+    return 0;
+}
+
+/* Push the values of every trajectory column at (t, y) (the columns of the observables, in order);
+ * returns their count. */
+int lfb_push_columns(lua_State *L, const lf_system *sys, double t, const double *y);
+int lfb_push_columns(lua_State *L, const lf_system *sys, double t, const double *y)
+{
+    const int dim = lf_system_observables_dim(sys);
+    double vbuf[64], *v = dim <= 64 ? vbuf : lua_newuserdatauv(L, (size_t)dim * sizeof(double), 0);
+    const int scratch = dim > 64;
+    lf_error e;
+    if (lf_system_observe(sys, t, y, v, &e) != LF_OK) lfb_error(L, &e);
+    int n = 0, off = 0;
+    for (int i = 0; i < lf_system_nobservables(sys); i++) {
+        const lf_observable *o = lf_system_observable(sys, i);
+        if (o->columns) {
+            int ncol = 1;
+            for (const char *c = o->columns; *c; c++) ncol += *c == ',';
+            luaL_checkstack(L, ncol + 2, "columns");
+            for (int k = 0; k < ncol; k++) lua_pushnumber(L, v[off + k]);
+            n += ncol;
+        }
+        off += o->dim;
+    }
+    if (scratch) lua_remove(L, -n - 1);
+    return n;
+}
+
+/* system:columns() -> array of the trajectory column names (observables' columns, in order) */
+static int sys_columns(lua_State *L)
+{
+    lfb_system *s = lfb_checksystem(L, 1);
+    lua_newtable(L);
+    int n = 0;
+    for (int i = 0; i < lf_system_nobservables(s->sys); i++) {
+        const lf_observable *o = lf_system_observable(s->sys, i);
+        if (!o->columns) continue;
+        const char *c = o->columns;
+        while (*c) {
+            const char *end = strchr(c, ',');
+            size_t len = end ? (size_t)(end - c) : strlen(c);
+            lua_pushlstring(L, c, len);
+            lua_rawseti(L, -2, ++n);
+            c += len + (end ? 1 : 0);
+        }
+    }
+    return 1;
+}
+
+/* system:observe(state [, t]) -> the column values as numbers (see columns) */
+static int sys_observe(lua_State *L)
+{
+    lfb_system *s = lfb_checksystem(L, 1);
+    lua_settop(L, 3);
+    double t = lua_isnoneornil(L, 3) ? 0 : lfb_checkfinite(L, 3, "argument #2 't' to 'system:observe'");
+    double *y = arg_state(L, s, 2, "system:observe");
+    return lfb_push_columns(L, s->sys, t, y);
+}
+
+/* system:observable(name, state [, t]) -> the named observable's value */
+static int sys_observable(lua_State *L)
+{
+    lfb_system *s = lfb_checksystem(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    lua_settop(L, 4);
+    double t = lua_isnoneornil(L, 4) ? 0 : lfb_checkfinite(L, 4, "argument #3 't' to 'system:observable'");
+    double *y = arg_state(L, s, 3, "system:observable");
+    if (!lfb_push_observable(L, s->sys, name, t, y))
+        return luaL_error(L, "system:observable: %s has no observable '%s'", lf_system_kind(s->sys), name);
+    return 1;
+}
+
+/* Push {field = distance, ...}: the manifold's distance field by field between two states. */
+void lfb_push_errors(lua_State *L, const lf_system *sys, const double *a, const double *b);
+void lfb_push_errors(lua_State *L, const lf_system *sys, const double *a, const double *b)
+{
+    lua_createtable(L, 0, lf_system_nfields(sys));
+    for (int i = 0; i < lf_system_nfields(sys); i++) {
+        const lf_field *f = lf_system_field(sys, i);
+        lua_pushnumber(L, lf_manifold_dist_range(lf_system_manifold(sys), f->first, f->count, a, b));
+        lua_setfield(L, -2, f->name);
+    }
+}
+
+/* system:error(state_a, state_b) -> {field = distance, ...} (manifold distance per field) */
+static int sys_error(lua_State *L)
+{
+    lfb_system *s = lfb_checksystem(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
+    double *a = arg_state(L, s, 2, "system:error (state 1)");
+    double *b = arg_state(L, s, 3, "system:error (state 2)");
+    lfb_push_errors(L, s->sys, a, b);
+    return 1;
+}
+
+/* ---- rigid-only methods */
+static lfb_system *checkrigid(lua_State *L, int idx, const char *fn)
+{
+    lfb_system *s = lfb_checksystem(L, idx);
+    if (!lf_rigid_nbodies(s->sys)) luaL_error(L, "%s: not a rigid-body system (%s)", fn, lf_system_kind(s->sys));
+    return s;
+}
+
+static double *arg_rotations(lua_State *L, lfb_system *s, int idx, size_t extra, const char *what)
+{
+    const int nb = lf_rigid_nbodies(s->sys);
+    double *R = lua_newuserdatauv(L, (9 * (size_t)nb + extra) * sizeof(double), 0);
+    lfb_read_field(L, idx, s->sys, lf_system_find_field(s->sys, "R"), R, what);
+    return R;
 }
 
 static int sys_potential(lua_State *L)
 {
-    lfb_system *s = checksys(L, 1);
+    lfb_system *s = checkrigid(L, 1, "system:potential");
     lua_settop(L, 2); /* scratch userdata below must not take the place of a missing argument */
-    s->L = L;
-    int nb = s->sys->nb;
-    double *R = lua_newuserdatauv(L, 9 * (size_t)nb * sizeof(double), 0);
-    lfb_read_rotations(L, 2, nb, R, "argument #1 to 'system:potential'");
+    double *R = arg_rotations(L, s, 2, 0, "argument #1 to 'system:potential'");
     double U;
     lf_error e;
-    if (lf_system_potential(s->sys, R, &U, NULL, &e) != LF_OK) return lfb_error(L, &e);
+    if (lf_rigid_potential_eval(s->sys, R, &U, NULL, &e) != LF_OK) return lfb_error(L, &e);
     lua_pushnumber(L, U);
     return 1;
 }
 
 static int sys_torque(lua_State *L)
 {
-    lfb_system *s = checksys(L, 1);
-    lua_settop(L, 2); /* scratch userdata below must not take the place of a missing argument */
-    s->L = L;
-    int nb = s->sys->nb;
-    double *R = lua_newuserdatauv(L, 12 * (size_t)nb * sizeof(double), 0), *tau = R + 9 * nb;
-    lfb_read_rotations(L, 2, nb, R, "argument #1 to 'system:torque'");
+    lfb_system *s = checkrigid(L, 1, "system:torque");
+    lua_settop(L, 2);
+    const int nb = lf_rigid_nbodies(s->sys);
+    double *R = arg_rotations(L, s, 2, 3 * (size_t)nb, "argument #1 to 'system:torque'"), *tau = R + 9 * nb;
     lf_error e;
-    if (lf_system_potential(s->sys, R, NULL, tau, &e) != LF_OK) return lfb_error(L, &e);
-    lfb_push_vectors(L, nb, tau);
+    if (lf_rigid_potential_eval(s->sys, R, NULL, tau, &e) != LF_OK) return lfb_error(L, &e);
+    if (nb == 1) lfb_pushvec3(L, tau);
+    else {
+        lua_createtable(L, nb, 0);
+        for (int i = 0; i < nb; i++) {
+            lfb_pushvec3(L, tau + 3 * i);
+            lua_rawseti(L, -2, i + 1);
+        }
+    }
     return 1;
 }
 
-/* system:energy(state): state is a table {R=, omega=} (or anything with those fields). */
-static int sys_energy(lua_State *L)
+/* ---------------------------------------------------------------- indexing, printing */
+static void push_factor_names(lua_State *L, const lf_manifold *M)
 {
-    lfb_system *s = checksys(L, 1);
-    lua_settop(L, 2); /* scratch userdata below must not take the place of a missing argument */
-    s->L = L;
-    int nb = s->sys->nb;
-    double *R = lua_newuserdatauv(L, 12 * (size_t)nb * sizeof(double), 0), *w = R + 9 * nb;
-    if (lua_isnoneornil(L, 2)) {
-        memcpy(R, s->R0, 12 * (size_t)nb * sizeof(double));
-    } else {
-        if (lua_type(L, 2) != LUA_TTABLE && lua_type(L, 2) != LUA_TUSERDATA)
-            return luaL_error(L, "argument #1 to 'system:energy': state {R=, omega=} expected, got %s",
-                              lfb_typename(L, 2));
-        lua_getfield(L, 2, "R");
-        lfb_read_rotations(L, -1, nb, R, "system:energy: state.R");
-        lua_getfield(L, 2, "omega");
-        lfb_read_vectors(L, -1, nb, w, "system:energy: state.omega");
+    const int n = lf_manifold_nfactors(M);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        const lf_factor *f = lf_manifold_factor(M, i);
+        if (f->kind == LF_RM) lua_pushfstring(L, "r%d", f->nd);
+        else lua_pushstring(L, lf_factor_kind_name(f->kind));
+        lua_rawseti(L, -2, i + 1);
     }
-    double E;
-    lf_error e;
-    if (lf_system_energy(s->sys, R, w, &E, &e) != LF_OK) return lfb_error(L, &e);
-    lua_pushnumber(L, E);
-    return 1;
 }
 
 static int sys_index(lua_State *L)
 {
-    lfb_system *s = checksys(L, 1);
+    lfb_system *s = lfb_checksystem(L, 1);
     const char *k = luaL_checkstring(L, 2);
-    int nb = s->sys->nb;
-    if (strcmp(k, "n") == 0) lua_pushinteger(L, nb);
-    else if (strcmp(k, "R") == 0) lfb_push_rotations(L, nb, s->R0);
-    else if (strcmp(k, "omega") == 0) lfb_push_vectors(L, nb, s->w0);
-    else if (strcmp(k, "inertia") == 0) lfb_push_vectors(L, nb, s->sys->J);
-    else if (strcmp(k, "momentum") == 0) {
-        double *Pi = lua_newuserdatauv(L, 3 * (size_t)nb * sizeof(double), 0);
-        for (int i = 0; i < 3 * nb; i++) Pi[i] = s->sys->J[i] * s->w0[i];
-        lfb_push_vectors(L, nb, Pi);
-    } else if (strcmp(k, "potential_name") == 0) lua_pushstring(L, s->sys->pot.name);
-    else if (strcmp(k, "kind") == 0) lua_pushstring(L, "rigidbody");
+    const lf_system *sys = s->sys;
+    const int nb = lf_rigid_nbodies(sys);
+    const lf_field *f = lf_system_find_field(sys, k);
+    if (f) lfb_push_field(L, sys, f, lf_system_initial(sys));
+    else if (strcmp(k, "kind") == 0) lua_pushstring(L, lf_system_kind(sys));
+    else if (strcmp(k, "factors") == 0) push_factor_names(L, lf_system_manifold(sys));
+    else if (strcmp(k, "trivialization") == 0)
+        lua_pushstring(L, lf_manifold_trivialization(lf_system_manifold(sys)) == LF_LEFT_TRIVIALIZED ? "left" : "right");
+    else if (strcmp(k, "forms") == 0) {
+        lua_newtable(L);
+        for (unsigned b = 1; b <= LF_FORM_CONSTRAINED; b <<= 1)
+            if (lf_system_forms(sys) & b) {
+                lua_pushboolean(L, 1);
+                lua_setfield(L, -2, lf_form_name(b));
+            }
+    } else if (strcmp(k, "fields") == 0) {
+        lua_createtable(L, lf_system_nfields(sys), 0);
+        for (int i = 0; i < lf_system_nfields(sys); i++) {
+            lua_pushstring(L, lf_system_field(sys, i)->name);
+            lua_rawseti(L, -2, i + 1);
+        }
+    } else if (strcmp(k, "observables") == 0) {
+        lua_createtable(L, lf_system_nobservables(sys), 0);
+        for (int i = 0; i < lf_system_nobservables(sys); i++) {
+            lua_pushstring(L, lf_system_observable(sys, i)->name);
+            lua_rawseti(L, -2, i + 1);
+        }
+    } else if (strcmp(k, "has_energy") == 0) lua_pushboolean(L, lf_system_has_energy(sys));
+    else if (nb && strcmp(k, "n") == 0) lua_pushinteger(L, nb);
+    else if (nb && strcmp(k, "inertia") == 0) {
+        const double *J = lf_rigid_inertia(sys);
+        if (nb == 1) lfb_pushvec3(L, J);
+        else {
+            lua_createtable(L, nb, 0);
+            for (int i = 0; i < nb; i++) {
+                lfb_pushvec3(L, J + 3 * i);
+                lua_rawseti(L, -2, i + 1);
+            }
+        }
+    } else if (nb && strcmp(k, "potential_name") == 0) lua_pushstring(L, lf_potential_name(lf_rigid_potential(sys)));
     else {
         luaL_getmetatable(L, LFB_SYSTEM);
         lua_getfield(L, -1, "methods");
-        lua_getfield(L, -1, k);
+        if (lua_getfield(L, -1, k) == LUA_TNIL) { /* an observable at the initial state (momentum, ...) */
+            lua_pop(L, 3);
+            if (!lfb_push_observable(L, sys, k, 0, lf_system_initial(sys))) lua_pushnil(L);
+        }
     }
     return 1;
 }
 
 static int sys_tostring(lua_State *L)
 {
-    lfb_system *s = checksys(L, 1);
-    if (s->sys->nb == 1)
-        lua_pushfstring(L, "lf.rigidbody(inertia = {%f, %f, %f}, potential = %s)", s->sys->J[0], s->sys->J[1],
-                        s->sys->J[2], s->sys->pot.name);
-    else lua_pushfstring(L, "lf.bodies(%d bodies, potential = %s)", s->sys->nb, s->sys->pot.name);
+    lfb_system *s = luaL_checkudata(L, 1, LFB_SYSTEM);
+    if (s->finalized || !s->sys) {
+        lua_pushstring(L, "lf.system (finalized)");
+        return 1;
+    }
+    const lf_system *sys = s->sys;
+    const int nb = lf_rigid_nbodies(sys);
+    if (nb == 1) {
+        const double *J = lf_rigid_inertia(sys);
+        char buf[256];
+        lf_potential_describe(lf_rigid_potential(sys), buf, sizeof buf);
+        lua_pushfstring(L, "lf.rigidbody(inertia = {%f, %f, %f}, potential = %s)", J[0], J[1], J[2], buf);
+    } else if (nb > 1)
+        lua_pushfstring(L, "lf.bodies(%d bodies, potential = %s)", nb, lf_potential_name(lf_rigid_potential(sys)));
+    else {
+        const lf_manifold *M = lf_system_manifold(sys);
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        luaL_addstring(&b, "lf.");
+        luaL_addstring(&b, lf_system_kind(sys));
+        luaL_addstring(&b, "(");
+        for (int i = 0; i < lf_manifold_nfactors(M); i++) {
+            const lf_factor *f = lf_manifold_factor(M, i);
+            char name[32];
+            if (f->kind == LF_RM) snprintf(name, sizeof name, "r%d", f->nd);
+            else snprintf(name, sizeof name, "%s", lf_factor_kind_name(f->kind));
+            if (i) luaL_addstring(&b, " x ");
+            luaL_addstring(&b, name);
+        }
+        luaL_addstring(&b, lf_manifold_trivialization(M) == LF_LEFT_TRIVIALIZED ? ", left-trivialized" : ", right-trivialized");
+        const char *name = lf_lie_ode_name(sys);
+        if (*name) {
+            luaL_addstring(&b, ", f = ");
+            luaL_addstring(&b, name);
+        }
+        luaL_addstring(&b, ")");
+        luaL_pushresult(&b);
+    }
     return 1;
 }
 
-/* Initial state of the system (R0, w0) for the integrator constructor. */
-void lfb_system_initial(lua_State *L, int idx, const double **R0, const double **w0)
-{
-    lfb_system *s = checksys(L, idx);
-    *R0 = s->R0;
-    *w0 = s->w0;
-}
-
 static const luaL_Reg sys_methods[] = {
-    {"potential", sys_potential}, {"torque", sys_torque}, {"energy", sys_energy}, {NULL, NULL}};
+    {"potential", sys_potential}, {"torque", sys_torque},   {"energy", sys_energy},         {"f", sys_f},
+    {"columns", sys_columns},     {"observe", sys_observe}, {"observable", sys_observable},  {"error", sys_error},
+    {"check_state", sys_check_state}, {"canonical", sys_canonical}, {NULL, NULL}};
 
 void lfb_open_systems(lua_State *L)
 {
     luaL_newmetatable(L, LFB_SYSTEM);
-    const luaL_Reg meta[] = {{"__gc", sys_gc}, {"__index", sys_index}, {"__tostring", sys_tostring}, {NULL, NULL}};
+    const luaL_Reg meta[] = {{"__gc", sys_gc}, {"__close", sys_gc}, {"__index", sys_index},
+                             {"__tostring", sys_tostring}, {NULL, NULL}};
     luaL_setfuncs(L, meta, 0);
     luaL_newlib(L, sys_methods);
     lua_setfield(L, -2, "methods");
     lua_pop(L, 1);
 
     luaL_newmetatable(L, LFB_POTENTIAL);
-    const luaL_Reg pmeta[] = {{"__index", pot_index}, {"__tostring", pot_tostring}, {NULL, NULL}};
+    const luaL_Reg pmeta[] = {{"__index", pot_index}, {"__tostring", pot_tostring}, {"__gc", pot_gc}, {NULL, NULL}};
     luaL_setfuncs(L, pmeta, 0);
     lua_pop(L, 1);
 

@@ -40,35 +40,6 @@ function M.write_json(path, value, opts)
 end
 
 -- ------------------------------------------------------------------------------ orders
--- One body's R (a mat3 or a plain table: 9 numbers or 3 rows) or omega (a vec3 or 3 numbers),
--- or an array of them (several bodies) -> an array of them.
-local function body_list(x, is_matrix)
-  if type(x) ~= "table" or getmetatable(x) ~= nil then return {x} end
-  local first = x[1]
-  if type(first) == "number" then return {x} end -- {9 numbers} or {3 numbers}
-  if is_matrix and type(first) == "table" and getmetatable(first) == nil and type(first[1]) == "number" then
-    return {x} -- {{row 1}, {row 2}, {row 3}}
-  end
-  return x
-end
-local function rot_list(R) return body_list(R, true) end
-local function vec_list(w) return body_list(w, false) end
-
--- ||R - Rref||_F and ||w - wref||_2, summed in squares over the bodies.
-local function state_errors(R, w, Rref, wref)
-  R, w, Rref, wref = rot_list(R), vec_list(w), rot_list(Rref), vec_list(wref)
-  if #R ~= #Rref or #w ~= #wref then
-    error(("lf.order: the reference has %d rotation(s) and %d angular velocity(ies), the integrator %d body(ies)")
-      :format(#Rref, #wref, #R), 3)
-  end
-  local eR, ew = 0, 0
-  for i = 1, #R do
-    eR = eR + ((R[i] - core.mat3(Rref[i])):norm()) ^ 2
-    ew = ew + ((w[i] - core.vec3(wref[i])):norm()) ^ 2
-  end
-  return math.sqrt(eR), math.sqrt(ew)
-end
-
 local function loglog_slope(hs, errs, what, fn)
   local lx, ly = {}, {}
   for i = 1, #hs do
@@ -82,14 +53,17 @@ local function loglog_slope(hs, errs, what, fn)
   return slope, se
 end
 
---- lf.order{system=, method=, T=, steps={h1, h2, ...}, reference=nil|{R=, omega=}, rtol=1e-13,
+--- lf.order{system=, method=, T=, steps={h1, h2, ...}, reference=nil|state, rtol=1e-13,
 ---          newton_tol=, max_iter=}
 --- Runs the method to T with each step size h (it:advance_to(T): a last shorter step if T/h is not
---- an integer) and compares with the reference (default lf.reference(system, T, {rtol = 1e-13})):
---- err_R = ||R - Rref||_F, err_omega = ||w - wref||_2 (root sum of squares over several bodies).
---- The orders are least-squares slopes of log(err) against log(h) (lf.fit_linear).
---- Returns {order = order_R, order_R=, order_omega=, order_R_stderr=, order_omega_stderr=,
----          method=, T=, table = {{h=, steps=, err_R=, err_omega=, cpu_time=}, ...}}.
+--- an integer) and compares with the reference state (default lf.reference(system, T, {rtol = 1e-13})):
+--- the error of each field of the system's state is the manifold distance (it:error(ref)):
+--- err_R = ||R - Rref||_F and err_omega = ||w - wref||_2 for rigid bodies (root sum of squares over
+--- several bodies), err_y for Lie-group ODEs (Frobenius on so3/gl3, great-circle angle on s2/s3,
+--- Euclidean on r<m>), ... The orders are least-squares slopes of log(err) against log(h)
+--- (lf.fit_linear).
+--- Returns {order = (the first field's), order_<field>=, order_<field>_stderr=, fields = {...},
+---          method=, T=, table = {{h=, steps=, err_<field>=, cpu_time=}, ...}}.
 --- `method` is a built-in method's name or an lf.method.
 function M.order(opts)
   local fn = "lf.order"
@@ -109,25 +83,34 @@ function M.order(opts)
     if seen[hs[i]] then error(("%s: step size %g listed twice in 'steps'"):format(fn, hs[i]), 2) end
     seen[hs[i]] = true
   end
+  local fields = opts.system.fields
   local ref = opts.reference
   if ref == nil then
     ref = core.reference(opts.system, T, {rtol = opts.rtol or 1e-13})
-  elseif type(ref) ~= "table" or ref.R == nil or ref.omega == nil then
-    error(fn .. ": option 'reference' must be a table {R=, omega=} (the state at T)", 2)
+  elseif type(ref) ~= "table" or ref[fields[1]] == nil then
+    error(("%s: option 'reference' must be a table {%s=} (the state at T)"):format(fn, table.concat(fields, "=, ")), 2)
   end
-  local rows, eR, ew = {}, {}, {}
+  local rows, errs = {}, {}
+  for _, f in ipairs(fields) do errs[f] = {} end
   for i, h in ipairs(hs) do
     local it = run.integrator(opts.method, opts.system, {h = h, newton_tol = opts.newton_tol, max_iter = opts.max_iter})
     local c0 = os.clock()
     it:advance_to(T)
     local cpu = os.clock() - c0
-    eR[i], ew[i] = state_errors(it.R, it.omega, ref.R, ref.omega)
-    rows[i] = {h = h, steps = it.steps, err_R = eR[i], err_omega = ew[i], cpu_time = cpu}
+    local e = it:error(ref)
+    rows[i] = {h = h, steps = it.steps, cpu_time = cpu}
+    for _, f in ipairs(fields) do
+      errs[f][i] = e[f]
+      rows[i]["err_" .. f] = e[f]
+    end
   end
-  local pR, sR = loglog_slope(hs, eR, "R", fn)
-  local pw, sw = loglog_slope(hs, ew, "omega", fn)
-  return {order = pR, order_R = pR, order_omega = pw, order_R_stderr = sR, order_omega_stderr = sw,
-          method = run.method_name(opts.method), T = T, table = rows}
+  local res = {method = run.method_name(opts.method), T = T, table = rows, fields = fields}
+  for k, f in ipairs(fields) do
+    local p, se = loglog_slope(hs, errs[f], f, fn)
+    res["order_" .. f], res["order_" .. f .. "_stderr"] = p, se
+    if k == 1 then res.order = p end
+  end
+  return res
 end
 
 -- ------------------------------------------------------------------------------ drift

@@ -137,11 +137,19 @@ end
 
 -- ------------------------------------------------------------------ convergence
 
---- experiment.torque_methods() -> the entries of lf.methods() that integrate systems with a
---- torque (all but those marked free_body_only), in registry order.
+--- experiment.rigid_methods() -> the entries of lf.methods() of the rigid-body family (form
+--- "rigid"), in registry order: the methods the rigid-body papers compare.
+function M.rigid_methods()
+  local r = {}
+  for _, m in ipairs(lf.methods()) do if m.form == "rigid" then r[#r + 1] = m end end
+  return r
+end
+
+--- experiment.torque_methods() -> the rigid-body methods that integrate systems with a torque
+--- (all but those marked free_body_only), in registry order.
 function M.torque_methods()
   local r = {}
-  for _, m in ipairs(lf.methods()) do if not m.free_body_only then r[#r + 1] = m end end
+  for _, m in ipairs(M.rigid_methods()) do if not m.free_body_only then r[#r + 1] = m end end
   return r
 end
 

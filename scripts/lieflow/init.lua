@@ -11,7 +11,8 @@ local lf = {
   version = core.version,
   vec3 = core.vec3, mat3 = core.mat3,
   so3 = core.so3, s2 = core.s2, quat = core.quat,
-  rigidbody = core.rigidbody, bodies = core.bodies, potential = core.potential,
+  rigidbody = core.rigidbody, bodies = core.bodies, potential = core.potential, lie_ode = core.lie_ode,
+  rkmk = core.rkmk,
   reference = core.reference, exact = core.exact,
   math = ad.math, autodiff = ad,
   run = run.run, read_csv = run.read_csv,
@@ -34,12 +35,13 @@ end
 --- Define a method in Lua: lf.method{name=, order=, step=function(state, h, system) ... end}.
 lf.method = luamethod.define
 
---- lf.integrator(method, system, {h=, newton_tol=, max_iter=, t0=}): `method` is a built-in
---- method's name or a method made by lf.method.
+--- lf.integrator(method, system, {h=, t0=, newton_tol=, max_iter=, dexpinv_order=, solver=,
+--- jacobian=, rtol=, atol=}): `method` is a built-in method's name, a method made by lf.method
+--- (written in Lua) or by lf.rkmk (a user tableau).
 function lf.integrator(method, system, opts)
   if luamethod.is(method) then return luamethod.integrator(method, system, opts) end
-  if type(method) ~= "string" then
-    error(("lf.integrator: method name or lf.method expected, got %s"):format(type(method)), 2)
+  if type(method) ~= "string" and not run.is_rkmk(method) then
+    error(("lf.integrator: method name, lf.method or lf.rkmk method expected, got %s"):format(type(method)), 2)
   end
   return core.integrator(method, system, opts)
 end

@@ -1,5 +1,10 @@
 -- lieflow — integrators written in Lua (lf.method), driven through the same interface as the
--- built-in ones: it:step(n), it:advance_to(T), it.t, it.R, it.omega, it:energy(), ...
+-- built-in ones: it:step(n), it:advance_to(T), it.t, the system's fields (it.R, it.omega, it.y, ...),
+-- its observables, it:energy(), it:state(), it:set_state(s), it:observe(), it:error(ref).
+-- The step function receives a copy of the state {t=, <fields>=} (the system's fields: R and omega
+-- for rigid bodies, y for Lie-group ODEs, ...) and the system; it returns the new state or updates
+-- the one it was given. The result is checked on the manifold within 1e-6 (Lua steps may
+-- accumulate round-off) and converted to the canonical types.
 local core = require "lieflow.core"
 
 local M = {}
@@ -8,7 +13,6 @@ method_mt.__index = method_mt
 method_mt.__tostring = function(m) return ("lf.method(%s, order %s)"):format(m.name, tostring(m.order)) end
 
 --- lf.method{name=, order=, step=function(state, h, system) -> state' or nothing (mutate state)}
---- state = {t=, R=, omega=} (R a mat3 and omega a vec3 for one body, arrays of them for several).
 function M.define(spec)
   if type(spec) ~= "table" then error("lf.method: table {name=, order=, step=} expected", 2) end
   if type(spec.name) ~= "string" then error("lf.method: field 'name' (string) is required", 2) end
@@ -30,34 +34,26 @@ local it_mt = {__name = "lf.luaintegrator"}
 local function finite(x) return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge end
 local methods = {}
 
-local function copy_state(s, n)
-  local function cp(x) return n == 1 and x:copy() or (function() local t = {} for i, v in ipairs(x) do t[i] = v:copy() end return t end)() end
-  return {t = s.t, R = cp(s.R), omega = cp(s.omega)}
+-- A deep copy of a state value (userdata values have :copy(); tables are copied recursively).
+local function copy(x)
+  if type(x) == "userdata" then return x:copy() end
+  if type(x) ~= "table" then return x end
+  local t = {}
+  for k, v in pairs(x) do t[k] = copy(v) end
+  return t
 end
 
--- Check a state produced by a Lua step: rotations (within 1e-6: Lua methods may accumulate
--- round-off) and finite velocities; errors name the method and the time.
-local function check_state(it, s, h)
-  local n = it.system.n
-  local Rs, ws = s.R, s.omega
-  if n == 1 then Rs, ws = {Rs}, {ws} end
-  if type(Rs) ~= "table" or type(ws) ~= "table" or #Rs ~= n or #ws ~= n then
-    error(("%s: step from t=%.17g returned a malformed state (fields R and omega expected)"):format(it.method.name, it.t), 3)
+-- Check a state produced by a Lua step and convert it to the canonical types; errors name the
+-- method and the time.
+local function canonical(it, s, h)
+  if type(s) ~= "table" then
+    error(("%s: step from t=%.17g returned a malformed state (a table of fields expected)"):format(it.method.name, it.t), 3)
   end
-  -- fresh arrays of copies: the caller's arrays (set_state) are neither rewritten nor aliased
-  local outR, outw = {}, {}
-  for i = 1, n do
-    if Rs[i] == nil or ws[i] == nil then
-      error(("%s: state at t=%.17g has no R or omega for body %d"):format(it.method.name, it.t, i), 3)
-    end
-    local R = core.mat3(Rs[i])
-    if not core.so3.is_rotation(R, 1e-6) then
-      error(("%s: step from t=%.17g with h=%g left R%s off SO(3) (||R^T R - I|| = %.3g)"):format(
-        it.method.name, it.t, h, n > 1 and "[" .. i .. "]" or "", core.so3.orth_error(R)), 3)
-    end
-    outR[i], outw[i] = R, core.vec3(ws[i])
+  local ok, res = pcall(it.system.canonical, it.system, s, 1e-6)
+  if not ok then
+    error(("%s: step from t=%.17g with h=%g left an invalid state: %s"):format(it.method.name, it.t, h, tostring(res)), 3)
   end
-  if n == 1 then s.R, s.omega = outR[1], outw[1] else s.R, s.omega = outR, outw end
+  return res
 end
 
 function methods:step(nsteps)
@@ -68,13 +64,19 @@ function methods:step(nsteps)
 end
 
 function methods:_step(h)
-  local s = copy_state(self.state_, self.system.n)
-  local ok, res, w = pcall(self.method.step, s, h, self.system)
+  local s = copy(self.state_)
+  local ok, res, second = pcall(self.method.step, s, h, self.system)
   if not ok then
     error(("%s: step from t=%.17g with h=%g failed: %s"):format(self.method.name, self.state_.t, h, tostring(res)), 3)
   end
-  if type(res) == "table" then s = res elseif res ~= nil then s.R, s.omega = res, w end
-  check_state(self, s, h)
+  if type(res) == "table" and getmetatable(res) == nil then s = res
+  elseif res ~= nil then -- the values of the first two fields, e.g. return R, omega
+    local names = self.system.fields
+    s[names[1]] = res
+    if names[2] then s[names[2]] = second end
+  end
+  s.t = self.state_.t
+  s = canonical(self, s, h)
   -- t += h with compensated (Kahan) summation, as the built-in integrators do: after k steps
   -- t is k h to round-off, not k h plus k accumulated rounding errors
   local t0 = self.state_.t
@@ -102,52 +104,41 @@ function methods:advance_to(T)
 end
 
 function methods:energy() return self.system:energy(self.state_) end
-function methods:state() return copy_state(self.state_, self.system.n) end
+function methods:state() return copy(self.state_) end
 function methods:set_state(s)
-  local new = copy_state(self.state_, self.system.n)
-  for k, v in pairs(s) do new[k] = v end
+  if type(s) ~= "table" then error(("set_state: state table expected, got %s"):format(type(s)), 2) end
   if s.momentum then error("set_state: give omega for a Lua integrator", 2) end
+  local new = copy(self.state_)
+  for k, v in pairs(s) do new[k] = copy(v) end
   if not finite(new.t) then error(("set_state: field 't' must be a finite number, got %s"):format(tostring(new.t)), 2) end
-  check_state(self, new, 0)
-  self.state_ = new
+  local t = new.t
+  local ok, res = pcall(self.system.canonical, self.system, new, 1e-9)
+  if not ok then error("set_state: " .. tostring(res), 2) end
+  res.t = t
+  self.state_ = res
   self.tc_ = 0
   return self
 end
+function methods:columns() return self.system:columns() end
+function methods:observe() return self.state_.t, self.system:observe(self.state_, self.state_.t) end
+function methods:error(ref) return self.system:error(self.state_, ref) end
 
 local fields = {
   t = function(it) return it.state_.t end,
-  R = function(it) return copy_state(it.state_, it.system.n).R end,
-  omega = function(it) return copy_state(it.state_, it.system.n).omega end,
   name = function(it) return it.method.name end,
-  momentum = function(it)
-    local J, w = it.system.inertia, it.state_.omega
-    if it.system.n == 1 then return core.vec3{J[1] * w[1], J[2] * w[2], J[3] * w[3]} end
-    local out = {}
-    for i = 1, it.system.n do out[i] = core.vec3{J[i][1] * w[i][1], J[i][2] * w[i][2], J[i][3] * w[i][3]} end
-    return out
-  end,
-  spatial_momentum = function(it)
-    local J, R, w = it.system.inertia, it.state_.R, it.state_.omega
-    if it.system.n == 1 then J, R, w = {J}, {R}, {w} end
-    local pi = core.vec3{0, 0, 0}
-    for i = 1, #R do pi = pi + R[i] * core.vec3{J[i][1] * w[i][1], J[i][2] * w[i][2], J[i][3] * w[i][3]} end
-    return pi
-  end,
-  orthogonality = function(it)
-    local R = it.state_.R
-    if it.system.n == 1 then return core.so3.orth_error(R) end
-    local worst = 0
-    for i = 1, #R do worst = math.max(worst, core.so3.orth_error(R[i])) end
-    return worst
-  end,
+  h = function(it) return it.h_ end,
 }
-
-fields.h = function(it) return it.h_ end
 
 it_mt.__index = function(it, k)
   local f = fields[k]
   if f then return f(it) end
-  return methods[k]
+  local m = methods[k]
+  if m then return m end
+  local state = rawget(it, "state_")
+  if state[k] ~= nil and k ~= "t" then return copy(state[k]) end
+  local ok, v = pcall(it.system.observable, it.system, k, state, state.t)
+  if ok then return v end
+  return nil
 end
 -- Only h can be set (as for the built-in integrators); the raw fields (method, system, steps,
 -- state_, h_, tc_) never reach __newindex.
@@ -166,7 +157,7 @@ function M.integrator(method, system, opts)
   opts = opts or {}
   local mt = type(system) == "userdata" and getmetatable(system)
   if not (mt and mt.__name == "lf.system") then
-    error(("lf.integrator: argument #2 must be a system (lf.rigidbody or lf.bodies), got %s"):format(
+    error(("lf.integrator: argument #2 must be a system (lf.rigidbody, lf.bodies, lf.lie_ode, ...), got %s"):format(
       mt and mt.__name or type(system)), 3)
   end
   local h = opts.h
@@ -175,8 +166,9 @@ function M.integrator(method, system, opts)
   end
   local t0 = opts.t0 or 0
   if not finite(t0) then error(("lf.integrator: option 't0' must be a finite number, got %s"):format(tostring(t0)), 3) end
-  local it = {method = method, system = system, h_ = h, steps = 0, tc_ = 0,
-              state_ = {t = t0, R = system.R, omega = system.omega}}
+  local state = {t = t0}
+  for _, f in ipairs(system.fields) do state[f] = system[f] end
+  local it = {method = method, system = system, h_ = h, steps = 0, tc_ = 0, state_ = state}
   return setmetatable(it, it_mt)
 end
 

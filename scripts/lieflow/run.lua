@@ -10,14 +10,16 @@
 -- T/h >= 2^53 is an error. Samples: t = 0, every `every` steps, and the final time (always recorded
 -- once).
 --
--- Columns (traj.columns lists them in order; traj[name] is an array, one entry per sample):
---   t, energy, energy_error (E - E(0)), pi1, pi2, pi3 (total spatial angular momentum),
---   Pi1, Pi2, Pi3 (body momentum J w), casimir (|Pi|), orthogonality (max_i ||R_i^T R_i - I||),
---   then one column per observer, sorted by name. With several bodies, Pi and casimir are those
---   of body 1.
+-- Columns (traj.columns lists them in order; traj[name] is an array, one entry per sample): t,
+-- then the system's own columns (system:columns(), from its observables), with energy_error
+-- (E - E(0)) right after energy when the system has an energy, then one column per observer,
+-- sorted by name. Rigid bodies: t, energy, energy_error, pi1, pi2, pi3 (total spatial angular
+-- momentum), Pi1, Pi2, Pi3 (body momentum J w of body 1), casimir (|Pi| of body 1),
+-- orthogonality (max_i ||R_i^T R_i - I||). Lie-group ODEs: t, [energy, energy_error],
+-- manifold_defect.
 -- observe: {name = function(it) return number end, ...} (names: no commas, quotes or control
--- characters, as they head CSV columns); array entries may also name built-in
--- columns ("energy", ...), which are always recorded anyway. An observer that errors or returns a
+-- characters, as they head CSV columns); array entries may also name the system's columns
+-- ("energy", ...), which are always recorded anyway. An observer that errors or returns a
 -- non-number stops the run with an error naming it and the time.
 -- progress: nil = a progress line on stderr (\r, percentage, steps/s) when stderr is a terminal
 -- and the run has lasted more than 1 s; true = always; false = never.
@@ -27,10 +29,16 @@ local json = require "lieflow.json"
 
 local M = {}
 
-M.builtin_columns = {"t", "energy", "energy_error", "pi1", "pi2", "pi3", "Pi1", "Pi2", "Pi3",
-                     "casimir", "orthogonality"}
-local is_builtin = {}
-for _, c in ipairs(M.builtin_columns) do is_builtin[c] = true end
+--- The columns lf.run records for a system (before observers): t, the system's columns with
+--- energy_error after energy.
+function M.system_columns(system)
+  local cols = {"t"}
+  for _, c in ipairs(system:columns()) do
+    cols[#cols + 1] = c
+    if c == "energy" then cols[#cols + 1] = "energy_error" end
+  end
+  return cols
+end
 -- trajectory fields and methods: not usable as observer names
 local reserved = {}
 for _, c in ipairs{"columns", "method", "h", "T", "every", "steps", "samples", "cpu_time", "wall_time",
@@ -40,20 +48,33 @@ local traj_mt = {__name = "lf.trajectory"}
 local traj_methods = {}
 traj_mt.__index = traj_methods
 
+--- An error message without the "file:line: " that luaL_error / error put in front of it.
+function M.strip_position(msg)
+  msg = tostring(msg)
+  return (msg:gsub("^[^:\n]+:%d+: ", "", 1))
+end
+
 --- Make an integrator for a method name or an lf.method (as lf.integrator does).
 function M.integrator(method, system, opts)
   if luamethod.is(method) then return luamethod.integrator(method, system, opts) end
   return core.integrator(method, system, opts)
 end
 
+-- a method made by lf.rkmk (a C method from a user tableau)
+local function is_rkmk(m)
+  local mt = type(m) == "userdata" and getmetatable(m)
+  return mt and mt.__name == "lf.rkmk_method"
+end
+M.is_rkmk = is_rkmk
+
 local function method_name(m)
-  if luamethod.is(m) then return m.name end
+  if luamethod.is(m) or is_rkmk(m) then return m.name end
   return m
 end
 M.method_name = method_name
 
 local function check_method(method, fn)
-  if type(method) == "string" or luamethod.is(method) then return end
+  if type(method) == "string" or luamethod.is(method) or is_rkmk(method) then return end
   if method == nil then error(("%s: option 'method' (a method name or an lf.method) is required"):format(fn), 3) end
   error(("%s: option 'method' must be a method name or an lf.method, got %s"):format(fn, type(method)), 3)
 end
@@ -92,7 +113,11 @@ end
 --- lf.run(system, opts) -> trajectory (see the header of this file).
 function M.run(system, opts)
   local fn = "lf.run"
-  if system == nil then error(("%s: argument #1 must be a system (lf.rigidbody, lf.bodies, ...), got nil"):format(fn), 2) end
+  local smt = type(system) == "userdata" and getmetatable(system)
+  if not (smt and smt.__name == "lf.system") then
+    error(("%s: argument #1 must be a system (lf.rigidbody, lf.bodies, lf.lie_ode, ...), got %s"):format(fn,
+      smt and smt.__name or type(system)), 2)
+  end
   if type(opts) ~= "table" then error(("%s: argument #2 must be an options table {method=, h=, T=, ...}, got %s"):format(fn, type(opts)), 2) end
   check_method(opts.method, fn)
   local h = positive(opts.h, "option 'h' (step size)", fn)
@@ -110,6 +135,9 @@ function M.run(system, opts)
   end
 
   -- observers
+  local builtin = M.system_columns(system)
+  local is_builtin = {}
+  for _, c in ipairs(builtin) do is_builtin[c] = true end
   local observers, obs_names = {}, {}
   if opts.observe ~= nil then
     if type(opts.observe) ~= "table" then
@@ -119,7 +147,7 @@ function M.run(system, opts)
       if math.type(k) == "integer" then
         if not (type(f) == "string" and is_builtin[f]) then
           error(("%s: observe[%d] = %s: array entries must name built-in columns (%s); give other observers as name = function(it) ... end")
-            :format(fn, k, tostring(f), table.concat(M.builtin_columns, ", ")), 2)
+            :format(fn, k, tostring(f), table.concat(builtin, ", ")), 2)
         end
       elseif type(k) ~= "string" then
         error(("%s: observer keys must be column names (strings), got %s"):format(fn, type(k)), 2)
@@ -141,41 +169,39 @@ function M.run(system, opts)
   end
 
   local name = method_name(opts.method)
-  local it = M.integrator(opts.method, system, {h = h, newton_tol = opts.newton_tol, max_iter = opts.max_iter})
+  local ok_it, it = pcall(M.integrator, opts.method, system, {h = h, newton_tol = opts.newton_tol, max_iter = opts.max_iter})
+  if not ok_it then error(("%s: %s"):format(fn, M.strip_position(it)), 2) end
   local columns = {}
-  for i, c in ipairs(M.builtin_columns) do columns[i] = c end
+  for i, c in ipairs(builtin) do columns[i] = c end
   for _, c in ipairs(obs_names) do columns[#columns + 1] = c end
   local data = {}
   for _, c in ipairs(columns) do data[c] = {} end
 
-  local E0 = it:energy()
+  -- the system's columns come in one call: it:observe() -> t, then its columns in order; the
+  -- energy error is the energy minus its first sample
+  local sys_cols = {}
+  for i, c in ipairs(system:columns()) do sys_cols[i] = data[c] end
+  local nsys = #sys_cols
+  local ienergy
+  for i, c in ipairs(system:columns()) do if c == "energy" then ienergy = i end end
+  local cT, cdE = data.t, data.energy_error
+  local E0
   local nrow = 0
-  local cT, cE, cdE = data.t, data.energy, data.energy_error
-  local cp1, cp2, cp3, cP1, cP2, cP3 = data.pi1, data.pi2, data.pi3, data.Pi1, data.Pi2, data.Pi3
-  local cC, cO = data.casimir, data.orthogonality
   local nobs = #obs_names
-  -- Fast path: an integrator may offer it:observe() -> t, E, pi1, pi2, pi3, Pi1, Pi2, Pi3,
-  -- orthogonality (Pi of body 1) in one call; otherwise the fields are read one by one.
-  local fast = it.observe
-  if type(fast) ~= "function" then fast = nil end
+  local vals
   local function sample()
     nrow = nrow + 1
     local r = nrow
-    local t, E, p1, p2, p3, P1, P2, P3, orth
-    if fast then
-      t, E, p1, p2, p3, P1, P2, P3, orth = fast(it)
-    else
-      t, E = it.t, it:energy()
-      local pi, Pi = it.spatial_momentum, it.momentum
-      if getmetatable(Pi) == nil then Pi = Pi[1] end -- several bodies: body 1
-      p1, p2, p3, P1, P2, P3 = pi[1], pi[2], pi[3], Pi[1], Pi[2], Pi[3]
-      orth = it.orthogonality
+    vals = table.pack(it:observe())
+    if vals.n ~= nsys + 1 then error(("%s: the integrator observed %d values, expected %d"):format(fn, vals.n - 1, nsys), 0) end
+    local t = vals[1]
+    cT[r] = t
+    for j = 1, nsys do sys_cols[j][r] = vals[j + 1] end
+    if ienergy then
+      local E = vals[ienergy + 1]
+      E0 = E0 or E
+      cdE[r] = E - E0
     end
-    cT[r], cE[r], cdE[r] = t, E, E - E0
-    cp1[r], cp2[r], cp3[r] = p1, p2, p3
-    cP1[r], cP2[r], cP3[r] = P1, P2, P3
-    cC[r] = math.sqrt(P1 * P1 + P2 * P2 + P3 * P3)
-    cO[r] = orth
     for j = 1, nobs do
       local k = obs_names[j]
       local ok, v = pcall(observers[k], it)
@@ -200,11 +226,16 @@ function M.run(system, opts)
     error(("%s: %s with h=%g failed near t=%.15g: %s"):format(fn, name, h, t, tostring(err)), 0)
   end
 
+  -- adaptive methods choose their steps: they are sampled on the grid of every * h (h: the first
+  -- trial step), through it:advance_to
+  local adaptive = type(it.method) == "table" and it.method.adaptive
   sample()
   local done, k = 0, 0
   while done < n do
     local m = math.min(every, n - done)
-    local ok, err = pcall(it.step, it, m)
+    local ok, err
+    if adaptive then ok, err = pcall(it.advance_to, it, (done + m) * h)
+    else ok, err = pcall(it.step, it, m) end
     if not ok then fail(err, it.t) end
     done = done + m
     sample()

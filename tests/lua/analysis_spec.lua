@@ -125,7 +125,7 @@ describe("lf.run", function()
     has(errmsg(lf.run, nil, {method = "vlv", h = 0.1, T = 1}), "argument #1 must be a system")
     has(errmsg(lf.run, b), "argument #2 must be an options table")
     -- a failing step names the method, the step size and the time
-    has(errmsg(lf.run, b, {method = "liemid", h = 0.1, T = 1}), "lf.run: liemid with h=0.1 failed near t=0")
+    has(errmsg(lf.run, b, {method = "liemid", h = 0.1, T = 1}), "lf.run: liemid is the torque-free LIEMID")
   end)
 end)
 

@@ -95,7 +95,7 @@ describe("lf.order", function()
     assert.are.equal(o1.order_R, o2.order_R)
     assert.are.equal(o1.order_omega, o2.order_omega)
     has(errmsg(lf.order, {system = B, method = "vlv", T = 1, steps = {0.1, 0.05},
-                          reference = {R = r.R[1], omega = r.omega[1]}}), "the integrator 2 body(ies)")
+                          reference = {R = r.R[1], omega = r.omega[1]}}), "field 'R': array of 2 values expected")
   end)
 
   it("rejects step sizes too small for T before integrating", function()

@@ -1,0 +1,295 @@
+/* lieflow Lua binding — lf.lie_ode: Lie-group ODEs on products of so3, s2, s3, gl3, r<m>, with the
+ * vector field f written in Lua (called through the callback layer) or a built-in in C.
+ *
+ *   lf.lie_ode{factors = {"so3", "r3"}, trivialization = "right" | "left", y0 = {...},
+ *              f = function(t, y) return {xi_1, ...} end | "builtin name", params = {...},
+ *              energy = function(y) return number end, jacobian = function(t, y) return D end}
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbind.h"
+
+typedef struct {
+    lfb_system *s;
+    double t;
+    const double *y;
+} f_args;
+
+static int push_t_y(lua_State *L, void *ud)
+{
+    const f_args *a = ud;
+    lua_pushnumber(L, a->t);
+    lfb_push_field(L, a->s->sys, lf_system_field(a->s->sys, 0), a->y);
+    return 2;
+}
+
+static int push_y(lua_State *L, void *ud)
+{
+    const f_args *a = ud;
+    lfb_push_field(L, a->s->sys, lf_system_field(a->s->sys, 0), a->y);
+    return 1;
+}
+
+static int lua_f(void *ctx, double t, const double *y, double *xi, lf_error *err)
+{
+    lfb_system *s = ctx;
+    f_args a = {s, t, y};
+    lua_State *L = s->L;
+    int rc = lfb_call(L, s->ref[LFB_REF_F], push_t_y, &a, 1, "f(t, y)", err);
+    s->L = L; /* the callback may have rebound the system to another coroutine */
+    if (rc != LF_OK) return rc;
+    rc = lfb_read_algebra(L, -1, lf_system_manifold(s->sys), xi, "f(t, y)", err);
+    lua_pop(L, 1);
+    return rc;
+}
+
+static int lua_energy(void *ctx, const double *y, double *E, lf_error *err)
+{
+    lfb_system *s = ctx;
+    f_args a = {s, 0, y};
+    lua_State *L = s->L;
+    int rc = lfb_call(L, s->ref[LFB_REF_ENERGY], push_y, &a, 1, "energy(y)", err);
+    s->L = L;
+    if (rc != LF_OK) return rc;
+    int ok;
+    *E = lua_tonumberx(L, -1, &ok);
+    if (!ok) rc = lf_error_set(err, LF_ECALLBACK, "energy(y) returned %s, expected a number", lfb_typename(L, -1));
+    lua_pop(L, 1);
+    return rc;
+}
+
+/* jacobian(t, y) -> nd rows of nd numbers, or nd*nd numbers (row-major) */
+static int lua_jacobian(void *ctx, double t, const double *y, double *D, lf_error *err)
+{
+    lfb_system *s = ctx;
+    lua_State *L = s->L;
+    f_args a = {s, t, y};
+    const int nd = lf_system_ndim(s->sys);
+    int rc = lfb_call(L, s->ref[LFB_REF_JAC], push_t_y, &a, 1, "jacobian(t, y)", err);
+    s->L = L;
+    if (rc != LF_OK) return rc;
+    const int top = lua_gettop(L);
+    if (lua_type(L, top) != LUA_TTABLE) rc = LF_ECALLBACK;
+    lua_Integer len = rc == LF_OK ? (lua_Integer)lua_rawlen(L, top) : 0;
+    for (int i = 0; rc == LF_OK && i < nd * nd; i++) {
+        int ok;
+        if (len == nd * nd) lua_rawgeti(L, top, i + 1);
+        else if (len == nd) {
+            lua_rawgeti(L, top, i / nd + 1);
+            if (lua_type(L, -1) != LUA_TTABLE) {
+                lua_pop(L, 1);
+                rc = LF_ECALLBACK;
+                break;
+            }
+            lua_rawgeti(L, -1, i % nd + 1);
+            lua_remove(L, -2);
+        } else {
+            rc = LF_ECALLBACK;
+            break;
+        }
+        D[i] = lua_tonumberx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok || !isfinite(D[i])) rc = LF_ECALLBACK;
+    }
+    lua_settop(L, top - 1);
+    if (rc != LF_OK)
+        return lf_error_set(err, LF_ECALLBACK, "jacobian(t, y) must return %d rows of %d finite numbers (or %d numbers)",
+                            nd, nd, nd * nd);
+    return LF_OK;
+}
+
+static const char *const keys[] = {"factors", "trivialization", "y0", "f", "params", "energy", "jacobian", NULL};
+
+/* A manifold owned by a userdata (freed by its __gc), so that a Lua error while reading the other
+ * fields leaks nothing. */
+static int manifold_gc(lua_State *L)
+{
+    lf_manifold **M = lua_touserdata(L, 1);
+    lf_manifold_free(*M);
+    *M = NULL;
+    return 0;
+}
+
+static lf_manifold *push_manifold(lua_State *L, lf_manifold *M)
+{
+    lf_manifold **u = lua_newuserdatauv(L, sizeof *u, 0);
+    *u = M;
+    if (luaL_newmetatable(L, "lf.manifold_owner")) {
+        lua_pushcfunction(L, manifold_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return M;
+}
+
+/* params of a built-in field: {name = number or array, ...} -> flat array in the listed order */
+static double *read_params(lua_State *L, int t, const char *fname, int *count)
+{
+    int np = 0, total = 0;
+    const lf_lie_ode_param *ps = lf_lie_ode_builtin_params(fname, &np);
+    for (int i = 0; i < np; i++) total += ps[i].size;
+    double *v = lua_newuserdatauv(L, (size_t)(total > 0 ? total : 1) * sizeof(double), 0);
+    int off = 0;
+    for (int i = 0; i < np; i++) {
+        char w[96];
+        snprintf(w, sizeof w, "lf.lie_ode: params.%s of '%s'", ps[i].name, fname);
+        if (t == 0 || lua_getfield(L, t, ps[i].name) == LUA_TNIL)
+            luaL_error(L, "%s (%d numbers) is required", w, ps[i].size);
+        if (ps[i].size == 1) v[off] = lfb_checkfinite(L, -1, w);
+        else if (ps[i].size == 3) lfb_tovec3(L, -1, v + off, w);
+        else if (ps[i].size == 9) lfb_tomat3(L, -1, v + off, w);
+        lua_pop(L, 1);
+        off += ps[i].size;
+    }
+    if (t) { /* unknown parameter names */
+        lua_pushnil(L);
+        while (lua_next(L, t)) {
+            lua_pop(L, 1);
+            int known = 0;
+            for (int i = 0; i < np && !known; i++)
+                known = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), ps[i].name) == 0;
+            if (!known) {
+                luaL_Buffer b;
+                luaL_buffinit(L, &b);
+                for (int i = 0; i < np; i++) {
+                    if (i) luaL_addstring(&b, ", ");
+                    luaL_addstring(&b, ps[i].name);
+                }
+                luaL_pushresult(&b);
+                luaL_error(L, "lf.lie_ode: unknown parameter %s of '%s' (parameters: %s)",
+                           lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "(non-string key)", fname,
+                           lua_tostring(L, -1));
+            }
+        }
+    }
+    *count = total;
+    return v;
+}
+
+static int l_lie_ode(lua_State *L)
+{
+    const char *fn = "lf.lie_ode";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_pushnil(L); /* unknown keys are errors */
+    while (lua_next(L, 1)) {
+        lua_pop(L, 1);
+        int known = 0;
+        for (int i = 0; keys[i] && !known; i++)
+            known = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), keys[i]) == 0;
+        if (!known)
+            return luaL_error(L, "%s: unknown field %s (fields: factors, trivialization, y0, f, params, energy, jacobian)",
+                              fn, lua_type(L, -1) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, -1))
+                                                                  : luaL_typename(L, -1));
+    }
+    /* factors */
+    if (lua_getfield(L, 1, "factors") != LUA_TTABLE)
+        return luaL_error(L, "%s: field 'factors' must be an array of factor names (\"so3\", \"s2\", \"s3\", \"gl3\", "
+                             "\"r<m>\"), got %s", fn, lfb_typename(L, -1));
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    if (n < 1 || n > 100000) return luaL_error(L, "%s: 'factors' must list 1 to 100000 factors, got %d", fn, (int)n);
+    lf_factor_kind *kinds = lua_newuserdatauv(L, (size_t)n * (sizeof(lf_factor_kind) + sizeof(int)), 0);
+    int *dims = (int *)(kinds + n);
+    for (lua_Integer i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, i + 1);
+        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (!name || lf_factor_parse(name, &kinds[i], &dims[i]) != 0)
+            return luaL_error(L, "%s: factors[%d] = %s is not a factor (\"so3\", \"s2\", \"s3\", \"gl3\" or \"r<m>\" "
+                                 "such as \"r3\")", fn, (int)i + 1, name ? name : lfb_typename(L, -1));
+        lua_pop(L, 1);
+    }
+    lf_trivialization triv = LF_RIGHT_TRIVIALIZED;
+    if (lua_getfield(L, 1, "trivialization") != LUA_TNIL) {
+        const char *t = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        if (strcmp(t, "left") == 0) triv = LF_LEFT_TRIVIALIZED;
+        else if (strcmp(t, "right") != 0)
+            return luaL_error(L, "%s: trivialization must be \"right\" (y' = xi . y) or \"left\" (y' = y . xi), got %s",
+                              fn, *t ? t : lfb_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    lf_error e;
+    lf_manifold *M0 = lf_manifold_new((int)n, kinds, dims, triv, &e);
+    if (!M0) return lfb_error(L, &e);
+    const lf_manifold *M = push_manifold(L, M0);
+    /* y0: one value per factor */
+    const int np = lf_manifold_nparam(M);
+    double *y0 = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
+    if (lua_getfield(L, 1, "y0") != LUA_TTABLE || (lua_Integer)lua_rawlen(L, -1) != n)
+        return luaL_error(L, "%s: field 'y0' must be an array of %d values (one per factor), got %s", fn, (int)n,
+                          lua_type(L, -1) == LUA_TTABLE ? "an array of another length" : lfb_typename(L, -1));
+    for (lua_Integer i = 0; i < n; i++) {
+        char w[64];
+        snprintf(w, sizeof w, "%s: y0[%d]", fn, (int)i + 1);
+        lua_rawgeti(L, -1, i + 1);
+        const lf_factor *f = lf_manifold_factor(M, (int)i);
+        lfb_read_factor(L, -1, f, y0 + f->op, w);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    /* f: a Lua function or the name of a built-in */
+    int tf = lua_getfield(L, 1, "f");
+    const int fidx = lua_gettop(L);
+    lfb_system *s = lfb_newsystem(L);
+    const int ud = lua_gettop(L);
+    if (tf == LUA_TSTRING) {
+        const char *name = lua_tostring(L, fidx);
+        int nparams = 0;
+        if (!lf_lie_ode_builtin_params(name, &nparams)) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            const char *const *names = lf_lie_ode_builtin_names();
+            for (int i = 0; names[i]; i++) {
+                if (i) luaL_addstring(&b, ", ");
+                luaL_addstring(&b, names[i]);
+            }
+            luaL_pushresult(&b);
+            return luaL_error(L, "%s: unknown built-in vector field '%s' (built-ins: %s)", fn, name, lua_tostring(L, -1));
+        }
+        int tp = lua_getfield(L, 1, "params");
+        if (tp != LUA_TTABLE && tp != LUA_TNIL)
+            return luaL_error(L, "%s: field 'params' must be a table, got %s", fn, lfb_typename(L, -1));
+        int count;
+        double *params = read_params(L, tp == LUA_TTABLE ? lua_gettop(L) : 0, name, &count);
+        if (lua_getfield(L, 1, "energy") != LUA_TNIL || lua_getfield(L, 1, "jacobian") != LUA_TNIL)
+            return luaL_error(L, "%s: a built-in vector field brings its own energy and Jacobian", fn);
+        s->sys = lf_lie_ode_builtin(name, M, y0, params, &e);
+    } else if (tf == LUA_TFUNCTION) {
+        if (lua_getfield(L, 1, "params") != LUA_TNIL)
+            return luaL_error(L, "%s: 'params' belongs to a built-in f (a name); a Lua f takes its parameters as upvalues", fn);
+        lua_pop(L, 1);
+        lua_pushvalue(L, fidx);
+        s->ref[LFB_REF_F] = luaL_ref(L, LUA_REGISTRYINDEX);
+        lf_lie_ode_def def = {"lua", lua_f, NULL, NULL, s, NULL};
+        int te = lua_getfield(L, 1, "energy");
+        if (te == LUA_TFUNCTION) {
+            lua_pushvalue(L, -1);
+            s->ref[LFB_REF_ENERGY] = luaL_ref(L, LUA_REGISTRYINDEX);
+            def.energy = lua_energy;
+        } else if (te != LUA_TNIL)
+            return luaL_error(L, "%s: field 'energy' must be a function(y) returning a number, got %s", fn,
+                              lfb_typename(L, -1));
+        int tj = lua_getfield(L, 1, "jacobian");
+        if (tj == LUA_TFUNCTION) {
+            lua_pushvalue(L, -1);
+            s->ref[LFB_REF_JAC] = luaL_ref(L, LUA_REGISTRYINDEX);
+            def.jacobian = lua_jacobian;
+        } else if (tj != LUA_TNIL)
+            return luaL_error(L, "%s: field 'jacobian' must be a function(t, y) returning the Jacobian along the "
+                                 "action (%d x %d), got %s", fn, lf_manifold_ndim(M), lf_manifold_ndim(M),
+                              lfb_typename(L, -1));
+        s->sys = lf_lie_ode_new(M, y0, &def, &e);
+    } else
+        return luaL_error(L, "%s: field 'f' must be a function(t, y) returning one algebra element per factor, or the "
+                             "name of a built-in vector field, got %s", fn, lfb_typename(L, fidx));
+    if (!s->sys) return lfb_error(L, &e);
+    lua_settop(L, ud);
+    return 1;
+}
+
+void lfb_open_lie_ode(lua_State *L)
+{
+    lua_pushcfunction(L, l_lie_ode);
+    lua_setfield(L, -2, "lie_ode");
+}

@@ -1,0 +1,252 @@
+/* lieflow Lua binding — states: the values of a system's fields in Lua (mat3, vec3, quaternion
+ * tables, arrays) and the C state vector of its manifold. Reading Lua input converts everything
+ * before any C state is touched by the caller (the caller passes a scratch copy). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lbind.h"
+
+void lfb_push_factor(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    switch (f->kind) {
+    case LF_SO3:
+    case LF_GL3: lfb_pushmat3(L, p); return;
+    case LF_S2: lfb_pushvec3(L, p); return;
+    case LF_S3:
+        lua_createtable(L, 4, 0);
+        for (int k = 0; k < 4; k++) {
+            lua_pushnumber(L, p[k]);
+            lua_rawseti(L, -2, k + 1);
+        }
+        return;
+    case LF_RM:
+        if (rm_as_vec3 && f->nd == 3) {
+            lfb_pushvec3(L, p);
+            return;
+        }
+        lua_createtable(L, f->nd, 0);
+        for (int k = 0; k < f->nd; k++) {
+            lua_pushnumber(L, p[k]);
+            lua_rawseti(L, -2, k + 1);
+        }
+        return;
+    }
+}
+
+/* n numbers from the plain table (or vec3 when n == 3) at idx */
+static void read_numbers(lua_State *L, int idx, int n, double *p, const char *what, const char *shape)
+{
+    idx = lua_absindex(L, idx);
+    if (n == 3 && lfb_testvec3(L, idx)) {
+        lfb_tovec3(L, idx, p, what);
+        return;
+    }
+    if (lua_type(L, idx) != LUA_TTABLE)
+        luaL_error(L, "%s: %s expected, got %s", what, shape, lfb_typename(L, idx));
+    lua_Integer len = (lua_Integer)lua_rawlen(L, idx);
+    if (len != n) luaL_error(L, "%s: %s expected, got a table of length %d", what, shape, (int)len);
+    for (int k = 0; k < n; k++) {
+        int ok;
+        lua_rawgeti(L, idx, k + 1);
+        p[k] = lua_tonumberx(L, -1, &ok);
+        if (!ok) luaL_error(L, "%s: %s expected, element %d is %s", what, shape, k + 1, lfb_typename(L, -1));
+        if (!isfinite(p[k])) luaL_error(L, "%s: element %d is not finite (%f)", what, k + 1, p[k]);
+        lua_pop(L, 1);
+    }
+}
+
+void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const char *what)
+{
+    switch (f->kind) {
+    case LF_SO3: lfb_torotation(L, idx, p, what); return;
+    case LF_GL3: lfb_tomat3(L, idx, p, what); return;
+    case LF_S2: lfb_tovec3(L, idx, p, what); return;
+    case LF_S3: read_numbers(L, idx, 4, p, what, "quaternion {w, x, y, z}"); return;
+    case LF_RM: {
+        char shape[48];
+        snprintf(shape, sizeof shape, "array of %d numbers", f->nd);
+        read_numbers(L, idx, f->nd, p, what, shape);
+        return;
+    }
+    }
+}
+
+void lfb_push_field(lua_State *L, const lf_system *sys, const lf_field *field, const double *y)
+{
+    const lf_manifold *M = lf_system_manifold(sys);
+    if (field->count == 1 && field->scalar_if_one) {
+        const lf_factor *f = lf_manifold_factor(M, field->first);
+        lfb_push_factor(L, f, y + f->op, field->rm_as_vec3);
+        return;
+    }
+    luaL_checkstack(L, 4, "push_field");
+    lua_createtable(L, field->count, 0);
+    for (int i = 0; i < field->count; i++) {
+        const lf_factor *f = lf_manifold_factor(M, field->first + i);
+        lfb_push_factor(L, f, y + f->op, field->rm_as_vec3);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+void lfb_read_field(lua_State *L, int idx, const lf_system *sys, const lf_field *field, double *y, const char *what)
+{
+    const lf_manifold *M = lf_system_manifold(sys);
+    idx = lua_absindex(L, idx);
+    if (field->count == 1 && field->scalar_if_one) {
+        const lf_factor *f = lf_manifold_factor(M, field->first);
+        lfb_read_factor(L, idx, f, y + f->op, what);
+        return;
+    }
+    if (lua_type(L, idx) != LUA_TTABLE || (lua_Integer)lua_rawlen(L, idx) != field->count)
+        luaL_error(L, "%s: array of %d values expected, got %s%s", what, field->count, lfb_typename(L, idx),
+                   lua_type(L, idx) == LUA_TTABLE ? " of another length" : "");
+    for (int i = 0; i < field->count; i++) {
+        const lf_factor *f = lf_manifold_factor(M, field->first + i);
+        char w[160];
+        snprintf(w, sizeof w, "%s[%d]", what, i + 1);
+        lua_rawgeti(L, idx, i + 1);
+        lfb_read_factor(L, -1, f, y + f->op, w);
+        lua_pop(L, 1);
+    }
+}
+
+void lfb_push_state(lua_State *L, const lf_system *sys, double t, const double *y)
+{
+    lua_createtable(L, 0, 1 + lf_system_nfields(sys));
+    lua_pushnumber(L, t);
+    lua_setfield(L, -2, "t");
+    for (int i = 0; i < lf_system_nfields(sys); i++) {
+        const lf_field *f = lf_system_field(sys, i);
+        lfb_push_field(L, sys, f, y);
+        lua_setfield(L, -2, f->name);
+    }
+}
+
+static int listed(const char *k, const char *const *list)
+{
+    for (int i = 0; list && list[i]; i++)
+        if (strcmp(k, list[i]) == 0) return 1;
+    return 0;
+}
+
+void lfb_read_state(lua_State *L, int idx, const lf_system *sys, double *y, double *t, const char *const *extra,
+                    const char *what)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int i = 0; i < lf_system_nfields(sys); i++) {
+            luaL_addstring(&b, i ? ", " : "");
+            luaL_addstring(&b, lf_system_field(sys, i)->name);
+            luaL_addstring(&b, "=");
+        }
+        luaL_pushresult(&b);
+        luaL_error(L, "%s: state {%s} expected, got %s", what, lua_tostring(L, -1), lfb_typename(L, idx));
+    }
+    /* unknown keys first: a misspelled field must not be silently ignored */
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (!k || !(strcmp(k, "t") == 0 || lf_system_find_field(sys, k) || listed(k, extra))) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            luaL_addstring(&b, "t");
+            for (int i = 0; i < lf_system_nfields(sys); i++) {
+                luaL_addstring(&b, ", ");
+                luaL_addstring(&b, lf_system_field(sys, i)->name);
+            }
+            for (int i = 0; extra && extra[i]; i++) {
+                luaL_addstring(&b, ", ");
+                luaL_addstring(&b, extra[i]);
+            }
+            luaL_pushresult(&b);
+            luaL_error(L, "%s: unknown field %s%s%s (fields: %s)", what, k ? "'" : "(a ", k ? k : lfb_typename(L, -2),
+                       k ? "'" : " key)", lua_tostring(L, -1));
+        }
+    }
+    if (t && lua_getfield(L, idx, "t") != LUA_TNIL) {
+        char w[96];
+        snprintf(w, sizeof w, "%s: field 't'", what);
+        *t = lfb_checkfinite(L, -1, w);
+    }
+    if (t) lua_pop(L, 1);
+    for (int i = 0; i < lf_system_nfields(sys); i++) {
+        const lf_field *f = lf_system_field(sys, i);
+        if (lua_getfield(L, idx, f->name) != LUA_TNIL) {
+            char w[96];
+            snprintf(w, sizeof w, "%s: field '%s'", what, f->name);
+            lfb_read_field(L, -1, sys, f, y, w);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+void lfb_push_algebra(lua_State *L, const lf_manifold *M, const double *xi)
+{
+    const int n = lf_manifold_nfactors(M);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        const lf_factor *f = lf_manifold_factor(M, i);
+        const double *x = xi + f->od;
+        if (f->kind == LF_GL3) lfb_pushmat3(L, x);
+        else if (f->kind == LF_RM) lfb_push_factor(L, f, x, 0);
+        else lfb_pushvec3(L, x);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* n numbers from the value at idx: a vec3 / mat3 userdata or a plain table of numbers (gl3 also
+ * 3 rows of 3), read raw (no metamethods). */
+static int read_raw_numbers(lua_State *L, int idx, int n, double *x)
+{
+    const double *u = n == 3 ? lfb_testvec3(L, idx) : n == 9 ? lfb_testmat3(L, idx) : NULL;
+    if (u) {
+        memcpy(x, u, (size_t)n * sizeof(double));
+        return 1;
+    }
+    if (lua_type(L, idx) != LUA_TTABLE) return 0;
+    lua_Integer len = (lua_Integer)lua_rawlen(L, idx);
+    if (n == 9 && len == 3) { /* rows */
+        for (int r = 0; r < 3; r++) {
+            lua_rawgeti(L, idx, r + 1);
+            int ok = read_raw_numbers(L, lua_gettop(L), 3, x + 3 * r);
+            lua_pop(L, 1);
+            if (!ok) return 0;
+        }
+        return 1;
+    }
+    if (len != n) return 0;
+    for (int k = 0; k < n; k++) {
+        int ok;
+        lua_rawgeti(L, idx, k + 1);
+        x[k] = lua_tonumberx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+int lfb_read_algebra(lua_State *L, int idx, const lf_manifold *M, double *xi, const char *what, lf_error *err)
+{
+    idx = lua_absindex(L, idx);
+    const int n = lf_manifold_nfactors(M);
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return lf_error_set(err, LF_ECALLBACK, "%s returned %s, expected an array of %d algebra element%s", what,
+                            lfb_typename(L, idx), n, n > 1 ? "s" : "");
+    for (int i = 0; i < n; i++) {
+        const lf_factor *f = lf_manifold_factor(M, i);
+        lua_rawgeti(L, idx, i + 1);
+        int ok = read_raw_numbers(L, lua_gettop(L), f->nd, xi + f->od);
+        const char *tn = lfb_typename(L, -1);
+        lua_pop(L, 1);
+        if (!ok) {
+            const char *shape = f->kind == LF_GL3 ? "a 3x3 matrix" : f->kind == LF_RM ? "an array of numbers" : "a vec3";
+            return lf_error_set(err, LF_ECALLBACK, "%s: element %d of the result is %s, expected %s (%d numbers) for "
+                                                   "factor %d", what, i + 1, tn, shape, f->nd, i + 1);
+        }
+    }
+    return LF_OK;
+}
