@@ -2,7 +2,9 @@
  * exp and log are lf_expm / lf_logm (matfun.h: Padé scaling and squaring; inverse scaling and
  * squaring). The right-trivialized dexp_A = sum_k ad_A^k/(k+1)! = phi1(ad_A) with
  * ad_A(X) = AX - XA is evaluated exactly as the top-right block of exp([[ad_A, I], [0, 0]]) (an
- * 18 x 18 exponential, Van Loan's block trick), and dexpinv_A by solving with that 9 x 9 matrix. */
+ * 18 x 18 exponential, Van Loan's block trick), and dexpinv_A by solving with that 9 x 9 matrix;
+ * for 2 ||A||_F <= 1 (where most steps are) the series themselves, which converge to rounding in
+ * 20 (dexp) and 30 (dexpinv, Bernoulli numbers) terms. */
 #ifndef LF_GL3_H
 #define LF_GL3_H
 

@@ -1,0 +1,209 @@
+-- lf.lie_ode (Lie-group ODEs with a Lua or built-in vector field), lf.rkmk (user tableaux), and the
+-- generic tooling (lf.integrator, lf.run, lf.order, lf.reference) on them.
+local lf = require "lieflow"
+local T = require "testlib"
+local errmsg, has = T.errmsg, T.has
+
+local function s2_flow(q0, D)
+  return lf.lie_ode{factors = {"s2"}, y0 = {q0}, f = "s2_gradient_flow", params = {D = D or {1, 1, 3}}}
+end
+
+describe("lf.lie_ode", function()
+  it("runs a rigid body written in Lua on SO(3) x R^3 like the rigid system (generic methods)", function()
+    local J, tauC = {2, 2, 4}, lf.potential.stress{}
+    local R0, w0 = lf.so3.exp{0, 0.7227, 0}, {0, 0, 0.625}
+    local ode = lf.lie_ode{factors = {"so3", "r3"}, trivialization = "left", y0 = {R0, w0},
+      f = function(t, y)
+        local R, w = y[1], lf.vec3(y[2])
+        local tau = tauC:torque(R)
+        local Jw = lf.vec3{J[1] * w[1], J[2] * w[2], J[3] * w[3]}
+        local g = Jw:cross(w) + tau
+        return {w, {g[1] / J[1], g[2] / J[2], g[3] / J[3]}}
+      end}
+    local body = lf.rigidbody{inertia = J, R = R0, omega = w0, potential = tauC}
+    for _, m in ipairs{"rkmk4", "rkmk_gl4", "cf4"} do
+      local a = lf.integrator(m, ode, {h = 0.1}):step(50)
+      local b = lf.integrator(m, body, {h = 0.1}):step(50)
+      assert.is_true((a.y[1] - b.R):norm() < 1e-13, m)
+      assert.is_true((lf.vec3(a.y[2]) - b.omega):norm() < 1e-13, m)
+    end
+  end)
+
+  it("is exact for y' = A y with constant A in any RKMK method (u = t A commutes with A)", function()
+    local A = lf.mat3{{0.1, -0.8, 0.3}, {0.9, -0.2, 0.5}, {-0.4, 0.6, 0.05}}
+    local ode = lf.lie_ode{factors = {"gl3"}, y0 = {lf.so3.I}, f = function() return {A} end}
+    local ref = lf.reference(ode, 2, {rtol = 1e-14, atol = 1e-14})
+    for _, m in ipairs{"lie_euler", "rkmk_heun", "rkmk4", "rkmk_gl4", "rkmk_gl6_sym"} do
+      local it = lf.integrator(m, ode, {h = 0.5}):advance_to(2)
+      local e = it:error(ref).y
+      assert.is_true(e < 1e-12, m .. ": " .. e)
+    end
+  end)
+
+  it("gives the S2 gradient flow its closed form and the orders of the methods (lf.order)", function()
+    local q0 = lf.vec3{0.3, -0.5, 0.6}:normalized()
+    local ode = s2_flow(q0)
+    local D, t = {1, 1, 3}, 2
+    local q = lf.vec3{math.exp(-D[1] * t) * q0[1], math.exp(-D[2] * t) * q0[2], math.exp(-D[3] * t) * q0[3]}:normalized()
+    local ref = lf.reference(ode, t, {rtol = 1e-14, atol = 1e-14})
+    assert.is_true((ref.y[1] - q):norm() < 1e-12)
+    assert.is_true(ref.manifold_defect < 1e-12)
+    local o = lf.order{system = ode, method = "rkmk4", T = t, steps = {0.1, 0.05, 0.025}, reference = {y = {q}}}
+    assert.is_true(math.abs(o.order - 4) < 0.15, o.order)
+    assert.are.equal(o.order, o.order_y)
+    assert.is_number(o.table[1].err_y)
+  end)
+
+  it("records a trajectory with the system's columns (manifold_defect, energy when given)", function()
+    local ode = s2_flow(lf.vec3{0, 0.6, 0.8})
+    local tr = lf.run(ode, {method = "rkmk_gl4", h = 0.05, T = 1})
+    assert.are.same({"t", "energy", "energy_error", "manifold_defect"}, tr.columns)
+    assert.is_true(tr.energy[#tr.energy] < tr.energy[1]) -- a gradient flow descends
+    for _, d in ipairs(tr.manifold_defect) do assert.is_true(d < 1e-14) end
+    local plain = lf.lie_ode{factors = {"r2"}, y0 = {{1, 0}}, f = function(t, y) return {{-y[1][2], y[1][1]}} end}
+    local tp = lf.run(plain, {method = "rkmk4", h = 0.1, T = 1})
+    assert.are.same({"t", "manifold_defect"}, tp.columns)
+  end)
+
+  it("runs the adaptive rkmk_dp45 through lf.run on the sampling grid", function()
+    local ode = s2_flow(lf.vec3{0.6, 0, 0.8})
+    local tr = lf.run(ode, {method = "rkmk_dp45", h = 0.1, T = 1, every = 2})
+    assert.are.equal(6, #tr.t)
+    for k, t in ipairs(tr.t) do assert.is_true(math.abs(t - 0.2 * (k - 1)) < 1e-14) end
+    local it = lf.integrator("rkmk_dp45", ode, {h = 0.1, rtol = 1e-10, atol = 1e-10}):advance_to(1)
+    assert.is_true(it.next_h > 0 and it.steps > 0)
+  end)
+
+  it("takes a Lua energy and Jacobian; the Newton variants agree", function()
+    local D = {1, 1, 3}
+    local function f(t, y)
+      local q = lf.vec3(y[1])
+      return {lf.vec3{D[1] * q[1], D[2] * q[2], D[3] * q[3]}:cross(q)}
+    end
+    local function jac(t, y) -- along the action, column j: D(e_j x q) x q + D q x (e_j x q)
+      local q = lf.vec3(y[1])
+      local Dq = lf.vec3{D[1] * q[1], D[2] * q[2], D[3] * q[3]}
+      local cols = {}
+      for j = 1, 3 do
+        local e = lf.vec3{j == 1 and 1 or 0, j == 2 and 1 or 0, j == 3 and 1 or 0}
+        local dq = e:cross(q)
+        cols[j] = lf.vec3{D[1] * dq[1], D[2] * dq[2], D[3] * dq[3]}:cross(q) + Dq:cross(dq)
+      end
+      return {{cols[1][1], cols[2][1], cols[3][1]}, {cols[1][2], cols[2][2], cols[3][2]}, {cols[1][3], cols[2][3], cols[3][3]}}
+    end
+    local q0 = lf.vec3{0.3, -0.5, 0.6}:normalized()
+    local ode = lf.lie_ode{factors = {"s2"}, y0 = {q0}, f = f, jacobian = jac,
+                           energy = function(y) local q = y[1] return 0.5 * (q[1]^2 + q[2]^2 + 3 * q[3]^2) end}
+    local builtin = s2_flow(q0)
+    local ys = {}
+    for k, o in ipairs{{jacobian = "analytic"}, {jacobian = "fd"}, {jacobian = "block"}, {solver = "fixed_point"}} do
+      o.h = 0.2
+      ys[k] = lf.integrator("lie_euler_implicit", ode, o):step(10).y[1]
+    end
+    local yb = lf.integrator("lie_euler_implicit", builtin, {h = 0.2, jacobian = "analytic"}):step(10).y[1]
+    for k = 2, 4 do assert.is_true((ys[k] - ys[1]):norm() < 1e-13) end
+    assert.is_true((yb - ys[1]):norm() < 1e-14)
+    assert.is_true(math.abs(ode:energy() - builtin:energy()) < 1e-15)
+  end)
+
+  it("caps the order with a truncated dexpinv (dexpinv_order = q: order q + 1 on a nonlinear field)", function()
+    local q = {0.9, 0.1, -0.3, 0.2}
+    local n = math.sqrt(0.95)
+    for i = 1, 4 do q[i] = q[i] / n end
+    local ode = lf.lie_ode{factors = {"s3"}, y0 = {q}, f = "free_rigid_quat",
+                           params = {J = {0.9144, 1.098, 1.66}, m0 = {0.4, 0.9, -0.3}}}
+    local ref = lf.reference(ode, 2, {rtol = 1e-14, atol = 1e-14})
+    local function order(opts)
+      local e = {}
+      for k, h in ipairs{0.0625, 0.03125} do
+        opts.h = h
+        e[k] = lf.integrator("rkmk4", ode, opts):advance_to(2):error(ref).y
+      end
+      return math.log(e[1] / e[2], 2)
+    end
+    assert.is_true(math.abs(order{} - 4) < 0.2)
+    assert.is_true(math.abs(order{dexpinv_order = 2} - 3) < 0.2)
+  end)
+
+  it("rejects bad definitions with clear messages", function()
+    has(errmsg(lf.lie_ode, {factors = {"so4"}, y0 = {1}, f = function() end}), "factors[1] = so4 is not a factor")
+    has(errmsg(lf.lie_ode, {factors = {"s2"}, y0 = {}, f = function() end}), "'y0' must be an array of 1 values")
+    has(errmsg(lf.lie_ode, {factors = {"s2"}, y0 = {{1, 0, 0}}, f = function() end, colour = 1}), "unknown field 'colour'")
+    has(errmsg(lf.lie_ode, {factors = {"s2"}, y0 = {{1, 1, 0}}, f = function() end}), "not a unit vector")
+    has(errmsg(lf.lie_ode, {factors = {"s2"}, y0 = {{1, 0, 0}}, f = 3}), "field 'f' must be a function")
+    has(errmsg(lf.lie_ode, {factors = {"s2"}, y0 = {{1, 0, 0}}, trivialization = "up", f = function() end}),
+        "trivialization must be")
+    has(errmsg(lf.lie_ode, {factors = {"s2"}, y0 = {{1, 0, 0}}, f = "nope"}), "unknown built-in vector field 'nope'")
+    has(errmsg(lf.lie_ode, {factors = {"s2"}, y0 = {{1, 0, 0}}, f = "s2_gradient_flow", params = {E = {1, 1, 1}}}),
+        "params.D of 's2_gradient_flow' (3 numbers) is required")
+    has(errmsg(lf.lie_ode, {factors = {"gl3"}, y0 = {lf.so3.I}, f = "s2_gradient_flow", params = {D = {1, 1, 1}}}),
+        "acts on the factors")
+    local bad = lf.lie_ode{factors = {"s2", "r2"}, y0 = {{1, 0, 0}, {0, 0}}, f = function() return {{0, 0, 1}, "x"} end}
+    has(errmsg(function() lf.integrator("rkmk4", bad, {h = 0.1}):step() end),
+        "element 2 of the result is string, expected an array of numbers (2 numbers) for factor 2")
+    local raising = lf.lie_ode{factors = {"r1"}, y0 = {{0}}, f = function() error("boom") end}
+    local it = lf.integrator("rkmk4", raising, {h = 0.1})
+    has(errmsg(it.step, it), "rkmk4: step from t=0 with h=0.1 failed: f(t, y) raised an error:")
+    assert.are.equal(0, it.t)
+    has(errmsg(lf.integrator, "vlv", raising, {h = 0.1}), "method vlv integrates rigid-body systems")
+  end)
+end)
+
+describe("lf.integrator options", function()
+  local ode = s2_flow(lf.vec3{0, 0.6, 0.8})
+  it("names unknown options and invalid choices", function()
+    has(errmsg(lf.integrator, "rkmk4", ode, {h = 0.1, hh = 1}), "unknown option 'hh'")
+    has(errmsg(lf.integrator, "rkmk_gl4", ode, {h = 0.1, solver = "magic"}),
+        "option 'solver' must be one of newton, fixed_point, got magic")
+    has(errmsg(lf.integrator, "rkmk_gl4", ode, {h = 0.1, jacobian = "x"}), "option 'jacobian' must be one of")
+    has(errmsg(lf.integrator, "rkmk4", ode, {h = 0.1, dexpinv_order = 1.5}), "dexpinv_order must be an integer")
+  end)
+  it("exposes fields, observables, statistics and the method's metadata", function()
+    local it = lf.integrator("rkmk_gl4", ode, {h = 0.1}):step(3)
+    assert.is_true(lf.so3.is_rotation ~= nil)
+    assert.are.equal("rkmk", it.method.family)
+    assert.are.equal("lie_ode", it.method.form)
+    assert.is_true(it.method.implicit)
+    assert.is_true(it.f_evals > 0 and it.newton_iters > 0)
+    assert.is_number(it.manifold_defect)
+    assert.are.same({"energy", "manifold_defect"}, it:columns())
+    local st = it:state()
+    assert.are.equal(it.t, st.t)
+    it:set_state{y = {{1, 0, 0}}}
+    assert.are.equal(lf.vec3{1, 0, 0}, it.y[1])
+    has(errmsg(it.set_state, it, {q = {{1, 0, 0}}}), "unknown field 'q' (fields: t, y)")
+  end)
+end)
+
+describe("lf.rkmk (user tableaux)", function()
+  local ode = lf.lie_ode{factors = {"s3"}, y0 = {{1, 0, 0, 0}}, f = "free_rigid_quat",
+                         params = {J = {1, 2, 3}, m0 = {0.3, 0.9, -0.2}}}
+  it("runs the classical RK4 tableau exactly like rkmk4, with its order from the conditions", function()
+    local rk4 = lf.rkmk{name = "my_rk4", A = {{0, 0, 0, 0}, {0.5, 0, 0, 0}, {0, 0.5, 0, 0}, {0, 0, 1, 0}},
+                        b = {1 / 6, 1 / 3, 1 / 3, 1 / 6}, c = {0, 0.5, 0.5, 1}}
+    assert.are.equal(4, rk4.order)
+    local a = lf.integrator(rk4, ode, {h = 0.1}):step(20).y[1]
+    local b = lf.integrator("rkmk4", ode, {h = 0.1}):step(20).y[1]
+    for i = 1, 4 do assert.are.equal(b[i], a[i]) end
+    local tr = lf.run(ode, {method = rk4, h = 0.1, T = 1})
+    assert.are.equal("my_rk4", tr.method)
+  end)
+  it("makes a symmetric method from a symmetric tableau with symmetric = true", function()
+    local s = math.sqrt(3) / 6
+    local gl = lf.rkmk{name = "my_gl4", A = {{0.25, 0.25 - s}, {0.25 + s, 0.25}}, b = {0.5, 0.5},
+                       c = {0.5 - s, 0.5 + s}, symmetric = true}
+    assert.is_true(gl.symmetric and gl.implicit)
+    local it = lf.integrator(gl, ode, {h = 0.25}):step(1)
+    it.h = -0.25
+    it:step(1)
+    local y = it.y[1]
+    assert.is_true(math.abs(y[1] - 1) + math.abs(y[2]) + math.abs(y[3]) + math.abs(y[4]) < 1e-14)
+  end)
+  it("refuses inconsistent or over-declared tableaux", function()
+    has(errmsg(lf.rkmk, {name = "x", A = {{0}}, b = {0.5}, c = {0}}), "the weights b sum to 0.5")
+    has(errmsg(lf.rkmk, {name = "x", A = {{0, 0}, {1, 0}}, b = {0.5, 0.5}, c = {0, 1}, order = 3}),
+        "satisfies the order conditions up to order 2 only")
+    has(errmsg(lf.rkmk, {name = "rkmk4", A = {{0}}, b = {1}, c = {0}}), "is the name of a built-in method")
+    has(errmsg(lf.rkmk, {name = "x", A = {{0}}, b = {1}, c = {0}, extra = 1}), "unknown field extra")
+  end)
+end)
