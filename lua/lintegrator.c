@@ -13,6 +13,7 @@
 int lfb_push_observable(lua_State *L, const lf_system *sys, const char *name, double t, const double *y);
 int lfb_push_columns(lua_State *L, const lf_system *sys, double t, const double *y);
 void lfb_push_errors(lua_State *L, const lf_system *sys, const double *a, const double *b);
+int lfb_lie_tangents(lua_State *L);
 
 typedef struct {
     lf_stepper *st;
@@ -652,6 +653,6 @@ void lfb_open_integrators(lua_State *L)
     luaL_setfuncs(L, mmeta, 0);
     lua_pop(L, 1);
     const luaL_Reg fns[] = {{"methods", l_methods},     {"integrator", l_integrator}, {"reference", l_reference},
-                            {"rkmk", l_rkmk},           {NULL, NULL}};
+                            {"rkmk", l_rkmk},           {"lie_tangents", lfb_lie_tangents}, {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
 }

@@ -145,9 +145,36 @@ int lfb_dual_dispatch(lua_State *L, const char *name, int *nres)
     } while (0)
 
 /* ---------------------------------------------------------------- constructors */
+/* A table (or rows of a table) holding autodiff duals: lf.vec3 / lf.mat3 of it make dual values
+ * (the autodiff module's constructors), so that code written with lf.vec3 differentiates. */
+static int holds_duals(lua_State *L, int idx, int depth)
+{
+    if (lua_type(L, idx) != LUA_TTABLE) return 0;
+    for (int i = 1; i <= 9; i++) {
+        int t = lua_rawgeti(L, idx, i);
+        int d = t == LUA_TTABLE && (is_dual(L, -1) || (depth > 0 && holds_duals(L, lua_gettop(L), depth - 1)));
+        lua_pop(L, 1);
+        if (d) return 1;
+        if (t == LUA_TNIL) break;
+    }
+    return 0;
+}
+
+static int dual_constructor(lua_State *L, const char *name)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.dual") != LUA_TTABLE || lua_getfield(L, -1, name) != LUA_TFUNCTION)
+        return luaL_error(L, "lf.%s of autodiff values needs the autodiff module (require \"lieflow\")", name);
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
 static int l_vec3(lua_State *L)
 {
     double v[3] = {0, 0, 0};
+    int nres;
+    if (lfb_dual_dispatch(L, "vec3", &nres)) return nres;
+    if (lua_gettop(L) == 1 && holds_duals(L, 1, 0)) return dual_constructor(L, "vec3");
     if (lua_gettop(L) >= 3 && lua_isnumber(L, 1)) {
         for (int i = 0; i < 3; i++) v[i] = lfb_checkfinite(L, i + 1, "lf.vec3");
     } else if (!lua_isnoneornil(L, 1))
@@ -159,6 +186,7 @@ static int l_vec3(lua_State *L)
 static int l_mat3(lua_State *L)
 {
     double M[9];
+    if (lua_gettop(L) == 1 && holds_duals(L, 1, 1)) return dual_constructor(L, "mat3");
     if (lua_isnoneornil(L, 1)) lf_m3_identity(M);
     else lfb_tomat3(L, 1, M, "argument #1 to 'lf.mat3'");
     lfb_pushmat3(L, M);

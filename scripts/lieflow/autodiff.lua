@@ -901,6 +901,142 @@ local function torque(U, R, nb)
     return taus
 end
 
+local ad_module = { math = M, torque = torque }
+local ad = ad_module
+
+-- ================================================================ along the action of a Lie group
+
+-- The factors of a Lie-group ODE: {name = "so3" | "s2" | "s3" | "gl3" | "r<m>", nd = algebra dimension,
+-- np = parameters} from the factor names.
+local function factor_info(name)
+    if name == "so3" then return { name = name, nd = 3, np = 9 } end
+    if name == "s2" then return { name = name, nd = 3, np = 3 } end
+    if name == "s3" then return { name = name, nd = 3, np = 4 } end
+    if name == "gl3" then return { name = name, nd = 9, np = 9 } end
+    local m = name:match("^r(%d+)$")
+    if m then return { name = name, nd = tonumber(m), np = tonumber(m) } end
+    error(fmt("autodiff: unknown factor '%s'", tostring(name)), 3)
+end
+
+-- The parameters of a factor's value as a flat array of numbers (matrices row-major).
+local function flatten(name, v)
+    local out = {}
+    if name == "so3" or name == "gl3" then
+        for i = 1, 3 do
+            local r = v[i]
+            for j = 1, 3 do out[#out + 1] = val(r[j]) end
+        end
+    else
+        local n = name == "s2" and 3 or name == "s3" and 4 or #v
+        for i = 1, n do out[i] = val(v[i]) end
+    end
+    return out
+end
+
+-- The factor's value with dual entries: parameter p is (x_p, T_{l0+1}[p], T_{l0+2}[p], T_{l0+3}[p]),
+-- T the velocities of the action along the algebra's unit vectors (core.lie_tangents).
+local function seed_value(name, x, T, l0)
+    local function entry(p)
+        local t1, t2, t3 = T[l0 + 1], T[l0 + 2], T[l0 + 3]
+        return setmetatable({ x[p], t1 and t1[p] or 0, t2 and t2[p] or 0, t3 and t3[p] or 0 }, D)
+    end
+    if name == "so3" or name == "gl3" then
+        return newmat(newvec(entry(1), entry(2), entry(3)), newvec(entry(4), entry(5), entry(6)),
+            newvec(entry(7), entry(8), entry(9)))
+    elseif name == "s2" then
+        return newvec(entry(1), entry(2), entry(3))
+    end
+    local t = {}
+    for p = 1, #x do t[p] = entry(p) end
+    return t
+end
+
+-- The scalars of an algebra element (vec3, dual vec3, mat3, dual mat3, a table of numbers / duals,
+-- 3 rows), in row-major order.
+local function scalars(x, out)
+    out = out or {}
+    local k = kind(x)
+    if k == 3 then
+        local v = vec(x, "autodiff")
+        for i = 1, 3 do out[#out + 1] = v[i] end
+    elseif k == 9 then
+        local A = mat(x, "autodiff")
+        for i = 1, 3 do for j = 1, 3 do out[#out + 1] = A[i][j] end end
+    elseif type(x) == "table" then
+        for i = 1, #x do
+            local e = x[i]
+            if type(e) == "number" or getmetatable(e) == D then out[#out + 1] = e else scalars(e, out) end
+        end
+    elseif type(x) == "number" or getmetatable(x) == D then
+        out[#out + 1] = x
+    else
+        error(fmt("autodiff: cannot read %s as part of an algebra element", typename(x)), 0)
+    end
+    return out
+end
+
+local function derivative(e, l, what)
+    if type(e) == "number" then return 0 end
+    local d = e[l + 1]
+    if d ~= d or d == mhuge or d == -mhuge then
+        error(fmt("%s: the derivative is not finite (%s): not differentiable at this state", what, tostring(d)), 0)
+    end
+    return d
+end
+
+-- Apply fn(seeded y) for every chunk of <= 3 algebra directions of every factor; visit(col, l,
+-- result) receives the result and the global algebra column of its direction l (1..3).
+local function along_action(fn, y, names, triv, visit)
+    local infos, y0 = {}, {}
+    for i, n in ipairs(names) do infos[i] = factor_info(n) end
+    local col = 0
+    for i, f in ipairs(infos) do
+        local x = flatten(f.name, y[i])
+        local T = core.lie_tangents(f.name, triv, y[i])
+        for l0 = 0, f.nd - 1, 3 do
+            local ys = {}
+            for j = 1, #y do ys[j] = y[j] end
+            ys[i] = seed_value(f.name, x, T, l0)
+            local r = fn(ys)
+            for l = 1, math.min(3, f.nd - l0) do visit(col + l0 + l, l, r) end
+        end
+        col = col + f.nd
+    end
+    return col
+end
+
+--- ad.lie_jacobian(f, t, y, factors, trivialization) -> D (nd x nd rows): the Jacobian of the
+--- vector field along the action, D[i][j] = d/de f(t, act(e e_j, y))_i at e = 0, by forward mode
+--- (one evaluation of f per 3 algebra directions).
+function ad.lie_jacobian(f, t, y, names, triv)
+    local cols = {}
+    local nd = along_action(function(ys) return f(t, ys) end, y, names, triv, function(col, l, r)
+        local sc = scalars(r)
+        local c = {}
+        for i, e in ipairs(sc) do c[i] = derivative(e, l, "f(t, y)") end
+        cols[col] = c
+    end)
+    local D = {}
+    for i = 1, nd do
+        D[i] = {}
+        for j = 1, nd do D[i][j] = cols[j][i] or 0 end
+    end
+    return D
+end
+
+--- ad.lie_gradient(H, y, factors, trivialization) -> g (nd numbers): the trivialized differential of a
+--- scalar function, g_j = d/de H(act(e e_j, y)) at e = 0.
+function ad.lie_gradient(H, y, names, triv)
+    local g = {}
+    along_action(H, y, names, triv, function(col, l, r)
+        if type(r) ~= "number" and getmetatable(r) ~= D then
+            error(fmt("H(y) returned %s, expected a number", typename(r)), 0)
+        end
+        g[col] = derivative(r, l, "H(y)")
+    end)
+    return g
+end
+
 -- ================================================================ registration and the module table
 
 local dual = core.dual
@@ -909,8 +1045,16 @@ dual.dot, dual.cross, dual.T, dual.det, dual.trace, dual.norm = dot, cross, tran
 dual["so3.exp"], dual["so3.log"], dual["so3.cay"] = so3_exp, so3_log, so3_cay
 dual["so3.hat"], dual["so3.vee"], dual["so3.dist"], dual["so3.angle"] = hat, vee, so3_dist, so3_angle
 dual.torque = torque
+dual.vec3 = function(a, b, c) -- lf.vec3 of duals: {x, y, z} or x, y, z
+    if b ~= nil then return newvec(a, b, c) end
+    local v = vec(a, "lf.vec3")
+    return newvec(v[1], v[2], v[3])
+end
+dual.mat3 = function(t)
+    local A = mat(t, "lf.mat3")
+    return newmat(newvec(A[1][1], A[1][2], A[1][3]), newvec(A[2][1], A[2][2], A[2][3]), newvec(A[3][1], A[3][2], A[3][3]))
+end
 
-local ad = { math = M, torque = torque }
 
 -- A dual scalar with value v and derivatives grad = {d1, d2, d3} (zeros if omitted).
 function ad.dual(v, grad)

@@ -11,7 +11,7 @@ local lf = {
   version = core.version,
   vec3 = core.vec3, mat3 = core.mat3,
   so3 = core.so3, s2 = core.s2, quat = core.quat,
-  rigidbody = core.rigidbody, bodies = core.bodies, potential = core.potential, lie_ode = core.lie_ode,
+  rigidbody = core.rigidbody, bodies = core.bodies, potential = core.potential,
   rkmk = core.rkmk,
   reference = core.reference, exact = core.exact,
   math = ad.math, autodiff = ad,
@@ -30,6 +30,23 @@ function lf.methods() return core.methods() end
 --- Find a method's metadata by name (nil if unknown).
 function lf.method_info(name)
   for _, m in ipairs(core.methods()) do if m.name == name then return m end end
+end
+
+--- lf.lie_ode{factors=, trivialization=, y0=, f=, params=, energy=, jacobian=}: a Lie-group ODE
+--- (core.lie_ode); jacobian = "autodiff" differentiates a Lua f along the action by forward-mode
+--- autodiff (f must then compute with the values it is given, lf.math for functions).
+function lf.lie_ode(spec)
+  if type(spec) == "table" and spec.jacobian == "autodiff" then
+    if type(spec.f) ~= "function" then error("lf.lie_ode: jacobian = \"autodiff\" needs a Lua function f", 2) end
+    local copy = {}
+    for k, v in pairs(spec) do copy[k] = v end
+    local f, names, triv = spec.f, spec.factors, spec.trivialization or "right"
+    copy.jacobian = function(t, y) return ad.lie_jacobian(f, t, y, names, triv) end
+    spec = copy
+  end
+  local ok, sys = pcall(core.lie_ode, spec)
+  if not ok then error(run.strip_position(sys), 2) end
+  return sys
 end
 
 --- Define a method in Lua: lf.method{name=, order=, step=function(state, h, system) ... end}.
