@@ -1,7 +1,7 @@
 /* lieflow (internal) — Newton on one body's 3-vector equation for the methods whose implicit
- * equation is small and not in the torque (eln, vlv, lgvi). Same stopping rules and messages as
- * lf_newton (linalg.c), analytic Jacobian, no workspace; static inline so that the residual
- * callback inlines on the hot path. */
+ * equation is small and not in the torque (eln, vlv, lgvi, prk). Same stopping rule and messages as
+ * lf_newton (newton.h), analytic Jacobian, no workspace; static inline so that the residual
+ * callback inlines on the hot path. Also the gyroscopic residual that eln and prk share. */
 #ifndef LF_NEWTON3_H
 #define LF_NEWTON3_H
 
@@ -46,6 +46,33 @@ static inline int lf_newton3(lf_stepper *s, lf_newton3_fn f, const void *ctx, do
     }
     s->stats.newton_iters += it;
     return LF_OK;
+}
+
+/* D(W) = d(W x J W)/dW = hat(W) J - hat(J W), J diagonal (row-major). */
+static inline void lf_gyro_jac(const double *J, const double *W, double *D)
+{
+    D[0] = 0;                     D[1] = W[2] * (J[2] - J[1]); D[2] = W[1] * (J[2] - J[1]);
+    D[3] = W[2] * (J[0] - J[2]); D[4] = 0;                     D[5] = W[0] * (J[0] - J[2]);
+    D[6] = W[1] * (J[1] - J[0]); D[7] = W[0] * (J[1] - J[0]); D[8] = 0;
+}
+
+/* The implicit midpoint-type gyroscopic equation J W + h/2 W x J W = c of eln's (6) (times J) and
+ * prk's (4.8a): g(W) = J W - h/2 (J W x W) - c and its Jacobian J + h/2 D(W). */
+typedef struct {
+    const double *J, *c;
+    double h;
+} lf_gyro_eq;
+
+static inline void lf_gyro_residual(const void *ctx, const double *W, double *r, double *A)
+{
+    const lf_gyro_eq *q = ctx;
+    double JW[3], cr[3];
+    lf_v3_mul(q->J, W, JW);
+    lf_v3_cross(JW, W, cr);
+    for (int k = 0; k < 3; k++) r[k] = JW[k] - 0.5 * q->h * cr[k] - q->c[k];
+    lf_gyro_jac(q->J, W, A);
+    for (int k = 0; k < 9; k++) A[k] *= 0.5 * q->h;
+    A[0] += q->J[0]; A[4] += q->J[1]; A[8] += q->J[2];
 }
 
 #endif

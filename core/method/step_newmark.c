@@ -47,33 +47,8 @@
 #include "newton3_internal.h"
 #include "so3.h"
 
-/* D(W) = d(W x J W)/dW = hat(W) J - hat(J W), J diagonal (row-major). */
-static inline void gyro_jac(const double *J, const double *W, double *D)
-{
-    D[0] = 0;                     D[1] = W[2] * (J[2] - J[1]); D[2] = W[1] * (J[2] - J[1]);
-    D[3] = W[2] * (J[0] - J[2]); D[4] = 0;                     D[5] = W[0] * (J[0] - J[2]);
-    D[6] = W[1] * (J[1] - J[0]); D[7] = W[0] * (J[1] - J[0]); D[8] = 0;
-}
-
 /* ------------------------------------------------------------------------------------ ELN */
-
-typedef struct {
-    const double *J, *c;
-    double h;
-} eln_eq;
-
-/* g(W) = J W - h/2 (J W x W) - c of eq. (6) times J, and its Jacobian J + h/2 D(W). */
-static inline void eln_residual(const void *ctx, const double *W, double *r, double *A)
-{
-    const eln_eq *q = ctx;
-    double JW[3], cr[3];
-    lf_v3_mul(q->J, W, JW);
-    lf_v3_cross(JW, W, cr);
-    for (int k = 0; k < 3; k++) r[k] = JW[k] - 0.5 * q->h * cr[k] - q->c[k];
-    gyro_jac(q->J, W, A);
-    for (int k = 0; k < 9; k++) A[k] *= 0.5 * q->h;
-    A[0] += q->J[0]; A[4] += q->J[1]; A[8] += q->J[2];
-}
+/* (6) times J is the gyroscopic equation of newton3_internal.h (lf_gyro_residual). */
 
 static size_t eln_work(const lf_stepper *s_)
 {
@@ -114,8 +89,8 @@ static int eln_common(lf_stepper *s, double h, int use_exp)
         lf_v3_add(a, tau1 + 3 * i, a);
         lf_v3_div(a, J, a);
         lf_v3_axpy(W, 0.5 * h, a, W);
-        eln_eq q = {J, c, h};
-        rc = lf_newton3(s, eln_residual, &q, W, "eq. (6)", "", i);
+        lf_gyro_eq q = {J, c, h};
+        rc = lf_newton3(s, lf_gyro_residual, &q, W, "eq. (6)", "", i);
         if (rc != LF_OK) return rc;
     }
     lf_stepper_cache_torque(s, tau1);
@@ -202,7 +177,7 @@ static int tln_residual(void *ctxp, const double *w, double *Fx, double *Jac, lf
     memset(Jac, 0, (size_t)n * n * sizeof(double));
     for (int i = 0; i < nb; i++) { /* gyroscopic blocks J + h/2 D(w_i) */
         double D[9];
-        gyro_jac(Jall + 3 * i, w + 3 * i, D);
+        lf_gyro_jac(Jall + 3 * i, w + 3 * i, D);
         for (int r = 0; r < 3; r++)
             for (int q = 0; q < 3; q++)
                 Jac[(size_t)(3 * i + r) * n + 3 * i + q] = 0.5 * h * D[3 * r + q] + (r == q ? Jall[3 * i + r] : 0);

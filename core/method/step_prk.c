@@ -21,63 +21,40 @@
  * (the corresponding PRK on vector spaces is symplectic [Jay96], the Lie group version is not).
  *
  * Newton for (4.8a), per body, unknown w = w_{k+1/2} (momentum form of the thesis' ELN residual):
- *   F(w) = J w + h/2 w x J w - (J w_k + h/2 tau_k),   dF/dw = J + h/2 (hat(w) J - hat(J w)). */
+ *   F(w) = J w + h/2 w x J w - (J w_k + h/2 tau_k),   dF/dw = J + h/2 (hat(w) J - hat(J w)),
+ * the gyroscopic equation eln solves too (lf_gyro_residual), by the inline 3x3 Newton. */
 #include <stddef.h>
 
 #include "linalg.h"
 #include "method_internal.h"
+#include "newton3_internal.h"
 #include "so3.h"
 
-typedef struct {
-    double J[3], mu[3], h;
-} prk_ctx;
+/* (4.8a) times nothing: J w + h/2 w x J w = mu is the gyroscopic equation lf_gyro_residual of
+ * newton3_internal.h (J w - h/2 (J w x w) - mu), solved by the inline 3x3 Newton. */
 
-/* F(w) = J w + h/2 w x (J w) - mu, with its analytic Jacobian. */
-static int prk_residual(void *ctx, const double *w, double *F, double *Jac, lf_error *err)
-{
-    (void)err;
-    const prk_ctx *c = ctx;
-    double Jw[3], g[3];
-    lf_v3_mul(c->J, w, Jw);
-    lf_v3_cross(w, Jw, g);
-    for (int i = 0; i < 3; i++) F[i] = Jw[i] + 0.5 * c->h * g[i] - c->mu[i];
-    if (Jac) {
-        double W[9], P[9];
-        lf_so3_hat(w, W);
-        lf_so3_hat(Jw, P);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                Jac[3 * i + j] = (i == j ? c->J[i] : 0) + 0.5 * c->h * (W[3 * i + j] * c->J[j] - P[3 * i + j]);
-    }
-    return LF_OK;
-}
-
-static size_t prk_work(const lf_stepper *s_)
-{
-    const int nb = s_->nb;
-    return lf_newton_work_size(3) + 3 * (size_t)nb;
-}
+static size_t prk_work(const lf_stepper *s_) { return 3 * (size_t)s_->nb; }
 
 static int prk_step(lf_stepper *s, double h)
 {
     const int nb = s->nb;
     const double *Jall = s->J;
-    double *nwork = s->work, *tau1 = s->work + lf_newton_work_size(3);
+    double *tau1 = s->work;
     const double *tau0;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
 
     for (int b = 0; b < nb; b++) {
         double *R = s->R + 9 * b, *w = s->w + 3 * b;
-        prk_ctx c = {.h = h};
-        double Jw[3], g[3], x[3];
-        lf_v3_copy(Jall + 3 * b, c.J);
-        lf_v3_mul(c.J, w, Jw);
-        lf_v3_axpy(Jw, 0.5 * h, tau0 + 3 * b, c.mu);             /* mu = J w_k + h/2 tau_k */
+        const double *J = Jall + 3 * b;
+        double Jw[3], g[3], x[3], mu[3];
+        lf_v3_mul(J, w, Jw);
+        lf_v3_axpy(Jw, 0.5 * h, tau0 + 3 * b, mu);               /* mu = J w_k + h/2 tau_k */
         lf_v3_cross(w, Jw, g);                                    /* predictor: explicit (4.8a) */
-        lf_v3_axpy(c.mu, -0.5 * h, g, x);
-        lf_v3_div(x, c.J, x);
-        rc = lf_stepper_newton(s, prk_residual, &c, 3, x, 1, nwork); /* (4.8a) */
+        lf_v3_axpy(mu, -0.5 * h, g, x);
+        lf_v3_div(x, J, x);
+        lf_gyro_eq q = {J, mu, h};
+        rc = lf_newton3(s, lf_gyro_residual, &q, x, "eq. (4.8a)", "", b);
         if (rc != LF_OK) return rc;
         lf_v3_copy(x, w);                                          /* w now holds w_{k+1/2} */
         lf_v3_scale(x, h, x);
