@@ -11,8 +11,9 @@
  * U = h A Kt) or by Newton with the Jacobian
  *   dF_i/dkt_j = h a_ij dexpinv_{u_i} Jf(Y_i) dexp_{u_i} - delta_ij I
  * (Jf along the action, analytic when the system has one; the derivative of dexpinv in u is left
- * out) or with forward differences of F (full, or block-diagonal per factor).
- * RKMK is not symmetric whatever the tableau: its coordinates are centred at y0, and stepping back
+ * out) or with forward differences of F (full, or block-diagonal per factor), formed once per step
+ * (simplified Newton: linear convergence with a rate O(h |u|), for one Jacobian instead of one per
+ * iteration). RKMK is not symmetric whatever the tableau: its coordinates are centred at y0, and stepping back
  * from y1 uses coordinates centred at y1 (Zanna, Engø & Munthe-Kaas, BIT 41 (2001): the adjoint
  * differs by O(h^{p+1}); measured for rkmk_gl4: 1.3e-9 after h = 0.25 and -h). The symmetric
  * variants (rkmk_gl4_sym, rkmk_gl6_sym) centre the coordinates at the midpoint m = exp(W/2) y0,
@@ -272,6 +273,8 @@ static int implicit_step(lf_stepper *st, double h)
         if (jac == LF_JAC_ANALYTIC && !lf_system_has_jacobian(st->sys))
             return lf_error_set(&st->err, LF_EINVAL, "the system has no analytic Jacobian: use jacobian = \"fd\" or \"block\"");
         o.jacobian = jac;
+        /* differenced Jacobians cost n residuals: formed once per step (simplified Newton) */
+        o.simplified = jac != LF_JAC_ANALYTIC;
         if (jac == LF_JAC_BLOCK_FD) { /* block: the factor; color: (stage, position in the factor) */
             int *block = st->iwork + n, *color = block + n;
             const int maxd = lf_manifold_max_factor_dim(st->M);

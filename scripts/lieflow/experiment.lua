@@ -154,18 +154,19 @@ function M.torque_methods()
 end
 
 --- experiment.errors_at(system, method, h, T, reference [, extra]) -> row | nil, message
---- Integrates system with the method at step h to time T (it:advance_to) and compares with
---- reference = {R =, omega =} (what lf.reference returns): row = {h, err_R = ||R - R_ref||_F,
---- err_omega = |w - w_ref|, steps, cpu_time}. extra(it, row), if given, may add fields. nil and
---- the error message if the integrator cannot be made or a step fails (Newton, domain ...).
+--- Integrates system with the method at step h to time T (it:advance_to) and compares with the
+--- reference state (what lf.reference returns): row = {h, err_<field> = the manifold distance of
+--- each field (rigid bodies: err_R = ||R - R_ref||_F, err_omega = |w - w_ref|), steps, cpu_time}.
+--- extra(it, row), if given, may add fields. nil and the error message if the integrator cannot
+--- be made or a step fails (Newton, domain ...).
 function M.errors_at(system, method, h, T, reference, extra)
   local ok, it = pcall(lf.integrator, method, system, {h = h})
   if not ok then return nil, tostring(it) end
   local c0 = os.clock()
   local ok2, err = pcall(it.advance_to, it, T)
   if not ok2 then return nil, tostring(err) end
-  local row = {h = h, err_R = (it.R - lf.mat3(reference.R)):norm(), err_omega = (it.omega - lf.vec3(reference.omega)):norm(),
-               steps = it.steps}
+  local row = {h = h, steps = it.steps}
+  for f, e in pairs(it:error(reference)) do row["err_" .. f] = e end
   if extra then extra(it, row) end
   row.cpu_time = os.clock() - c0
   return row
