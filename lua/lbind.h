@@ -86,6 +86,9 @@ void lfb_push_state(lua_State *L, const lf_system *sys, double t, const double *
  * (NULL-terminated, may be NULL) that the caller handles. */
 void lfb_read_state(lua_State *L, int idx, const lf_system *sys, double *y, double *t, const char *const *extra,
                     const char *what);
+/* Every key of the table at idx must be one of keys (NULL-terminated): else the error
+ * "<fn>: unknown <noun> 'k' (<noun>s: a, b, ...)". */
+void lfb_check_keys(lua_State *L, int idx, const char *const *keys, const char *fn, const char *noun);
 /* Push an algebra element of the manifold (one value per factor: vec3 / mat3 / array) as an array. */
 void lfb_push_algebra(lua_State *L, const lf_manifold *M, const double *xi);
 /* Read f's result at idx (an array with one algebra element per factor) into xi; no metamethod

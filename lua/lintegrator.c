@@ -170,16 +170,7 @@ static int l_rkmk(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     static const char *const keys[] = {"name", "A", "b", "c", "order", "symmetric", NULL};
-    lua_pushnil(L);
-    while (lua_next(L, 1)) {
-        lua_pop(L, 1);
-        int known = 0;
-        for (int i = 0; keys[i] && !known; i++)
-            known = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), keys[i]) == 0;
-        if (!known)
-            return luaL_error(L, "lf.rkmk: unknown field %s (fields: name, A, b, c, order, symmetric)",
-                              lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
-    }
+    lfb_check_keys(L, 1, keys, "lf.rkmk", "field");
     if (lua_getfield(L, 1, "name") != LUA_TSTRING) return luaL_error(L, "lf.rkmk: field 'name' (string) is required");
     const char *name = lua_tostring(L, -1);
     if (lf_method_find(name)) return luaL_error(L, "lf.rkmk: '%s' is the name of a built-in method", name);
@@ -281,18 +272,7 @@ static int l_integrator(lua_State *L)
     lua_settop(L, 3);
     static const char *const keys[] = {"h", "t0", "newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian",
                                        "rtol", "atol", NULL};
-    lua_pushnil(L);
-    while (lua_next(L, 3)) {
-        lua_pop(L, 1);
-        int known = 0;
-        for (int i = 0; keys[i] && !known; i++)
-            known = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), keys[i]) == 0;
-        if (!known)
-            return luaL_error(L, "lf.integrator: unknown option %s (options: h, t0, newton_tol, max_iter, dexpinv_order, "
-                                 "solver, jacobian, rtol, atol)",
-                              lua_type(L, -1) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, -1))
-                                                              : luaL_typename(L, -1));
-    }
+    lfb_check_keys(L, 3, keys, "lf.integrator", "option");
     const lf_method_info *mi = lf_method_get_info(m);
     double h = opt_number(L, 3, "h", NAN);
     if (isnan(h)) return luaL_error(L, "lf.integrator: option 'h' (step size%s) is required", mi->adaptive ? ", the first trial step" : "");

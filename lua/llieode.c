@@ -144,25 +144,11 @@ static double *read_params(lua_State *L, int t, const char *fname, int *count)
         off += ps[i].size;
     }
     if (t) { /* unknown parameter names */
-        lua_pushnil(L);
-        while (lua_next(L, t)) {
-            lua_pop(L, 1);
-            int known = 0;
-            for (int i = 0; i < np && !known; i++)
-                known = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), ps[i].name) == 0;
-            if (!known) {
-                luaL_Buffer b;
-                luaL_buffinit(L, &b);
-                for (int i = 0; i < np; i++) {
-                    if (i) luaL_addstring(&b, ", ");
-                    luaL_addstring(&b, ps[i].name);
-                }
-                luaL_pushresult(&b);
-                luaL_error(L, "lf.lie_ode: unknown parameter %s of '%s' (parameters: %s)",
-                           lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "(non-string key)", fname,
-                           lua_tostring(L, -1));
-            }
-        }
+        const char *names[8] = {NULL};
+        for (int i = 0; i < np && i < 7; i++) names[i] = ps[i].name;
+        char fnname[96];
+        snprintf(fnname, sizeof fnname, "lf.lie_ode: params of '%s'", fname);
+        lfb_check_keys(L, t, names, fnname, "parameter");
     }
     *count = total;
     return v;
@@ -173,17 +159,7 @@ static int l_lie_ode(lua_State *L)
     const char *fn = "lf.lie_ode";
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    lua_pushnil(L); /* unknown keys are errors */
-    while (lua_next(L, 1)) {
-        lua_pop(L, 1);
-        int known = 0;
-        for (int i = 0; keys[i] && !known; i++)
-            known = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), keys[i]) == 0;
-        if (!known)
-            return luaL_error(L, "%s: unknown field %s (fields: factors, trivialization, y0, f, params, energy, jacobian)",
-                              fn, lua_type(L, -1) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, -1))
-                                                                  : luaL_typename(L, -1));
-    }
+    lfb_check_keys(L, 1, keys, fn, "field");
     /* factors */
     if (lua_getfield(L, 1, "factors") != LUA_TTABLE)
         return luaL_error(L, "%s: field 'factors' must be an array of factor names (\"so3\", \"s2\", \"s3\", \"gl3\", "

@@ -290,3 +290,23 @@ int lfb_lie_tangents(lua_State *L)
     lf_manifold_free(M);
     return 1;
 }
+
+void lfb_check_keys(lua_State *L, int idx, const char *const *keys, const char *fn, const char *noun)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (k && listed(k, keys)) continue;
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int i = 0; keys[i]; i++) {
+            luaL_addstring(&b, i ? ", " : "");
+            luaL_addstring(&b, keys[i]);
+        }
+        luaL_pushresult(&b);
+        if (k) luaL_error(L, "%s: unknown %s '%s' (%ss: %s)", fn, noun, k, noun, lua_tostring(L, -1));
+        luaL_error(L, "%s: unknown %s (a %s key) (%ss: %s)", fn, noun, luaL_typename(L, -2), noun, lua_tostring(L, -1));
+    }
+}

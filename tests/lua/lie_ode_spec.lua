@@ -204,7 +204,7 @@ describe("lf.rkmk (user tableaux)", function()
     has(errmsg(lf.rkmk, {name = "x", A = {{0, 0}, {1, 0}}, b = {0.5, 0.5}, c = {0, 1}, order = 3}),
         "satisfies the order conditions up to order 2 only")
     has(errmsg(lf.rkmk, {name = "rkmk4", A = {{0}}, b = {1}, c = {0}}), "is the name of a built-in method")
-    has(errmsg(lf.rkmk, {name = "x", A = {{0}}, b = {1}, c = {0}, extra = 1}), "unknown field extra")
+    has(errmsg(lf.rkmk, {name = "x", A = {{0}}, b = {1}, c = {0}, extra = 1}), "unknown field 'extra' (fields: name, A, b, c, order, symmetric)")
   end)
 end)
 
