@@ -43,7 +43,31 @@
 
 /* Body angular velocity w(t) of the torque-free body with principal moments J (finite, > 0, any
  * order) from w(0) = w0, for any finite t (negative too). w may alias w0. Returns LF_OK, or
- * LF_EINVAL (non-finite or non-positive J, non-finite w0 or t) / LF_EDOMAIN (|w0| t overflows). */
+ * LF_EINVAL (non-finite or non-positive J, non-finite w0 or t) / LF_EDOMAIN (|w0| t overflows, the
+ * phase exceeds 1e15 rad, or J too disparate for the motion's constants to be finite). */
 int lf_exact_free_body(const double J[3], const double w0[3], double t, double w[3], lf_error *err);
+
+/* The exact flow, attitude included: from R(0) = R0 (body to space, a rotation within 1e-9; NULL
+ * means I) and w(0) = w0, the attitude R(t) and w(t) with R' = R hat(w), J w' = (J w) x w.
+ * The spatial momentum R J w is conserved to round-off. R may alias R0, w may alias w0.
+ * Errors as lf_exact_free_body, and LF_EINVAL for an R0 that is not a rotation. */
+int lf_exact_free_body_flow(const double J[3], const double R0[9], const double w0[3], double t, double R[9],
+                            double w[3], lf_error *err);
+
+/* Everything the flow needs that depends on (J, w0) only, for evaluating it at many t.
+ * Caller-owned (no allocation); the fields are private to exact.c. */
+typedef struct lf_exact_fb_plan {
+    int kind, attitude, ew, c, s, d, pmode, have_Xc;
+    double Jn[3], W[3], w0[3], q0[4], sc;
+    double a1, a2, a3, nu, g, sigma, s3, kp, m, K, u0, sn0, cn0, dn0, l;
+    double M, b, n, mu, om, rate, coef, sq1n, sqn, aF, X0, G0, Xc;
+} lf_exact_fb_plan;
+
+/* Prepare the flow of (J, w0) (checks as lf_exact_free_body). */
+int lf_exact_fb_plan_init(lf_exact_fb_plan *plan, const double J[3], const double w0[3], lf_error *err);
+/* Evaluate a prepared flow at t: as lf_exact_free_body_flow (R0 may be NULL: I; R or w may be NULL
+ * when not wanted). The plan is not modified: one plan may serve several threads. */
+int lf_exact_fb_plan_eval(const lf_exact_fb_plan *plan, double t, const double R0[9], double R[9], double w[3],
+                          lf_error *err);
 
 #endif
