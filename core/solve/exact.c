@@ -447,27 +447,38 @@ static int plan_eval(const lf_exact_fb_plan *p, double t, double tn, double out[
         axisym_w(p, tn, out);
         if (D) psi = p->rate * tn;
     } else {
-        /* u = u0 + du. The Jacobi functions at u come from those at u0 (sn0, cn0, dn0: from w0 itself, to
-         * relative rounding) and at du by the addition theorem (DLMF 22.8.1-22.8.2),
+        /* u = u0 + du. When du, reduced to |r| <= K (du = r + 2 i K), lies within K/2 of a maximum of dn, the
+         * Jacobi functions at u come from those at u0 (sn0, cn0, dn0: from w0 itself, to relative rounding)
+         * and at du by the addition theorem (DLMF 22.8.1-22.8.2),
          *     sn u = (sn0 cn dn(du) + sn(du) cn0 dn0) / D,   cn u = (cn0 cn(du) - sn0 dn0 sn(du) dn(du)) / D,
          * with D = 1 - m sn0^2 sn^2(du) > 0 (so D = |(D sn u, D cn u)|), and dn u = sqrt(k'^2 + m cn^2 u):
-         * a tiny step du changes w0 by a relatively accurate amount (u0 itself is known only to eps |u0|,
-         * which would cost eps a1 absolutely: 1e58 for J = (1, 1e-150, 1e150)). */
-        double du = p->nu * tn, u = p->u0 + du, j = 0, sd, cd, dd;
+         * a short step changes w0 by a relatively accurate amount (u0 itself is known only to eps |u0|, which
+         * would cost eps a1 absolutely: 1e58 for J = (1, 1e-150, 1e150)). Otherwise (r near the saddle, where
+         * cn(r), dn(r) are tiny and known only to eps |du| / (K - |r|) relatively, which the addition would carry
+         * into the result) directly at u reduced to |u - 2 j K| <= K. */
+        double du = p->nu * tn, u = p->u0 + du, j = 0, sn, cn, dn, sd, cd, dd;
         if (!(fabs(u) <= PHASE_MAX)) return phase_error(err, t, "phase nu t", u);
-        if (p->kp == 0) { /* separatrix: sn = tanh, cn = dn = sech */
+        int add = 1;
+        if (p->kp == 0) { /* separatrix: sn = tanh, cn = dn = sech, no period */
             sd = tanh(du);
             cd = dd = 1 / cosh(du);
         } else {
-            /* reduce to |r| <= K: du = r + 2 i K, sn(du) = (-1)^i sn(r), cn(du) = (-1)^i cn(r), dn(du) = dn(r) */
             double i = nearbyint(du / (2 * p->K)), r = fma(-2 * p->K, i, du);
+            j = nearbyint(u / (2 * p->K)); /* the half-period of u: |am u - j pi| <= pi/2 */
+            add = fabs(r) <= 0.5 * p->K;
+            if (!add) i = j, r = fma(-2 * p->K, j, u);
+            /* sn(r + 2 i K) = (-1)^i sn(r), cn(r + 2 i K) = (-1)^i cn(r), dn(r + 2 i K) = dn(r) */
             int rcode = elljac(r, p->m, p->kp, &sd, &cd, &dd, err);
             if (rcode != LF_OK) return rcode;
             if (fmod(i, 2) != 0) sd = -sd, cd = -cd;
-            j = nearbyint(u / (2 * p->K)); /* the half-period of u: |am u - j pi| <= pi/2 */
         }
-        double ns = p->sn0 * cd * dd + sd * p->cn0 * p->dn0, nc = p->cn0 * cd - p->sn0 * p->dn0 * sd * dd;
-        double h = hyp(ns, nc), sn = ns / h, cn = nc / h, dn = hyp(p->kp, sqrt(p->m) * cn);
+        if (add) {
+            double ns = p->sn0 * cd * dd + sd * p->cn0 * p->dn0, nc = p->cn0 * cd - p->sn0 * p->dn0 * sd * dd;
+            double h = hyp(ns, nc);
+            sn = ns / h, cn = nc / h, dn = hyp(p->kp, sqrt(p->m) * cn);
+        } else {
+            sn = sd, cn = cd, dn = dd;
+        }
         out[p->c] = p->g * p->a1 * cn;
         out[p->s] = p->g * p->sigma * p->a2 * sn;
         out[p->d] = p->s3 * p->a3 * dn;
