@@ -244,6 +244,25 @@ static int bad_constant(lf_error *err, const double J[3], const char *what, doub
                         J[0], J[1], J[2], what, v);
 }
 
+/* The phase u0 = F(am u0 | m) = sn0 R_F(cn0^2, dn0^2, 1), |am u0| <= pi/2 (Carlson form of the incomplete
+ * integral F); on the separatrix u0 = asinh(sn0 / cn0). Needed only for evaluations far from t = 0. */
+static int phase0(const lf_exact_fb_plan *p, double *u0, lf_error *err)
+{
+    double sn0 = p->sn0, cn0 = p->cn0, dn0 = p->dn0, v = 0;
+    if (p->kp == 0) {
+        *u0 = asinh(sn0 / cn0);
+        return LF_OK;
+    }
+    if (cn0 + dn0 < 1e-100) { /* at the middle axis: R_F(x, y, 1) = log(4 / (sqrt x + sqrt y)) + O(x + y) (DLMF 19.27.3) */
+        *u0 = sn0 * log(4 / (cn0 + dn0));
+        return LF_OK;
+    }
+    int rcode = rf(cn0 * cn0, dn0 * dn0, 1, &v, err);
+    if (rcode != LF_OK) return rcode;
+    *u0 = sn0 * v;
+    return LF_OK;
+}
+
 /* Triaxial body (all moments distinct); W normalized (max |W_i| in [0.5, 1)), at least two W_i nonzero. */
 static int triaxial_init(lf_exact_fb_plan *p, const double J[3], const double *Jorig, int attitude, int complete,
                          lf_error *err)
@@ -287,7 +306,6 @@ static int triaxial_init(lf_exact_fb_plan *p, const double J[3], const double *J
 
     if (Sq == 0) { /* on the separatrix: m = 1, cn = dn = sech, sn = tanh */
         p->kp = 0, p->m = 1, p->K = INFINITY;
-        p->u0 = asinh(sn0 / cn0);
     } else {
         /* k' = sqrt(1 - m) accurately from S (m itself would cancel near the separatrix; k' rather than
          * 1 - m, which underflows when w_c, w_d ~ 1e-160), m from its product formula */
@@ -296,15 +314,12 @@ static int triaxial_init(lf_exact_fb_plan *p, const double J[3], const double *J
         double m = kp < 0.7 ? 1 - kp * kp : ((A2 - A1) / (A3 - A1)) * (A2 / A3) * ra * ra;
         p->m = clamp(m, 0, 1), p->kp = kp;
         p->K = PI_D / (2 * agm1(kp));
-        /* the phase: u0 = F(am u0 | m) = sn0 R_F(cn0^2, dn0^2, 1), |am u0| <= pi/2 */
-        if (cn0 + dn0 < 1e-100) { /* at the middle axis: R_F(x, y, 1) = log(4 / (sqrt x + sqrt y)) + O(x + y) (DLMF 19.27.3) */
-            p->u0 = sn0 * log(4 / (cn0 + dn0));
-        } else {
-            double v = 0;
-            int rcode = rf(cn0 * cn0, dn0 * dn0, 1, &v, err);
-            if (rcode != LF_OK) return rcode;
-            p->u0 = sn0 * v;
-        }
+    }
+    p->have_u0 = 0;
+    if (complete) { /* the full plan: the phase u0 now (otherwise when an evaluation needs it) */
+        int rcode = phase0(p, &p->u0, err);
+        if (rcode != LF_OK) return rcode;
+        p->have_u0 = 1;
     }
     if (!attitude) return LF_OK;
 
@@ -456,17 +471,26 @@ static int plan_eval(const lf_exact_fb_plan *p, double t, double tn, double out[
          * would cost eps a1 absolutely: 1e58 for J = (1, 1e-150, 1e150)). Otherwise (r near the saddle, where
          * cn(r), dn(r) are tiny and known only to eps |du| / (K - |r|) relatively, which the addition would carry
          * into the result) directly at u reduced to |u - 2 j K| <= K. */
-        double du = p->nu * tn, u = p->u0 + du, j = 0, sn, cn, dn, sd, cd, dd;
-        if (!(fabs(u) <= PHASE_MAX)) return phase_error(err, t, "phase nu t", u);
+        double du = p->nu * tn, i = 0, j = 0, sn, cn, dn, sd, cd, dd;
+        if (!(fabs(du) + (p->kp > 0 ? p->K : 0) <= PHASE_MAX)) return phase_error(err, t, "phase nu t", du);
         int add = 1;
         if (p->kp == 0) { /* separatrix: sn = tanh, cn = dn = sech, no period */
             sd = tanh(du);
             cd = dd = 1 / cosh(du);
         } else {
-            double i = nearbyint(du / (2 * p->K)), r = fma(-2 * p->K, i, du);
-            j = nearbyint(u / (2 * p->K)); /* the half-period of u: |am u - j pi| <= pi/2 */
+            i = nearbyint(du / (2 * p->K));
+            double r = fma(-2 * p->K, i, du);
             add = fabs(r) <= 0.5 * p->K;
-            if (!add) i = j, r = fma(-2 * p->K, j, u);
+            if (!add) { /* directly at u = u0 + du, reduced: i = j, the half-period of u (|am u - j pi| <= pi/2) */
+                double u0 = p->u0;
+                int rcode = p->have_u0 ? LF_OK : phase0(p, &u0, err);
+                if (rcode != LF_OK) return rcode;
+                double u = u0 + du;
+                i = j = nearbyint(u / (2 * p->K));
+                r = fma(-2 * p->K, j, u);
+            } else {
+                j = i;
+            }
             /* sn(r + 2 i K) = (-1)^i sn(r), cn(r + 2 i K) = (-1)^i cn(r), dn(r + 2 i K) = dn(r) */
             int rcode = elljac(r, p->m, p->kp, &sd, &cd, &dd, err);
             if (rcode != LF_OK) return rcode;
@@ -476,6 +500,12 @@ static int plan_eval(const lf_exact_fb_plan *p, double t, double tn, double out[
             double ns = p->sn0 * cd * dd + sd * p->cn0 * p->dn0, nc = p->cn0 * cd - p->sn0 * p->dn0 * sd * dd;
             double h = hyp(ns, nc);
             sn = ns / h, cn = nc / h, dn = hyp(p->kp, sqrt(p->m) * cn);
+            /* the half-period of u = u0 + r + 2 i K (|u0| <= K, |r| <= K/2) without u0: j = i + j', where
+             * j' in {-1, 0, 1} is that of u0 + r, read off the signs of cn and sn there (cn >= 0: j' = 0) */
+            if (p->kp > 0) {
+                double sgn = fmod(i, 2) != 0 ? -1 : 1, c1 = sgn * cn, s1 = sgn * sn;
+                j += c1 >= 0 ? 0 : (s1 > 0 ? 1 : -1);
+            }
         } else {
             sn = sd, cn = cd, dn = dd;
         }

@@ -110,7 +110,7 @@ int lf_exact_free_body_flow(const double J[3], const double R0[9], const double 
 /* Everything the flow needs that depends on (J, w0) only, for evaluating it at many t.
  * Caller-owned (no allocation); the fields are private to exact.c. */
 typedef struct lf_exact_fb_plan {
-    int kind, attitude, ew, c, s, d, pmode, have_Xc;
+    int kind, attitude, ew, c, s, d, pmode, have_Xc, have_u0;
     double Jn[3], W[3], w0[3], q0[4], sc;
     double a1, a2, a3, nu, g, sigma, s3, kp, m, K, u0, sn0, cn0, dn0, l;
     double M, b, n, mu, om, rate, coef, sq1n, sqn, aF, X0, G0, Xc;
