@@ -10,7 +10,7 @@ PKGS     := liblua5.4-dev lua5.4 libreadline-dev libgsl-dev gnuplot-nox lua-bust
 B        := build
 LUA_INC  := -I/usr/include/lua5.4
 WARN     := -Wall -Wextra -Wshadow
-CFLAGS   ?= -O2 -g
+CFLAGS   ?= -O3 -g
 CORE_DIRS := $(sort $(dir $(wildcard core/*/*.c core/*/*.h)))
 CORE_INC := -Icore $(patsubst %/,-I%,$(CORE_DIRS))
 ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -fPIC $(CORE_INC)
@@ -117,7 +117,12 @@ test-install: all
 demo: all
 	$(EXE) examples/stress_test.lua
 
-bench: all
+BENCH_STEPPERS := $(B)/bench_steppers
+$(BENCH_STEPPERS): bench/steppers.c $(LIB_A) $(HEADERS)
+	$(CC) $(ALLCFLAGS) -o $@ $< $(LIB_A) $(GSL_LIBS)
+
+bench: all $(BENCH_STEPPERS)
+	$(BENCH_STEPPERS)
 	$(EXE) bench/methods.lua
 
 # Sanitized build of the C tests and the Lua specs (not part of `make test`).

@@ -35,7 +35,7 @@ typedef struct {
 } lgvi_eq;
 
 /* r(x) = J x + 1/2 x x J x - (1 + |x|^2/4) g and A = J + 1/2 (hat(x) J - hat(J x)) - 1/2 g x^T. */
-static inline void lgvi_residual(const void *ctx, const double *x, double *r, double *A)
+LF_ALWAYS_INLINE void lgvi_residual(const void *ctx, const double *x, double *r, double *A)
 {
     const lgvi_eq *q = ctx;
     const double *J = q->J, *g = q->g;

@@ -37,7 +37,7 @@ typedef struct {
 
 /* g(W) of eq. (8) times J (see above) for the right-hand side c = J W_k + h/2 tau(Q_k), and its
  * Jacobian A = J + h/2 (hat(W) J - hat(J W)) + h^2/4 [(W.JW) I + 2 W (JW)^T]. */
-static inline void vlv_residual(const void *ctx, const double *W, double *r, double *A)
+LF_ALWAYS_INLINE void vlv_residual(const void *ctx, const double *W, double *r, double *A)
 {
     const vlv_eq *q = ctx;
     const double *J = q->J, h = q->h, hh = 0.5 * h, h2 = 0.25 * h * h;

@@ -84,13 +84,7 @@ int lf_potential_eval(const lf_potential *p, int nb, const double *R, double *U,
     return LF_OK;
 }
 
-/* tr(M hat(y)) = y . trhat(M) with trhat(M) = (M23 - M32, M31 - M13, M12 - M21). */
-static void trhat(const double *M, double *v)
-{
-    v[0] = M[5] - M[7];
-    v[1] = M[6] - M[2];
-    v[2] = M[1] - M[3];
-}
+/* Notation: tr(M hat(y)) = y . trhat(M) with trhat(M) = (M23 - M32, M31 - M13, M12 - M21). */
 
 /* ---------------------------------------------------------------- stress test, eq. (12) of BOS */
 /* par: [0] alpha, [1..9] Rm. With d(A) = ||R - A||_F:  d/de d(A)^2 = 2 tr((R - A)^T R hat y)
@@ -101,24 +95,28 @@ static int stress_eval(void *ctx, int nb, const double *R, double *U, double *ta
     double Usum = 0;
     for (int b = 0; b < nb; b++) {
         const double *Rb = R + 9 * b;
-        double D1[9], D2[9], I[9];
-        lf_m3_identity(I);
-        lf_m3_sub(Rb, I, D1);
-        lf_m3_sub(Rb, Rm, D2);
-        double d1 = lf_m3_fnorm(D1), d2 = lf_m3_fnorm(D2);
+        double s1 = 0, s2 = 0; /* d(I)^2, d(Rm)^2 in one pass */
+        for (int i = 0; i < 9; i++) {
+            const double a = Rb[i] - (i % 4 == 0), c = Rb[i] - Rm[i];
+            s1 += a * a;
+            s2 += c * c;
+        }
+        const double d1 = sqrt(s1), d2 = sqrt(s2);
         if (!(d2 > 0))
             return lf_error_set(err, LF_EDOMAIN, "stress potential: R equals the attraction point Rm (dist = 0)");
-        Usum += (d1 - 1) * (d1 - 1) - alpha / d2;
+        if (U) Usum += (d1 - 1) * (d1 - 1) - alpha / d2;
         if (tau) {
-            /* dU = 2 (d1 - 1) dd1 + alpha/d2^2 dd2, dd(A) = -y.trhat(A^T R)/d(A); tau = -dU. */
-            double v1[3], v2[3], M[9];
-            trhat(Rb, v1); /* A = I */
-            lf_m3_tmul(Rm, Rb, M);
-            trhat(M, v2);
+            /* dU = 2 (d1 - 1) dd1 + alpha/d2^2 dd2, dd(A) = -y.trhat(A^T R)/d(A); tau = -dU.
+             * trhat(Rm^T R) needs the six off-diagonal entries M_ij = sum_k Rm_ki R_kj only. */
             if (!(d1 > 0))
                 return lf_error_set(err, LF_EDOMAIN, "stress potential: torque undefined at R = I (dist(R,I) = 0)");
-            double c1 = 2 * (d1 - 1) / d1, c2 = alpha / (d2 * d2 * d2);
-            for (int k = 0; k < 3; k++) tau[3 * b + k] = c1 * v1[k] + c2 * v2[k];
+#define M_(i, j) (Rm[i] * Rb[j] + Rm[3 + i] * Rb[3 + j] + Rm[6 + i] * Rb[6 + j])
+            const double v2x = M_(1, 2) - M_(2, 1), v2y = M_(2, 0) - M_(0, 2), v2z = M_(0, 1) - M_(1, 0);
+#undef M_
+            const double c1 = 2 * (d1 - 1) / d1, c2 = alpha / (d2 * d2 * d2);
+            tau[3 * b + 0] = c1 * (Rb[5] - Rb[7]) + c2 * v2x;
+            tau[3 * b + 1] = c1 * (Rb[6] - Rb[2]) + c2 * v2y;
+            tau[3 * b + 2] = c1 * (Rb[1] - Rb[3]) + c2 * v2z;
         }
     }
     if (U) *U = Usum;

@@ -867,6 +867,10 @@ local function body_torque(u, what)
     if type(u) == "number" then return cvec3(0, 0, 0) end
     if getmetatable(u) == D then
         local g1, g2, g3 = u[2], u[3], u[4]
+        local v = u[1]
+        if v ~= v or v == mhuge or v == -mhuge then
+            error(fmt("%s is not finite (%s) at this R", what, tostring(v)), 0)
+        end
         local s = g1 + g2 + g3
         if s ~= s or s == mhuge or s == -mhuge then -- NaN or inf in some component
             error(fmt("%s: the derivative is not finite (%s, %s, %s): U is not differentiable at this R " ..

@@ -197,3 +197,23 @@ describe("overflowing and ill-posed map arguments", function()
     assert.is_true(lf.so3.is_rotation(lf.so3.project{1, 0, 0, 0, 1, 0, 0, 0, 0}))  -- rank 2: unique
   end)
 end)
+
+describe("a potential whose value becomes non-finite", function()
+  it("is caught inside it:step (autodiff torque), not only by it:energy; the state is kept", function()
+    local body = lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.3, 0}, omega = {0, 0.5, 0.625},
+      potential = function(R) return R[3][3] > 0.99 and R[3][3] or 0 / 0 end}
+    local it = lf.integrator("vlv", body, {h = 0.125})
+    local ok, msg
+    for _ = 1, 100 do
+      local t, R = it.t, it.R
+      ok, msg = pcall(it.step, it)
+      if not ok then
+        assert.are.equal(t, it.t)
+        assert.is_true(it.R == R)
+        break
+      end
+    end
+    assert.is_false(ok)
+    has(msg, "potential U(R) is not finite")
+  end)
+end)
