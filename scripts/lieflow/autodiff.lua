@@ -864,7 +864,10 @@ local function seeded(R)
 end
 
 local function body_torque(u, what)
-    if type(u) == "number" then return cvec3(0, 0, 0) end
+    if type(u) == "number" then -- U does not depend on this body here: no torque (if U is finite)
+        if u ~= u or u == mhuge or u == -mhuge then error(fmt("%s is not finite (%s) at this R", what, tostring(u)), 0) end
+        return cvec3(0, 0, 0)
+    end
     if getmetatable(u) == D then
         local g1, g2, g3 = u[2], u[3], u[4]
         local v = u[1]
