@@ -23,6 +23,12 @@
 -- non-number stops the run with an error naming it and the time.
 -- progress: nil = a progress line on stderr (\r, percentage, steps/s) when stderr is a terminal
 -- and the run has lasted more than 1 s; true = always; false = never.
+-- stream = "path.csv": write every sample to that CSV file as it is taken (header row, then %.17g
+-- rows, flushed as it goes) instead of keeping it in memory; the trajectory then holds `file`,
+-- `samples` and `last` (the final sample, column -> value) and no arrays (traj:load() reads the
+-- file back). A run that fails keeps the samples taken so far in the file and says so.
+-- memory_limit (bytes, default 1e9): a run that would keep more samples in memory (about 16 bytes
+-- per value) is refused before it starts, with the advice to sample less often or to stream.
 local core = require "lieflow.core"
 local luamethod = require "lieflow.luamethod"
 local json = require "lieflow.json"
@@ -42,7 +48,7 @@ end
 -- trajectory fields and methods: not usable as observer names
 local reserved = {}
 for _, c in ipairs{"columns", "method", "h", "T", "every", "steps", "samples", "cpu_time", "wall_time",
-                   "write_csv", "to_json", "totable", "plot"} do reserved[c] = true end
+                   "write_csv", "to_json", "totable", "plot", "file", "last", "load"} do reserved[c] = true end
 
 local traj_mt = {__name = "lf.trajectory"}
 local traj_methods = {}
@@ -133,6 +139,12 @@ function M.run(system, opts)
   if progress ~= nil and type(progress) ~= "boolean" then
     error(("%s: option 'progress' must be true, false or nil, got %s"):format(fn, type(progress)), 2)
   end
+  local stream = opts.stream
+  if stream ~= nil and (type(stream) ~= "string" or stream == "" or stream:find("\0", 1, true)) then
+    error(("%s: option 'stream' must be a file path (string), got %s"):format(fn, type(stream) == "string" and ("%q"):format(stream) or type(stream)), 2)
+  end
+  local memory_limit = opts.memory_limit == nil and 1e9 or opts.memory_limit
+  positive(memory_limit, "option 'memory_limit' (bytes)", fn)
 
   -- observers
   local builtin = M.system_columns(system)
@@ -189,9 +201,12 @@ function M.run(system, opts)
   local nrow = 0
   local nobs = #obs_names
   local vals
+  local out -- the stream's file
+  local row_fmt = ("%.17g,"):rep(#columns):sub(1, -2) .. "\n"
+  local row_vals = {}
   local function sample()
     nrow = nrow + 1
-    local r = nrow
+    local r = out and 1 or nrow -- a stream keeps only the current row in memory
     vals = table.pack(it:observe())
     if vals.n ~= nsys + 1 then error(("%s: the integrator observed %d values, expected %d"):format(fn, vals.n - 1, nsys), 0) end
     local t = vals[1]
@@ -211,9 +226,29 @@ function M.run(system, opts)
       end
       data[k][r] = v
     end
+    if out then
+      for i, c in ipairs(columns) do row_vals[i] = data[c][1] end
+      local ok, err = out:write(row_fmt:format(table.unpack(row_vals, 1, #columns)))
+      if not ok then error(("%s: writing the stream '%s' failed: %s"):format(fn, stream, tostring(err)), 0) end
+    end
   end
 
   local n = step_count(T, h, fn)
+  if not stream then
+    local cells = (n // every + 2) * #columns
+    if cells * 16 > memory_limit then
+      error(("%s: the run would keep %d samples of %d columns in memory (about %.3g MB, memory_limit = %.3g MB): "
+             .. "sample less often (every = %d or more) or stream to a file (stream = \"traj.csv\")")
+            :format(fn, n // every + 2, #columns, cells * 16 / 1e6, memory_limit / 1e6,
+                    math.ceil(n * #columns * 16 / memory_limit)), 2)
+    end
+  else
+    local err
+    out, err = io.open(stream, "w")
+    if not out then error(("%s: cannot open the stream '%s' for writing: %s"):format(fn, stream, tostring(err)), 2) end
+    out:setvbuf("full")
+    out:write(table.concat(columns, ","), "\n")
+  end
   local isatty = core.isatty and core.isatty(2)
   local show = progress == true or (progress == nil and isatty)
   local clock = core.wall_time or os.clock
@@ -223,13 +258,22 @@ function M.run(system, opts)
   local check_every = math.max(1, 256 // every)
 
   local function fail(err, t)
-    error(("%s: %s with h=%g failed near t=%.15g: %s"):format(fn, name, h, t, tostring(err)), 0)
+    local where = ""
+    if out then
+      out:close()
+      where = (" (the %d samples up to there are in '%s')"):format(nrow, stream)
+    end
+    error(("%s: %s with h=%g failed near t=%.15g: %s%s"):format(fn, name, h, t, tostring(err), where), 0)
   end
 
   -- adaptive methods choose their steps: they are sampled on the grid of every * h (h: the first
   -- trial step), through it:advance_to
   local adaptive = type(it.method) == "table" and it.method.adaptive
-  sample()
+  local function take()
+    local ok, err = pcall(sample)
+    if not ok then fail(err, it.t) end
+  end
+  take()
   local done, k = 0, 0
   while done < n do
     local m = math.min(every, n - done)
@@ -238,7 +282,7 @@ function M.run(system, opts)
     else ok, err = pcall(it.step, it, m) end
     if not ok then fail(err, it.t) end
     done = done + m
-    sample()
+    take()
     k = k + 1
     if show and k % check_every == 0 then
       local now = clock()
@@ -253,7 +297,7 @@ function M.run(system, opts)
   if n == 0 or T - n * h > 1e-9 * h then
     local ok, err = pcall(it.advance_to, it, T)
     if not ok then fail(err, it.t) end
-    sample()
+    take()
   end
   local wall = clock() - wall0
   local cpu = os.clock() - cpu0
@@ -262,8 +306,27 @@ function M.run(system, opts)
 
   local traj = {columns = columns, method = name, h = h, T = T, every = every, steps = steps,
                 samples = nrow, cpu_time = cpu, wall_time = wall}
-  for c, a in pairs(data) do traj[c] = a end
+  if out then
+    local ok, err = out:close()
+    if not ok then error(("%s: writing the stream '%s' failed: %s"):format(fn, stream, tostring(err)), 2) end
+    traj.file = stream
+    traj.last = {}
+    for c, a in pairs(data) do traj.last[c] = a[1] end
+  else
+    for c, a in pairs(data) do traj[c] = a end
+  end
   return setmetatable(traj, traj_mt)
+end
+
+--- traj:load() -> the trajectory a streamed run wrote (its arrays read back from traj.file).
+function traj_methods:load()
+  if not self.file then error("traj:load: this trajectory was not streamed to a file (its arrays are in memory)", 2) end
+  local d = M.read_csv(self.file)
+  local t = {}
+  for k, v in pairs(self) do t[k] = v end
+  t.file = nil
+  for _, c in ipairs(d.columns) do t[c] = d[c] end
+  return setmetatable(t, traj_mt)
 end
 
 --- traj:write_csv(path) -> path: header row of column names, then one row per sample (%.17g).

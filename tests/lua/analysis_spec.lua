@@ -277,3 +277,36 @@ describe("lf.json, lf.write_json, lf.mkdir_p", function()
     os.remove(path); os.remove(dir .. "/a/b"); os.remove(dir .. "/a"); os.remove(dir)
   end)
 end)
+
+describe("lf.run streaming and its memory bound", function()
+  local body = lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.7227, 0}, omega = {0, 0, 0.625},
+                            potential = lf.potential.stress{}}
+  it("streams samples to a CSV file that reads back to the same trajectory", function()
+    local path = os.tmpname()
+    local mem = lf.run(body, {method = "vlv", h = 0.125, T = 10, every = 2})
+    local tr = lf.run(body, {method = "vlv", h = 0.125, T = 10, every = 2, stream = path})
+    assert.are.equal(path, tr.file)
+    assert.is_nil(tr.energy)
+    assert.are.equal(mem.samples, tr.samples)
+    assert.are.equal(mem.energy[#mem.energy], tr.last.energy)
+    local back = tr:load()
+    for _, c in ipairs(mem.columns) do
+      for k = 1, mem.samples do assert.are.equal(mem[c][k], back[c][k]) end
+    end
+    os.remove(path)
+  end)
+  it("refuses a run that would not fit in memory, and says what to do", function()
+    has(errmsg(lf.run, body, {method = "vlv", h = 0.125, T = 1e6, memory_limit = 1e6}),
+        "sample less often (every = ")
+    has(errmsg(lf.run, body, {method = "vlv", h = 0.125, T = 1, stream = 3}), "option 'stream' must be a file path")
+    has(errmsg(lf.run, body, {method = "vlv", h = 0.125, T = 1, stream = "/nonexistent/dir/x.csv"}), "cannot open the stream")
+  end)
+  it("keeps the samples taken before a failure in the stream", function()
+    local bad = lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.05, 0}, omega = {0, 0.5, 0.625},
+      potential = function(R) return R[3][3] > 0.99 and R[3][3] or 0 / 0 end}
+    local path = os.tmpname()
+    local msg = errmsg(lf.run, bad, {method = "vlv", h = 0.125, T = 100, stream = path})
+    has(msg, "samples up to there are in '" .. path .. "'")
+    os.remove(path)
+  end)
+end)
