@@ -96,6 +96,7 @@ void lf_stepper_free(lf_stepper *s)
 
 int lf_stepper_set_state(lf_stepper *s, const double *y, double t)
 {
+    if (!s) return LF_EINVAL;
     if (!y) return lf_error_set(&s->err, LF_EINVAL, "set_state: the state is required");
     if (!isfinite(t)) return lf_error_set(&s->err, LF_EINVAL, "time t=%g is not finite", t);
     int rc = lf_system_check_state(s->sys, y, 1e-9, &s->err);
@@ -162,9 +163,16 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
             return lf_error_set(&s->err, rc, "%s: step from t=%.17g with h=%g failed: %s", s->method->info.name, s->t,
                                 s->h_taken, msg);
         }
-        s->cache_valid = s->cache_set; /* a step that did not cache the new data leaves none */
         const double hk = s->h_taken;
         double y = hk - s->t_comp, t = s->t + y; /* Kahan summation: t stays exact to round-off */
+        if (!isfinite(t)) {
+            memcpy(s->y, s->save, nst * sizeof(double));
+            s->cache_valid = valid;
+            s->h_next = h_next;
+            return lf_error_set(&s->err, LF_EDOMAIN, "%s: the time overflows (t=%g + h=%g)", s->method->info.name,
+                                s->t, hk);
+        }
+        s->cache_valid = s->cache_set; /* a step that did not cache the new data leaves none */
         s->t_comp = (t - s->t) - y;
         s->t = t;
         s->stats.steps++;
@@ -210,14 +218,20 @@ int lf_stepper_advance_to(lf_stepper *s, double T, double h)
     return LF_OK;
 }
 
-const double *lf_stepper_state(const lf_stepper *s) { return s->y; }
-double lf_stepper_time(const lf_stepper *s) { return s->t; }
-const lf_method *lf_stepper_method(const lf_stepper *s) { return s->method; }
-const lf_system *lf_stepper_system(const lf_stepper *s) { return s->sys; }
-const lf_error *lf_stepper_error(const lf_stepper *s) { return &s->err; }
-void lf_stepper_get_stats(const lf_stepper *s, lf_stepper_stats *stats) { *stats = s->stats; }
-double lf_stepper_next_h(const lf_stepper *s) { return s->h_next; }
-void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag) { s->cancel = flag; }
+const double *lf_stepper_state(const lf_stepper *s) { return s ? s->y : NULL; }
+double lf_stepper_time(const lf_stepper *s) { return s ? s->t : NAN; }
+const lf_method *lf_stepper_method(const lf_stepper *s) { return s ? s->method : NULL; }
+const lf_system *lf_stepper_system(const lf_stepper *s) { return s ? s->sys : NULL; }
+const lf_error *lf_stepper_error(const lf_stepper *s) { return s ? &s->err : NULL; }
+void lf_stepper_get_stats(const lf_stepper *s, lf_stepper_stats *stats)
+{
+    if (s && stats) *stats = s->stats;
+}
+double lf_stepper_next_h(const lf_stepper *s) { return s ? s->h_next : NAN; }
+void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag)
+{
+    if (s) s->cancel = flag;
+}
 
 /* ------------------------------------------------------------------------------------ helpers */
 

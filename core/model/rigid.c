@@ -29,12 +29,14 @@ const lf_potential *lf_rigid_potential(const lf_system *s) { return rigid(s) ? r
 int lf_rigid_potential_eval(const lf_system *s, const double *R, double *U, double *tau, lf_error *err)
 {
     const rigid_ctx *c = rigid(s);
+    if (!c || !R) return lf_error_set(err, LF_EINVAL, "lf_rigid_potential_eval: a rigid system and rotations are required");
     return lf_potential_eval(c->pot, c->nb, R, U, tau, err);
 }
 
 double lf_rigid_kinetic(const lf_system *s, const double *w)
 {
     const rigid_ctx *c = rigid(s);
+    if (!c || !w) return NAN;
     double T = 0;
     for (int i = 0; i < 3 * c->nb; i++) T += 0.5 * c->J[i] * w[i] * w[i];
     return T;
@@ -42,6 +44,8 @@ double lf_rigid_kinetic(const lf_system *s, const double *w)
 
 int lf_rigid_energy(const lf_system *s, const double *R, const double *w, double *E, lf_error *err)
 {
+    if (!rigid(s) || !R || !w || !E)
+        return lf_error_set(err, LF_EINVAL, "lf_rigid_energy: a rigid system, R, w and an output are required");
     double U;
     int rc = lf_rigid_potential_eval(s, R, &U, NULL, err);
     if (rc != LF_OK) return rc;
@@ -52,7 +56,9 @@ int lf_rigid_energy(const lf_system *s, const double *R, const double *w, double
 void lf_rigid_spatial_momentum(const lf_system *s, const double *R, const double *w, double pi[3])
 {
     const rigid_ctx *c = rigid(s);
+    if (!pi) return;
     pi[0] = pi[1] = pi[2] = 0;
+    if (!c || !R || !w) return;
     for (int i = 0; i < c->nb; i++) {
         double Pi[3], p[3];
         lf_v3_mul(c->J + 3 * i, w + 3 * i, Pi);

@@ -72,6 +72,7 @@ const double *lf_system_initial(const lf_system *s) { return s->y0; }
 
 int lf_system_check_state(const lf_system *s, const double *y, double tol, lf_error *err)
 {
+    if (!s || !y) return lf_error_set(err, LF_EINVAL, "lf_system_check_state: a system and a state are required");
     /* field by field, so that messages name the field ("R[2] is not a rotation ...") */
     for (int i = 0; i < s->nfields; i++) {
         const lf_field *f = &s->fields[i];
@@ -90,6 +91,7 @@ int lf_system_check_state(const lf_system *s, const double *y, double tol, lf_er
 
 int lf_system_set_initial(lf_system *s, const double *y0, lf_error *err)
 {
+    if (!s || !y0) return lf_error_set(err, LF_EINVAL, "lf_system_set_initial: a system and a state are required");
     int rc = lf_system_check_state(s, y0, 1e-9, err);
     if (rc != LF_OK) return rc;
     memcpy(s->y0, y0, (size_t)lf_manifold_nparam(s->M) * sizeof(double));
@@ -98,6 +100,7 @@ int lf_system_set_initial(lf_system *s, const double *y0, lf_error *err)
 
 int lf_system_f(const lf_system *s, double t, const double *y, double *xi, lf_error *err)
 {
+    if (!s || !y || !xi) return lf_error_set(err, LF_EINVAL, "lf_system_f: a system, a state and an output are required");
     int rc = s->cls->f(s, t, y, xi, err);
     if (rc != LF_OK) return rc;
     const int nd = lf_manifold_ndim(s->M);
@@ -120,6 +123,7 @@ int lf_system_has_energy(const lf_system *s) { return s->has_energy; }
 
 int lf_system_energy(const lf_system *s, const double *y, double *E, lf_error *err)
 {
+    if (!s || !y || !E) return lf_error_set(err, LF_EINVAL, "lf_system_energy: a system, a state and an output are required");
     if (!s->has_energy) return lf_error_set(err, LF_EINVAL, "%s: this system has no energy", s->cls->kind);
     int rc = s->cls->energy(s, y, E, err);
     if (rc == LF_OK && !isfinite(*E)) return lf_error_set(err, LF_EDOMAIN, "%s: the energy is not finite (%g)", s->cls->kind, *E);
@@ -142,6 +146,7 @@ int lf_system_observables_dim(const lf_system *s) { return s->obs_dim; }
 
 int lf_system_observe(const lf_system *s, double t, const double *y, double *out, lf_error *err)
 {
+    if (!s || !y || !out) return lf_error_set(err, LF_EINVAL, "lf_system_observe: a system, a state and an output are required");
     if (!s->cls->observe) return LF_OK;
     return s->cls->observe(s, t, y, out, err);
 }

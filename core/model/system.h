@@ -80,7 +80,8 @@ int lf_system_f(const lf_system *s, double t, const double *y, double *xi, lf_er
 int lf_system_has_jacobian(const lf_system *s);
 int lf_system_jacobian(const lf_system *s, double t, const double *y, double *D, lf_error *err);
 
-/* Energy (the first integral when there is one), if the system has one. */
+/* Energy (the first integral when there is one), if the system has one. Every function here
+ * returns LF_EINVAL (or NULL / NaN) for NULL arguments instead of crashing. */
 int lf_system_has_energy(const lf_system *s);
 int lf_system_energy(const lf_system *s, const double *y, double *E, lf_error *err);
 

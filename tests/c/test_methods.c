@@ -280,6 +280,27 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(e.msg, "rigid"));
     lf_system_free(flow);
     lf_manifold_free(M);
+    /* NULL and nonsense through the C API: statuses, not crashes */
+    pack_state(p.R0, p.w0, y);
+    assert_null(lf_method_find(NULL));
+    assert_null(lf_rigid_new(1, NULL, NULL, &e));
+    assert_null(lf_stepper_new(lf_method_find("vlv"), sys, NULL, 0, NULL, &e));
+    assert_int_equal(lf_stepper_step(NULL, 0.1, 1), LF_EINVAL);
+    assert_int_equal(lf_stepper_set_state(NULL, y, 0), LF_EINVAL);
+    assert_int_equal(lf_system_energy(sys, y, NULL, &e), LF_EINVAL);
+    assert_int_equal(lf_rigid_energy(sys, NULL, y + 9, NULL, &e), LF_EINVAL);
+    double ref[12], T = 1;
+    assert_int_equal(lf_reference_solve(NULL, y, 0, &T, 1, ref, NULL, NULL, &e), LF_EINVAL);
+    /* the time overflows: an error, and the state is kept (a body at rest, no potential) */
+    lf_system *rest = lf_rigid_new(1, p.J, NULL, &e);
+    double y0[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    st = lf_stepper_new(lf_method_find("lie_euler"), rest, y0, 1e308, NULL, &e); /* explicit: no h^2 */
+    assert_int_equal(lf_stepper_step(st, 1e308, 1), LF_EDOMAIN);
+    printf("  %s\n", lf_stepper_error(st)->msg);
+    assert_true(lf_stepper_time(st) == 1e308);
+    assert_memory_equal(lf_stepper_state(st), y0, sizeof y0);
+    lf_stepper_free(st);
+    lf_system_free(rest);
     lf_system_free(sys);
     problem_free(&p);
 }
