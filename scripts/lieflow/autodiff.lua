@@ -847,6 +847,18 @@ local function so3_angle(a, b)
     return satan2(ssqrt(dot3(s1, s2, s3, s1, s2, s3)), c)
 end
 
+-- The error a function raises when it hands a dual to a function that takes numbers only (a local
+-- alias of math.sqrt, string.format, ...): explain it.
+local function explain(msg, what)
+    msg = tostring(msg)
+    if msg:find("number expected, got table", 1, true) or msg:find("number expected, got lf.dual", 1, true) then
+        return fmt("%s cannot be differentiated: it passes an autodiff value to a function of plain numbers " ..
+            "(a local alias like `local sqrt = math.sqrt`? call math.sqrt in it; or give the derivative " ..
+            "yourself): %s", what, msg)
+    end
+    return msg
+end
+
 -- ================================================================ torque of a Lua potential
 
 -- R (I + hat(eps)) with eps the three seed directions: entry (i, j) has derivative (R hat(e_l))_ij
@@ -892,8 +904,13 @@ local function torque(U, R, nb)
     if nb == nil then -- a single rotation, or an array of them
         nb = (type(R) == "table" and getmetatable(R) == nil and kind(R[1]) == 9) and #R or 1
     end
+    local function call(Rarg, what)
+        local ok, u = pcall(U, Rarg)
+        if not ok then error(explain(u, what), 0) end
+        return u
+    end
     if nb == 1 and kind(R) == 9 then
-        return body_torque(U(seeded(R)), "potential U(R)")
+        return body_torque(call(seeded(R), "potential U(R)"), "potential U(R)")
     end
     if type(R) ~= "table" or #R ~= nb then
         error(fmt("autodiff torque: array of %d rotations expected, got %s", nb, typename(R)), 2)
@@ -903,13 +920,51 @@ local function torque(U, R, nb)
         local Rs = {}
         for j = 1, nb do Rs[j] = R[j] end
         Rs[i] = seeded(R[i])
-        taus[i] = body_torque(U(Rs), "potential U(Rs)")
+        taus[i] = body_torque(call(Rs, "potential U(Rs)"), "potential U(Rs)")
     end
     return taus
 end
 
 local ad_module = { math = M, torque = torque }
 local ad = ad_module
+
+-- ================================================================ functions written with the standard math
+
+-- The standard math library with its functions made dual-aware (lf.math), the rest as it is.
+local natural_math = setmetatable({}, { __index = function(_, k)
+    local f = rawget(M, k)
+    if f ~= nil then return f end
+    return math[k]
+end })
+
+--- ad.natural(fn) -> fn: lets fn call math.sqrt, math.cos, ... on autodiff values. fn gets an _ENV
+--- of its own (its upvalue is re-joined to a new cell: other functions of its chunk keep theirs)
+--- whose `math` is the dual-aware lf.math and whose other names read and write the original
+--- environment; so do the Lua functions fn reaches through its upvalues (the local helper
+--- functions of its chunk), transitively. Functions fn reaches through globals are not changed.
+--- Returns fn itself (changed in place).
+function ad.natural(fn, seen)
+    if type(fn) ~= "function" or not debug or not debug.getupvalue then return fn end
+    seen = seen or {}
+    if seen[fn] then return fn end
+    seen[fn] = true
+    for i = 1, 255 do
+        local name, v = debug.getupvalue(fn, i)
+        if name == nil then break end
+        if name == "_ENV" then
+            if type(v) == "table" and rawget(v, "math") ~= natural_math then
+                local proxy = setmetatable({ math = natural_math }, { __index = v, __newindex = v })
+                local holder = function() return proxy end -- its only upvalue is `proxy`
+                debug.upvaluejoin(fn, i, holder, 1)
+            end
+        elseif type(v) == "function" and debug.getinfo(v, "S").what == "Lua" then
+            ad.natural(v, seen)
+        end
+    end
+    return fn
+end
+
+ad.explain = explain
 
 -- ================================================================ along the action of a Lie group
 
@@ -1004,7 +1059,8 @@ local function along_action(fn, y, names, triv, visit)
             local ys = {}
             for j = 1, #y do ys[j] = y[j] end
             ys[i] = seed_value(f.name, x, T, l0)
-            local r = fn(ys)
+            local ok, r = pcall(fn, ys)
+            if not ok then error(explain(r, "the function"), 0) end
             for l = 1, math.min(3, f.nd - l0) do visit(col + l0 + l, l, r) end
         end
         col = col + f.nd

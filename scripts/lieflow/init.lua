@@ -11,7 +11,7 @@ local lf = {
   version = core.version,
   vec3 = core.vec3, mat3 = core.mat3,
   so3 = core.so3, s2 = core.s2, quat = core.quat,
-  rigidbody = core.rigidbody, bodies = core.bodies, potential = core.potential,
+  potential = core.potential,
   rkmk = core.rkmk,
   reference = core.reference, exact = core.exact,
   math = ad.math, autodiff = ad,
@@ -32,6 +32,29 @@ function lf.method_info(name)
   for _, m in ipairs(core.methods()) do if m.name == name then return m end end
 end
 
+-- A Lua potential differentiated by autodiff (no torque given) may call math.sqrt, math.cos, ...
+-- directly (ad.natural gives it a dual-aware math).
+local function natural_potential(spec)
+  if type(spec) == "table" and type(spec.potential) == "function" and spec.torque == nil then
+    ad.natural(spec.potential)
+  end
+  return spec
+end
+
+--- lf.rigidbody{inertia=, R=, omega= | momentum=, potential=, torque=}: one rigid body (core.rigidbody).
+function lf.rigidbody(spec)
+  local ok, sys = pcall(core.rigidbody, natural_potential(spec))
+  if not ok then error(run.strip_position(sys), 2) end
+  return sys
+end
+
+--- lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs), torque = tau(Rs) }: several bodies.
+function lf.bodies(spec)
+  local ok, sys = pcall(core.bodies, natural_potential(spec))
+  if not ok then error(run.strip_position(sys), 2) end
+  return sys
+end
+
 --- lf.lie_ode{factors=, trivialization=, y0=, f=, params=, energy=, jacobian=}: a Lie-group ODE
 --- (core.lie_ode); jacobian = "autodiff" differentiates a Lua f along the action by forward-mode
 --- autodiff (f must then compute with the values it is given, lf.math for functions).
@@ -40,7 +63,7 @@ function lf.lie_ode(spec)
     if type(spec.f) ~= "function" then error("lf.lie_ode: jacobian = \"autodiff\" needs a Lua function f", 2) end
     local copy = {}
     for k, v in pairs(spec) do copy[k] = v end
-    local f, names, triv = spec.f, spec.factors, spec.trivialization or "right"
+    local f, names, triv = ad.natural(spec.f), spec.factors, spec.trivialization or "right"
     copy.jacobian = function(t, y) return ad.lie_jacobian(f, t, y, names, triv) end
     spec = copy
   end

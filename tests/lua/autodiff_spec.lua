@@ -529,3 +529,41 @@ describe("lieflow.autodiff", function()
         for _, k in ipairs(names) do io.stdout:write(string.format("  %-44s %.3g\n", k, worst[k])) end
     end)
 end)
+
+describe("potentials written with the standard math library", function()
+  local lf = require "lieflow"
+  local Rm = lf.so3.exp{2.5 / math.sqrt(2), 0, 2.5 / math.sqrt(2)}
+  it("differentiate like ones written with lf.math (math.sqrt, math.cos ... in U)", function()
+    local function dist(A, B)
+      local s = 0
+      for i = 1, 3 do for j = 1, 3 do s = s + (A[i][j] - B[i][j]) ^ 2 end end
+      return math.sqrt(s)
+    end
+    local function U(R) return (dist(R, lf.so3.I) - 1) ^ 2 - 0.3 / dist(R, Rm) + 0.1 * math.cos(R[3][3]) end
+    local function Ulf(R)
+      local M = lf.math
+      local s1, s2 = 0, 0
+      for i = 1, 3 do for j = 1, 3 do
+        s1 = s1 + (R[i][j] - lf.so3.I[i][j]) ^ 2
+        s2 = s2 + (R[i][j] - Rm[i][j]) ^ 2
+      end end
+      return (M.sqrt(s1) - 1) ^ 2 - 0.3 / M.sqrt(s2) + 0.1 * M.cos(R[3][3])
+    end
+    local R = lf.so3.exp{0.2, 0.7, -0.1}
+    local a = lf.rigidbody{inertia = {2, 2, 4}, potential = U}:torque(R)
+    local b = lf.rigidbody{inertia = {2, 2, 4}, potential = Ulf}:torque(R)
+    assert.is_true((a - b):norm() < 1e-15)
+    -- the function still works on plain numbers, and its chunk's other functions keep their math
+    assert.is_number(U(R))
+    assert.are.equal(math.sqrt, _ENV.math.sqrt)
+  end)
+  it("explain what cannot be differentiated (a local alias of math.sqrt)", function()
+    local sqrt = math.sqrt
+    local function U(R) return sqrt(R[1][1] + 2) end
+    local body = lf.rigidbody{inertia = {2, 2, 4}, potential = U}
+    local ok, msg = pcall(body.torque, body, lf.so3.I)
+    assert.is_false(ok)
+    assert.is_truthy(msg:find("local alias", 1, true), msg)
+    assert.is_truthy(msg:find("give the derivative yourself", 1, true), msg)
+  end)
+end)
