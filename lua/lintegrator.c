@@ -424,6 +424,49 @@ static int it_set_state(lua_State *L)
     return 1;
 }
 
+/* it:checkpoint() -> {t=, t_comp=, next_h=, h=, steps=, <fields>=} (what it:restore takes back). */
+static int it_checkpoint(lua_State *L)
+{
+    lfb_integrator *it = checkit(L, 1);
+    const lf_stepper *st = it->st;
+    lf_stepper_stats stats;
+    lf_stepper_get_stats(st, &stats);
+    lfb_push_state(L, lf_stepper_system(st), lf_stepper_time(st), lf_stepper_state(st));
+    lua_pushnumber(L, lf_stepper_time_compensation(st));
+    lua_setfield(L, -2, "t_comp");
+    lua_pushnumber(L, lf_stepper_next_h(st));
+    lua_setfield(L, -2, "next_h");
+    lua_pushnumber(L, it->h);
+    lua_setfield(L, -2, "h");
+    lua_pushinteger(L, stats.steps);
+    lua_setfield(L, -2, "steps");
+    return 1;
+}
+
+/* it:restore(checkpoint): the state, time, its compensation, h and the adaptive step, bit for bit. */
+static int it_restore(lua_State *L)
+{
+    lfb_integrator *it = checkit(L, 1);
+    check_not_busy(L, it);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    const lf_system *sys = lf_stepper_system(it->st);
+    const int np = lf_system_nparam(sys);
+    double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
+    memcpy(y, lf_stepper_state(it->st), (size_t)np * sizeof(double));
+    double t = lf_stepper_time(it->st);
+    static const char *const extra[] = {"t_comp", "next_h", "h", "steps", NULL};
+    lfb_read_state(L, 2, sys, y, &t, extra, "restore");
+    const double t_comp = opt_number(L, 2, "t_comp", 0), next_h = opt_number(L, 2, "next_h", 0);
+    const double h = opt_number(L, 2, "h", it->h);
+    if (h == 0) return luaL_error(L, "restore: h must be nonzero");
+    it = checkit(L, 1);
+    if (lf_stepper_restore(it->st, y, t, t_comp, next_h) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
+    it->h = h;
+    lua_settop(L, 1);
+    return 1;
+}
+
 /* it:observe() -> t, then the values of every trajectory column (it:columns()) */
 static int it_observe(lua_State *L)
 {
@@ -451,7 +494,8 @@ static int it_error(lua_State *L)
 
 static const luaL_Reg it_methods[] = {{"step", it_step},         {"advance_to", it_advance_to}, {"energy", it_energy},
                                       {"state", it_state},       {"set_state", it_set_state},   {"observe", it_observe},
-                                      {"error", it_error},       {NULL, NULL}};
+                                      {"error", it_error},       {"checkpoint", it_checkpoint},
+                                      {"restore", it_restore},   {NULL, NULL}};
 
 static int it_columns(lua_State *L)
 {

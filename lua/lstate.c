@@ -291,6 +291,43 @@ int lfb_lie_tangents(lua_State *L)
     return 1;
 }
 
+/* Edit distance (insertions, deletions, substitutions, transpositions) of two short strings,
+ * capped at 9: what "did you mean" needs. */
+static int edit_distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 40 || lb > 40) return 9;
+    int d[41][41];
+    for (int i = 0; i <= la; i++) d[i][0] = i;
+    for (int j = 0; j <= lb; j++) d[0][j] = j;
+    for (int i = 1; i <= la; i++)
+        for (int j = 1; j <= lb; j++) {
+            int c = a[i - 1] != b[j - 1];
+            int v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + c < v) v = d[i - 1][j - 1] + c;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb] < 9 ? d[la][lb] : 9;
+}
+
+/* The valid key closest to k (edit distance <= 2, and less than half of k's length), or NULL. */
+static const char *closest(const char *k, const char *const *keys)
+{
+    const char *best = NULL;
+    int bd = 3;
+    for (int i = 0; keys[i]; i++) {
+        int d = edit_distance(k, keys[i]);
+        if (d < bd && 2 * d < (int)strlen(k) + 1) {
+            bd = d;
+            best = keys[i];
+        }
+    }
+    return best;
+}
+
 void lfb_check_keys(lua_State *L, int idx, const char *const *keys, const char *fn, const char *noun)
 {
     idx = lua_absindex(L, idx);
@@ -306,6 +343,8 @@ void lfb_check_keys(lua_State *L, int idx, const char *const *keys, const char *
             luaL_addstring(&b, keys[i]);
         }
         luaL_pushresult(&b);
+        const char *near = k ? closest(k, keys) : NULL;
+        if (near) luaL_error(L, "%s: unknown %s '%s' (did you mean '%s'?) (%ss: %s)", fn, noun, k, near, noun, lua_tostring(L, -1));
         if (k) luaL_error(L, "%s: unknown %s '%s' (%ss: %s)", fn, noun, k, noun, lua_tostring(L, -1));
         luaL_error(L, "%s: unknown %s (a %s key) (%ss: %s)", fn, noun, luaL_typename(L, -2), noun, lua_tostring(L, -1));
     }

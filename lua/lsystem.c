@@ -347,14 +347,15 @@ static int pot_index(lua_State *L)
 
 /* ---------------------------------------------------------------- rigid bodies */
 /* Read one body description {inertia=, R=, omega= | momentum=} at table t into J, R, w. */
-static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3], const char *fn)
+static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3], const char *fn, int nonphysical)
 {
     if (!optvec(L, t, "inertia", J, fn)) luaL_error(L, "%s: field 'inertia' (3 principal moments) is required", fn);
     for (int k = 0; k < 3; k++)
         if (!(J[k] > 0)) luaL_error(L, "%s: inertia moment %d = %f, expected a positive number", fn, k + 1, J[k]);
-    if (J[0] + J[1] < J[2] || J[1] + J[2] < J[0] || J[0] + J[2] < J[1])
-        fprintf(stderr, "lieflow: warning: %s: inertia (%g, %g, %g) violates the triangle inequality\n", fn, J[0],
-                J[1], J[2]);
+    /* the principal moments of a real body satisfy J_i + J_j >= J_k (they are sums of second moments) */
+    if (!nonphysical && (J[0] + J[1] < J[2] || J[1] + J[2] < J[0] || J[0] + J[2] < J[1]))
+        luaL_error(L, "%s: inertia (%f, %f, %f) violates the triangle inequality J_i + J_j >= J_k: no real body has "
+                      "it (set nonphysical = true to integrate it anyway)", fn, J[0], J[1], J[2]);
     lf_m3_identity(R);
     optrot(L, t, "R", R, fn);
     double Pi[3];
@@ -368,6 +369,12 @@ static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3]
  * its elements pt[1..nb], read one at a time); potential/torque fields in table pt. */
 static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
 {
+    static const char *const body_keys[] = {"inertia", "R", "omega", "momentum", "potential", "torque", "nonphysical", NULL};
+    static const char *const item_keys[] = {"inertia", "R", "omega", "momentum", NULL};
+    if (!list) lfb_check_keys(L, pt, body_keys, fn, "field");
+    lua_getfield(L, pt, "nonphysical");
+    const int nonphysical = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     double *scratch = lua_newuserdatauv(L, 15 * (size_t)nb * sizeof(double), 0); /* J | y0 (collected) */
     double *J = scratch, *y0 = scratch + 3 * nb;
     for (int i = 0; i < nb; i++) {
@@ -376,7 +383,8 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
         else snprintf(who, sizeof who, "%s: body %d", fn, i + 1);
         if (list && lua_geti(L, pt, i + 1) != LUA_TTABLE)
             return luaL_error(L, "%s: body %d must be a table, got %s", fn, i + 1, lfb_typename(L, -1));
-        read_body(L, list ? lua_gettop(L) : pt, J + 3 * i, y0 + 9 * i, y0 + 9 * nb + 3 * i, who);
+        if (list) lfb_check_keys(L, lua_gettop(L), item_keys, who, "field");
+        read_body(L, list ? lua_gettop(L) : pt, J + 3 * i, y0 + 9 * i, y0 + 9 * nb + 3 * i, who, nonphysical);
         if (list) lua_pop(L, 1);
     }
     lfb_system *s = lfb_newsystem(L);
@@ -431,6 +439,24 @@ static int l_bodies(lua_State *L)
     lua_settop(L, 1);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
     if (n < 1) return luaL_error(L, "lf.bodies: at least one body table expected");
+    static const char *const keys[] = {"potential", "torque", "nonphysical", NULL};
+    lua_pushnil(L); /* the bodies 1..n and these fields */
+    while (lua_next(L, 1)) {
+        lua_pop(L, 1);
+        if (lua_isinteger(L, -1)) {
+            lua_Integer i = lua_tointeger(L, -1);
+            if (i >= 1 && i <= n) continue;
+            return luaL_error(L, "lf.bodies: key %I is not one of the bodies 1..%I", i, n);
+        }
+        if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "lf.bodies: unknown key (a %s)", luaL_typename(L, -1));
+        lua_pushvalue(L, -1);
+        lua_newtable(L);
+        lua_insert(L, -2);
+        lua_pushboolean(L, 1);
+        lua_settable(L, -3); /* {key = true}: checked against the valid fields */
+        lfb_check_keys(L, -1, keys, "lf.bodies", "field");
+        lua_pop(L, 1);
+    }
     if (n > 100000) return luaL_error(L, "lf.bodies: %I bodies is too many", n);
     return build_rigid(L, 1, (int)n, 1, "lf.bodies");
 }

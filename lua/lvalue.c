@@ -66,12 +66,21 @@ static double table_number(lua_State *L, int idx, lua_Integer i, const char *wha
     return x;
 }
 
+/* An autodiff value: a table whose metatable has the field __lf_dual. */
+static int is_dual(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return 0;
+    int d = lua_getfield(L, -1, "__lf_dual") != LUA_TNIL;
+    lua_pop(L, 2);
+    return d;
+}
+
 void lfb_tovec3(lua_State *L, int idx, double v[3], const char *what)
 {
     idx = lua_absindex(L, idx);
     const double *u = lfb_testvec3(L, idx);
     if (u) memcpy(v, u, 3 * sizeof(double));
-    else if (lua_type(L, idx) == LUA_TTABLE && !lua_getmetatable(L, idx)) {
+    else if (lua_type(L, idx) == LUA_TTABLE && !is_dual(L, idx)) { /* plain tables, with a metatable or not */
         if (luaL_len(L, idx) != 3)
             luaL_error(L, "%s: vec3 or table of 3 numbers expected, got a table of length %d", what,
                        (int)luaL_len(L, idx));
@@ -86,7 +95,7 @@ void lfb_tomat3(lua_State *L, int idx, double M[9], const char *what)
     idx = lua_absindex(L, idx);
     const double *u = lfb_testmat3(L, idx);
     if (u) memcpy(M, u, 9 * sizeof(double));
-    else if (lua_type(L, idx) == LUA_TTABLE && !lua_getmetatable(L, idx)) {
+    else if (lua_type(L, idx) == LUA_TTABLE && !is_dual(L, idx)) { /* plain tables, with a metatable or not */
         lua_Integer n = luaL_len(L, idx);
         lua_geti(L, idx, 1);
         int nested = lua_type(L, -1) != LUA_TNUMBER;
@@ -116,13 +125,6 @@ void lfb_torotation(lua_State *L, int idx, double R[9], const char *what)
 }
 
 /* ---------------------------------------------------------------- autodiff dispatch */
-static int is_dual(lua_State *L, int idx)
-{
-    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return 0;
-    int d = lua_getfield(L, -1, "__lf_dual") != LUA_TNIL;
-    lua_pop(L, 2);
-    return d;
-}
 
 int lfb_dual_dispatch(lua_State *L, const char *name, int *nres)
 {

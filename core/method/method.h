@@ -100,6 +100,10 @@ const lf_error *lf_stepper_error(const lf_stepper *s); /* the last error */
 void lf_stepper_get_stats(const lf_stepper *s, lf_stepper_stats *stats);
 /* Adaptive methods: the step size the next step will try. */
 double lf_stepper_next_h(const lf_stepper *s);
+/* Checkpoints: the compensation of the time's summation, and restoring a state with it and the
+ * adaptive step size, which resumes a run bit for bit (lf_stepper_set_state starts a new sum). */
+double lf_stepper_time_compensation(const lf_stepper *s);
+int lf_stepper_restore(lf_stepper *s, const double *y, double t, double t_comp, double next_h);
 /* When *flag becomes nonzero, lf_stepper_step returns LF_EINTR at the next step boundary it checks. */
 void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag);
 

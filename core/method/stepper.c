@@ -228,6 +228,20 @@ void lf_stepper_get_stats(const lf_stepper *s, lf_stepper_stats *stats)
     if (s && stats) *stats = s->stats;
 }
 double lf_stepper_next_h(const lf_stepper *s) { return s ? s->h_next : NAN; }
+double lf_stepper_time_compensation(const lf_stepper *s) { return s ? s->t_comp : NAN; }
+
+int lf_stepper_restore(lf_stepper *s, const double *y, double t, double t_comp, double next_h)
+{
+    if (!s) return LF_EINVAL;
+    if (!isfinite(t_comp) || !(next_h >= 0) || !isfinite(next_h))
+        return lf_error_set(&s->err, LF_EINVAL, "restore: compensation %g and next step %g must be finite (and the "
+                                                "step >= 0)", t_comp, next_h);
+    int rc = lf_stepper_set_state(s, y, t);
+    if (rc != LF_OK) return rc;
+    s->t_comp = t_comp;
+    s->h_next = next_h;
+    return LF_OK;
+}
 void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag)
 {
     if (s) s->cancel = flag;

@@ -86,4 +86,55 @@ function lf.integrator(method, system, opts)
   return core.integrator(method, system, opts)
 end
 
+-- ---------------------------------------------------------------- checkpoints
+local checkpoint_format = "lieflow-checkpoint"
+
+--- it:save(path) -> path: a checkpoint of the integrator (method, h, time and its summation's
+--- compensation, state, the adaptive step) as JSON with every number exact (%.17g); lf.load(path,
+--- system) makes an integrator on `system` that resumes the run bit for bit.
+local function save(it, path)
+  if type(path) ~= "string" then error(("it:save: path (string) expected, got %s"):format(type(path)), 2) end
+  local c = it:checkpoint()
+  c.format, c.version = checkpoint_format, 1
+  c.method = it.name
+  c.system_kind = it.system.kind
+  local ok, err = pcall(an.write_json, path, c)
+  if not ok then error("it:save: " .. run.strip_position(err), 2) end
+  return path
+end
+
+--- lf.load(path, system [, method]) -> integrator: resumes a checkpoint written by it:save on the same
+--- system (its Lua callbacks cannot be saved: give the system again). method: an lf.rkmk or lf.method
+--- when the checkpoint's method is not built in.
+function lf.load(path, system, method)
+  if type(path) ~= "string" then error(("lf.load: path (string) expected, got %s"):format(type(path)), 2) end
+  local f, err = io.open(path, "r")
+  if not f then error(("lf.load: cannot open '%s': %s"):format(path, tostring(err)), 2) end
+  local text = f:read("a")
+  f:close()
+  local ok, c = pcall(an.json.decode, text)
+  if not ok or type(c) ~= "table" or c.format ~= checkpoint_format then
+    error(("lf.load: '%s' is not a lieflow checkpoint (written by it:save)"):format(path), 2)
+  end
+  if system == nil or system.kind ~= c.system_kind then
+    error(("lf.load: the checkpoint is of a %s system; give that system as argument #2"):format(tostring(c.system_kind)), 2)
+  end
+  local m = method or c.method
+  local ok2, it = pcall(lf.integrator, m, system, {h = c.h})
+  if not ok2 then error("lf.load: " .. run.strip_position(it), 2) end
+  local state = {}
+  for k, v in pairs(c) do
+    if k ~= "format" and k ~= "version" and k ~= "method" and k ~= "system_kind" then state[k] = v end
+  end
+  local ok3, e3 = pcall(it.restore, it, state)
+  if not ok3 then error("lf.load: " .. run.strip_position(e3), 2) end
+  return it
+end
+
+do -- it:save on the built-in integrators (their metatable's method table) and the Lua ones
+  local mt = debug.getregistry()["lf.integrator"]
+  if mt and mt.methods then mt.methods.save = save end
+  luamethod.methods.save = save
+end
+
 return lf

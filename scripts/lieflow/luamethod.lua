@@ -120,6 +120,22 @@ function methods:set_state(s)
   return self
 end
 function methods:columns() return self.system:columns() end
+function methods:checkpoint()
+  local c = copy(self.state_)
+  c.t_comp, c.h, c.steps, c.next_h = self.tc_, self.h_, self.steps, 0
+  return c
+end
+function methods:restore(c)
+  if type(c) ~= "table" then error(("restore: checkpoint table expected, got %s"):format(type(c)), 2) end
+  local s = {}
+  for _, f in ipairs(self.system.fields) do s[f] = c[f] end
+  s.t = c.t
+  self:set_state(s)
+  self.tc_ = c.t_comp or 0
+  if c.h then rawset(self, "h_", c.h) end
+  if c.steps then rawset(self, "steps", c.steps) end
+  return self
+end
 function methods:observe() return self.state_.t, self.system:observe(self.state_, self.state_.t) end
 function methods:error(ref) return self.system:error(self.state_, ref) end
 
@@ -171,5 +187,7 @@ function M.integrator(method, system, opts)
   local it = {method = method, system = system, h_ = h, steps = 0, tc_ = 0, state_ = state}
   return setmetatable(it, it_mt)
 end
+
+M.methods = methods
 
 return M

@@ -23,6 +23,12 @@
 -- non-number stops the run with an error naming it and the time.
 -- progress: nil = a progress line on stderr (\r, percentage, steps/s) when stderr is a terminal
 -- and the run has lasted more than 1 s; true = always; false = never.
+-- record = {"R", "omega", "quaternion", "euler_zyx", ...}: columns of the state itself, without one
+-- observer per number: any field of the system (R11 .. R33 for a rotation, omega1 .. omega3 for a
+-- vector, y1_w .. for a quaternion, with the item's index in front when a field holds several:
+-- R2_11 ...), and for rigid bodies "quaternion" (q_w, q_x, q_y, q_z; w >= 0) and Euler angles
+-- "euler_<axes>" of a convention such as zyx (intrinsic, R = R_z(a1) R_y(a2) R_x(a3)): euler_a1,
+-- euler_a2, euler_a3 (of body 1; bodies k > 1 get a k_ prefix).
 -- stream = "path.csv": write every sample to that CSV file as it is taken (header row, then %.17g
 -- rows, flushed as it goes) instead of keeping it in memory; the trajectory then holds `file`,
 -- `samples` and `last` (the final sample, column -> value) and no arrays (traj:load() reads the
@@ -53,11 +59,115 @@ for _, c in ipairs{"columns", "method", "h", "T", "every", "steps", "samples", "
 local traj_mt = {__name = "lf.trajectory"}
 local traj_methods = {}
 traj_mt.__index = traj_methods
+traj_mt.__len = function(t) return t.samples end
+-- traj.columns is the array of column names; traj:columns() returns a copy of it
+local columns_mt = {__call = function(self) return {table.unpack(self)} end}
+M.columns_mt = columns_mt
 
 --- An error message without the "file:line: " that luaL_error / error put in front of it.
 function M.strip_position(msg)
   msg = tostring(msg)
   return (msg:gsub("^[^:\n]+:%d+: ", "", 1))
+end
+
+-- The numbers of one factor's value (a mat3, vec3, quaternion table or array), row-major.
+local function numbers_of(v)
+  if type(v) == "number" then return {v} end
+  if type(v) == "userdata" then
+    local t = v:totable()
+    if type(t[1]) == "table" then return {t[1][1], t[1][2], t[1][3], t[2][1], t[2][2], t[2][3], t[3][1], t[3][2], t[3][3]} end
+    return t
+  end
+  return v
+end
+
+-- Suffixes of a factor value's numbers: 11..33 for a 3x3 matrix, 1..3 for a vector,
+-- _w _x _y _z for a quaternion, 1..m for an array.
+local function suffixes(kind, n)
+  if kind == "so3" or kind == "gl3" then return {"11", "12", "13", "21", "22", "23", "31", "32", "33"} end
+  if kind == "s3" then return {"_w", "_x", "_y", "_z"} end
+  local s = {}
+  for i = 1, n do s[i] = tostring(i) end
+  return s
+end
+
+-- Euler angles (a1, a2, a3) of a rotation for the intrinsic axes sequence seq (e.g. "zyx":
+-- R = R_z(a1) R_y(a2) R_x(a3)), from the rotation matrix (Tait–Bryan and proper Euler sequences).
+local axis_index = {x = 1, y = 2, z = 3}
+local function euler(R, seq)
+  local i, j, k = axis_index[seq:sub(1, 1)], axis_index[seq:sub(2, 2)], axis_index[seq:sub(3, 3)]
+  local M = R:totable()
+  if i ~= k then -- Tait–Bryan: i, j, k distinct
+    local sgn = ((j - i) % 3 == 1) and 1 or -1
+    local a2 = math.asin(math.max(-1, math.min(1, sgn * M[i][k])))
+    local a1 = math.atan(-sgn * M[j][k], M[k][k])
+    local a3 = math.atan(-sgn * M[i][j], M[i][i])
+    return a1, a2, a3
+  end
+  local l = 6 - i - j -- proper Euler: i = k; l is the third axis
+  local sgn = ((j - i) % 3 == 1) and 1 or -1
+  local a2 = math.acos(math.max(-1, math.min(1, M[i][i])))
+  local a1 = math.atan(M[j][i], -sgn * M[l][i])
+  local a3 = math.atan(M[i][j], sgn * M[i][l])
+  return a1, a2, a3
+end
+M.euler = euler
+
+--- The recorders for lf.run's option record: {columns = {...}, values = function(it) -> numbers}.
+function M.recorders(system, record, fn)
+  if record == nil then return {} end
+  if type(record) ~= "table" then error(("%s: option 'record' must be an array of field names, got %s"):format(fn, type(record)), 3) end
+  local fields, factors, out = {}, system.factors, {}
+  for _, f in ipairs(system.fields) do fields[f] = true end
+  local nb = system.kind == "rigidbody" and system.n or 0
+  for _, name in ipairs(record) do
+    if type(name) ~= "string" then error(("%s: option 'record' lists %s, expected field names"):format(fn, type(name)), 3) end
+    if fields[name] then
+      local value = system[name]
+      local many = not (type(value) == "userdata" or (type(value) == "table" and type(value[1]) == "number"))
+      local items = many and value or {value}
+      local cols = {}
+      for k, item in ipairs(items) do
+        local nums = numbers_of(item)
+        local kind = (type(item) == "userdata" and #nums == 9) and "so3" or (#nums == 4 and not many and name == "y") and "s3" or "r"
+        if type(item) == "table" and #nums == 4 then kind = "s3" end
+        for _, sfx in ipairs(suffixes(kind, #nums)) do cols[#cols + 1] = (many and (k .. "_") or "") .. name .. sfx end
+      end
+      out[#out + 1] = {columns = cols, values = function(it)
+        local v, r = it[name], {}
+        for _, item in ipairs(many and v or {v}) do for _, x in ipairs(numbers_of(item)) do r[#r + 1] = x end end
+        return r
+      end}
+    elseif nb > 0 and (name == "quaternion" or name:match("^euler_[xyz][xyz][xyz]$")) then
+      local seq = name:match("^euler_(.*)$")
+      if seq and (seq:sub(1, 1) == seq:sub(2, 2) or seq:sub(2, 2) == seq:sub(3, 3)) then
+        error(("%s: record '%s': consecutive axes of an Euler sequence must differ"):format(fn, name), 3)
+      end
+      local cols = {}
+      for k = 1, nb do
+        local pre = nb > 1 and (k .. "_") or ""
+        if seq then for a = 1, 3 do cols[#cols + 1] = pre .. "euler_a" .. a end
+        else for _, c in ipairs{"q_w", "q_x", "q_y", "q_z"} do cols[#cols + 1] = pre .. c end end
+      end
+      out[#out + 1] = {columns = cols, values = function(it)
+        local Rs, r = it.R, {}
+        if nb == 1 then Rs = {Rs} end
+        for _, R in ipairs(Rs) do
+          if seq then
+            local a1, a2, a3 = euler(R, seq)
+            r[#r + 1], r[#r + 2], r[#r + 3] = a1, a2, a3
+          else
+            for _, x in ipairs(core.quat.from_matrix(R)) do r[#r + 1] = x end
+          end
+        end
+        return r
+      end}
+    else
+      local valid = table.concat(system.fields, ", ") .. (nb > 0 and ", quaternion, euler_<axes> (e.g. euler_zyx)" or "")
+      error(("%s: option 'record' names '%s', which is not a field of this system (%s)"):format(fn, name, valid), 3)
+    end
+  end
+  return out
 end
 
 --- Make an integrator for a method name or an lf.method (as lf.integrator does).
@@ -145,6 +255,7 @@ function M.run(system, opts)
   end
   local memory_limit = opts.memory_limit == nil and 1e9 or opts.memory_limit
   positive(memory_limit, "option 'memory_limit' (bytes)", fn)
+  local recorders = M.recorders(system, opts.record, fn)
 
   -- observers
   local builtin = M.system_columns(system)
@@ -185,6 +296,12 @@ function M.run(system, opts)
   if not ok_it then error(("%s: %s"):format(fn, M.strip_position(it)), 2) end
   local columns = {}
   for i, c in ipairs(builtin) do columns[i] = c end
+  for _, r in ipairs(recorders) do
+    for _, c in ipairs(r.columns) do
+      if is_builtin[c] or observers[c] then error(("%s: recorded column '%s' clashes with another column"):format(fn, c), 2) end
+      columns[#columns + 1] = c
+    end
+  end
   for _, c in ipairs(obs_names) do columns[#columns + 1] = c end
   local data = {}
   for _, c in ipairs(columns) do data[c] = {} end
@@ -216,6 +333,10 @@ function M.run(system, opts)
       local E = vals[ienergy + 1]
       E0 = E0 or E
       cdE[r] = E - E0
+    end
+    for _, rec in ipairs(recorders) do
+      local v = rec.values(it)
+      for i, c in ipairs(rec.columns) do data[c][r] = v[i] end
     end
     for j = 1, nobs do
       local k = obs_names[j]
@@ -304,8 +425,8 @@ function M.run(system, opts)
   local steps = it.steps or n
   if shown or progress == true then progress_line(name, h, n, n, it.t, steps / math.max(wall, 1e-9), true) end
 
-  local traj = {columns = columns, method = name, h = h, T = T, every = every, steps = steps,
-                samples = nrow, cpu_time = cpu, wall_time = wall}
+  local traj = {columns = setmetatable(columns, columns_mt), method = name, h = h, T = T, every = every,
+                steps = steps, samples = nrow, cpu_time = cpu, wall_time = wall}
   if out then
     local ok, err = out:close()
     if not ok then error(("%s: writing the stream '%s' failed: %s"):format(fn, stream, tostring(err)), 2) end
@@ -402,11 +523,15 @@ function traj_methods:plot(opts)
 end
 
 traj_mt.__tostring = function(t)
+  if t.method == nil then
+    return ("lf.trajectory(%d samples, columns: %s)"):format(t.samples or 0, table.concat(t.columns, " "))
+  end
   return ("lf.trajectory(%s, h = %g, T = %g, %d samples, columns: %s)"):format(
-    t.method, t.h, t.T, t.samples, table.concat(t.columns, " "))
+    tostring(t.method), t.h or 0 / 0, t.T or 0 / 0, t.samples or 0, table.concat(t.columns, " "))
 end
 
---- read_csv(path) -> {columns = {...}, [name] = array, ...}: reads what write_csv wrote.
+--- read_csv(path) -> a trajectory {columns = {...}, [name] = array, samples =} (what write_csv or a
+--- streamed lf.run wrote): #traj, traj:columns(), traj:plot{...}, traj:write_csv(path) work on it.
 function M.read_csv(path)
   local f, err = io.open(path, "r")
   if not f then error(("read_csv: cannot open '%s': %s"):format(tostring(path), err), 2) end
@@ -438,7 +563,9 @@ function M.read_csv(path)
     end
   end
   f:close()
-  return out
+  out.samples = r
+  setmetatable(out.columns, columns_mt)
+  return setmetatable(out, traj_mt)
 end
 
 M.trajectory_mt = traj_mt
