@@ -18,6 +18,7 @@
 #include "rigid.h"
 #include "lie_ode.h"
 #include "method.h"
+#include "ensemble.h"
 #include "newton.h"
 #include "reference.h"
 #include "analysis.h"
