@@ -13,7 +13,7 @@ WARN     := -Wall -Wextra -Wshadow
 CFLAGS   ?= -O3 -g
 CORE_DIRS := $(sort $(dir $(wildcard core/*/*.c core/*/*.h)))
 CORE_INC := -Icore $(patsubst %/,-I%,$(CORE_DIRS))
-ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -fPIC $(CORE_INC)
+ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -fno-math-errno -fno-trapping-math $(WARN) $(CFLAGS) -fPIC $(CORE_INC)
 GSL_LIBS := -lgsl -lgslcblas -lm -pthread
 LUA_LIBS := -llua5.4
 
@@ -121,8 +121,13 @@ BENCH_STEPPERS := $(B)/bench_steppers
 $(BENCH_STEPPERS): bench/steppers.c $(LIB_A) $(HEADERS)
 	$(CC) $(ALLCFLAGS) -o $@ $< $(LIB_A) $(GSL_LIBS)
 
-bench: all $(BENCH_STEPPERS)
+BENCH_LANES := $(B)/bench_lanes
+$(BENCH_LANES): bench/lanes.c $(LIB_A) $(HEADERS)
+	$(CC) $(ALLCFLAGS) -o $@ $< $(LIB_A) $(GSL_LIBS)
+
+bench: all $(BENCH_STEPPERS) $(BENCH_LANES)
 	$(BENCH_STEPPERS)
+	$(BENCH_LANES)
 	$(EXE) bench/methods.lua
 
 # Sanitized build of the C tests and the Lua specs (not part of `make test`).

@@ -42,6 +42,17 @@ static lfb_integrator *checkit(lua_State *L, int idx)
     return it;
 }
 
+/* An integrator of one state (methods that read or write "the" state refuse lanes). */
+static lfb_integrator *checkone(lua_State *L, int idx, const char *what)
+{
+    lfb_integrator *it = checkit(L, idx);
+    const int B = lf_stepper_lanes(it->st);
+    if (B > 1)
+        luaL_error(L, "%s: this integrator steps %d lanes; read one with it:lane(j), write one with it:set_lane(j, "
+                      "state)", what, B);
+    return it;
+}
+
 static void check_not_busy(lua_State *L, const lfb_integrator *it)
 {
     if (it->busy) luaL_error(L, "integrator is in the middle of a step (called from its own system's callback)");
@@ -77,6 +88,8 @@ static void push_info(lua_State *L, const lf_method_info *m, const char *impl)
     lua_setfield(L, -2, "momentum_conserving");
     lua_pushboolean(L, m->free_body_only);
     lua_setfield(L, -2, "free_body_only");
+    lua_pushboolean(L, m->lanes);
+    lua_setfield(L, -2, "lanes");
     lua_pushstring(L, impl);
     lua_setfield(L, -2, "implementation");
 }
@@ -271,7 +284,7 @@ static int l_integrator(lua_State *L)
     }
     lua_settop(L, 3);
     static const char *const keys[] = {"h", "t0", "newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian",
-                                       "rtol", "atol", NULL};
+                                       "rtol", "atol", "lanes", NULL};
     lfb_check_keys(L, 3, keys, "lf.integrator", "option");
     const lf_method_info *mi = lf_method_get_info(m);
     double h = opt_number(L, 3, "h", NAN);
@@ -312,8 +325,30 @@ static int l_integrator(lua_State *L)
         lua_setiuservalue(L, -2, 2);
     }
     lf_error e;
-    it->st = lf_stepper_new(m, s->sys, lf_system_initial(s->sys), t0, &o, &e);
+    const int np = lf_system_nparam(s->sys);
+    const double *y0 = lf_system_initial(s->sys);
+    int B = 1;
+    if (lua_getfield(L, 3, "lanes") != LUA_TNIL) { /* lanes = {state, state, ...} */
+        if (lua_type(L, -1) != LUA_TTABLE || luaL_len(L, -1) < 1)
+            return luaL_error(L, "lf.integrator: option 'lanes' must be an array of initial states, got %s",
+                              lfb_typename(L, -1));
+        const lua_Integer n = luaL_len(L, -1);
+        if (n > (lua_Integer)(INT_MAX / 64) / np) return luaL_error(L, "lf.integrator: %d lanes are too many", (int)n);
+        B = (int)n;
+        double *ys = lua_newuserdatauv(L, (size_t)B * np * sizeof(double), 0);
+        for (int j = 0; j < B; j++) {
+            char what[64];
+            snprintf(what, sizeof what, "lf.integrator: lanes[%d]", j + 1);
+            memcpy(ys + (size_t)j * np, y0, (size_t)np * sizeof(double));
+            lua_geti(L, -2, j + 1);
+            lfb_read_state(L, -1, s->sys, ys + (size_t)j * np, NULL, NULL, what);
+            lua_pop(L, 1);
+        }
+        y0 = ys; /* anchored on the stack until the stepper copied it */
+    }
+    it->st = lf_stepper_new_lanes(m, s->sys, B, y0, t0, &o, &e);
     if (!it->st) return lfb_error(L, &e);
+    lua_settop(L, 4); /* the integrator */
     lfb_system_retain(s);
     /* a host that handles SIGINT (the lieflow executable) registers its flag */
     lf_stepper_set_cancel(it->st, lfb_cancel_flag(L));
@@ -375,21 +410,65 @@ static int it_advance_to(lua_State *L)
     return 1;
 }
 
+/* Lane j (1-based argument idx) of an integrator with lanes into y (np doubles). */
+static void read_lane(lua_State *L, lfb_integrator *it, int idx, double *y)
+{
+    const int B = lf_stepper_lanes(it->st);
+    lua_Integer j = luaL_checkinteger(L, idx);
+    if (j < 1 || j > B) luaL_error(L, "lane %d of %d (lanes count from 1)", (int)j, B);
+    lf_stepper_get_lane(it->st, (int)j - 1, y);
+}
+
+/* it:energy() -> E; with lanes it:energy(j) -> E of lane j */
 static int it_energy(lua_State *L)
+{
+    lfb_integrator *it = lua_isnoneornil(L, 2) ? checkone(L, 1, "it:energy()") : checkit(L, 1);
+    const lf_system *sys = lf_stepper_system(it->st);
+    const double *y = lf_stepper_state(it->st);
+    if (!lua_isnoneornil(L, 2)) {
+        double *yl = lua_newuserdatauv(L, (size_t)lf_system_nparam(sys) * sizeof(double), 0);
+        read_lane(L, it, 2, yl);
+        y = yl;
+    }
+    double E;
+    lf_error e;
+    if (lf_system_energy(sys, y, &E, &e) != LF_OK) return lfb_error(L, &e);
+    lua_pushnumber(L, E);
+    return 1;
+}
+
+/* it:lane(j) -> {t=, <fields>=} of lane j (1-based) of an integrator with lanes (copies). */
+static int it_lane(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
     const lf_system *sys = lf_stepper_system(it->st);
-    double E;
-    lf_error e;
-    if (lf_system_energy(sys, lf_stepper_state(it->st), &E, &e) != LF_OK) return lfb_error(L, &e);
-    lua_pushnumber(L, E);
+    double *y = lua_newuserdatauv(L, (size_t)lf_system_nparam(sys) * sizeof(double), 0);
+    read_lane(L, it, 2, y);
+    lfb_push_state(L, sys, lf_stepper_time(it->st), y);
+    return 1;
+}
+
+/* it:set_lane(j, {<fields>=}) (fields omitted keep the lane's values) */
+static int it_set_lane(lua_State *L)
+{
+    lfb_integrator *it = checkit(L, 1);
+    check_not_busy(L, it);
+    lua_settop(L, 3);
+    const lf_system *sys = lf_stepper_system(it->st);
+    double *y = lua_newuserdatauv(L, (size_t)lf_system_nparam(sys) * sizeof(double), 0);
+    read_lane(L, it, 2, y);
+    lfb_read_state(L, 3, sys, y, NULL, NULL, "set_lane");
+    it = checkit(L, 1);
+    if (lf_stepper_set_lane(it->st, (int)lua_tointeger(L, 2) - 1, y) != LF_OK)
+        return lfb_error(L, lf_stepper_error(it->st));
+    lua_settop(L, 1);
     return 1;
 }
 
 /* it:state() -> {t=, <fields>=} (copies). */
 static int it_state(lua_State *L)
 {
-    lfb_integrator *it = checkit(L, 1);
+    lfb_integrator *it = checkone(L, 1, "it:state()");
     lfb_push_state(L, lf_stepper_system(it->st), lf_stepper_time(it->st), lf_stepper_state(it->st));
     return 1;
 }
@@ -398,7 +477,7 @@ static int it_state(lua_State *L)
  * Every input is read and converted before the stepper is touched. */
 static int it_set_state(lua_State *L)
 {
-    lfb_integrator *it = checkit(L, 1);
+    lfb_integrator *it = checkone(L, 1, "set_state");
     check_not_busy(L, it);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
@@ -427,7 +506,7 @@ static int it_set_state(lua_State *L)
 /* it:checkpoint() -> {t=, t_comp=, next_h=, h=, steps=, <fields>=} (what it:restore takes back). */
 static int it_checkpoint(lua_State *L)
 {
-    lfb_integrator *it = checkit(L, 1);
+    lfb_integrator *it = checkone(L, 1, "checkpoint");
     const lf_stepper *st = it->st;
     lf_stepper_stats stats;
     lf_stepper_get_stats(st, &stats);
@@ -446,7 +525,7 @@ static int it_checkpoint(lua_State *L)
 /* it:restore(checkpoint): the state, time, its compensation, h and the adaptive step, bit for bit. */
 static int it_restore(lua_State *L)
 {
-    lfb_integrator *it = checkit(L, 1);
+    lfb_integrator *it = checkone(L, 1, "restore");
     check_not_busy(L, it);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
@@ -470,7 +549,7 @@ static int it_restore(lua_State *L)
 /* it:observe() -> t, then the values of every trajectory column (it:columns()) */
 static int it_observe(lua_State *L)
 {
-    lfb_integrator *it = checkit(L, 1);
+    lfb_integrator *it = checkone(L, 1, "observe");
     lua_pushnumber(L, lf_stepper_time(it->st));
     return 1 + lfb_push_columns(L, lf_stepper_system(it->st), lf_stepper_time(it->st), lf_stepper_state(it->st));
 }
@@ -478,7 +557,7 @@ static int it_observe(lua_State *L)
 /* it:error(state) -> {field = distance to the state, ...} */
 static int it_error(lua_State *L)
 {
-    lfb_integrator *it = checkit(L, 1);
+    lfb_integrator *it = checkone(L, 1, "it:error");
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     const lf_system *sys = lf_stepper_system(it->st);
@@ -495,7 +574,8 @@ static int it_error(lua_State *L)
 static const luaL_Reg it_methods[] = {{"step", it_step},         {"advance_to", it_advance_to}, {"energy", it_energy},
                                       {"state", it_state},       {"set_state", it_set_state},   {"observe", it_observe},
                                       {"error", it_error},       {"checkpoint", it_checkpoint},
-                                      {"restore", it_restore},   {NULL, NULL}};
+                                      {"restore", it_restore},   {"lane", it_lane},
+                                      {"set_lane", it_set_lane}, {NULL, NULL}};
 
 static int it_columns(lua_State *L)
 {
@@ -509,6 +589,13 @@ static int it_columns(lua_State *L)
 
 static const char *const stat_names[] = {"steps", "rejected", "f_evals", "torque_evals", "newton_iters", "jac_evals", NULL};
 
+static int is_observable(const lf_system *sys, const char *k)
+{
+    for (int i = 0; i < lf_system_nobservables(sys); i++)
+        if (strcmp(lf_system_observable(sys, i)->name, k) == 0) return 1;
+    return 0;
+}
+
 static int it_index(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
@@ -520,6 +607,9 @@ static int it_index(lua_State *L)
     const lf_field *f;
     if (strcmp(k, "t") == 0) lua_pushnumber(L, lf_stepper_time(st));
     else if (strcmp(k, "h") == 0) lua_pushnumber(L, it->h);
+    else if (lf_stepper_lanes(st) > 1 && lf_system_find_field(sys, k))
+        return luaL_error(L, "it.%s: this integrator steps %d lanes; read lane j with it:lane(j).%s", k,
+                          lf_stepper_lanes(st), k);
     else if ((f = lf_system_find_field(sys, k))) lfb_push_field(L, sys, f, lf_stepper_state(st));
     else if (strcmp(k, "method") == 0) push_info(L, lf_method_get_info(lf_stepper_method(st)), "C");
     else if (strcmp(k, "name") == 0) lua_pushstring(L, lf_method_get_info(lf_stepper_method(st))->name);
@@ -530,12 +620,16 @@ static int it_index(lua_State *L)
     else if (strcmp(k, "newton_iters") == 0) lua_pushinteger(L, stats.newton_iters);
     else if (strcmp(k, "jac_evals") == 0) lua_pushinteger(L, stats.jac_evals);
     else if (strcmp(k, "next_h") == 0) lua_pushnumber(L, lf_stepper_next_h(st));
+    else if (strcmp(k, "lanes") == 0) lua_pushinteger(L, lf_stepper_lanes(st));
     else if (strcmp(k, "columns") == 0) lua_pushcfunction(L, it_columns);
     else {
         luaL_getmetatable(L, LFB_INTEGRATOR);
         lua_getfield(L, -1, "methods");
         if (lua_getfield(L, -1, k) == LUA_TNIL) {
             lua_pop(L, 3);
+            if (lf_stepper_lanes(st) > 1 && is_observable(sys, k))
+                return luaL_error(L, "it.%s: this integrator steps %d lanes; read lane j with it:lane(j) and "
+                                     "it:energy(j)", k, lf_stepper_lanes(st));
             if (!lfb_push_observable(L, sys, k, lf_stepper_time(st), lf_stepper_state(st))) lua_pushnil(L);
         }
     }
@@ -549,7 +643,7 @@ static int it_fields(lua_State *L)
     const lf_system *sys = lf_stepper_system(it->st);
     lua_newtable(L);
     int n = 0;
-    static const char *const fixed[] = {"t", "h", "method", "name", "system", "next_h", "columns", NULL};
+    static const char *const fixed[] = {"t", "h", "method", "name", "system", "next_h", "columns", "lanes", NULL};
     for (int i = 0; fixed[i]; i++) {
         lua_pushstring(L, fixed[i]);
         lua_rawseti(L, -2, ++n);
@@ -593,8 +687,12 @@ static int it_tostring(lua_State *L)
         lua_pushstring(L, "lf.integrator (closed)");
         return 1;
     }
-    lua_pushfstring(L, "lf.integrator(%s, h = %f, t = %f)", lf_method_get_info(lf_stepper_method(it->st))->name, it->h,
-                    lf_stepper_time(it->st));
+    if (lf_stepper_lanes(it->st) > 1)
+        lua_pushfstring(L, "lf.integrator(%s, h = %f, t = %f, %d lanes)", lf_method_get_info(lf_stepper_method(it->st))->name,
+                        it->h, lf_stepper_time(it->st), lf_stepper_lanes(it->st));
+    else
+        lua_pushfstring(L, "lf.integrator(%s, h = %f, t = %f)", lf_method_get_info(lf_stepper_method(it->st))->name, it->h,
+                        lf_stepper_time(it->st));
     return 1;
 }
 

@@ -116,12 +116,12 @@ static inline int lf_m3_inverse(const double *A, double *Ai)
     memcpy(Ai, t, sizeof t);
     return LF_OK;
 }
-/* Solve A x = b for 3x3 A by Cramer's rule (x may alias b); LF_EDOMAIN when |det A| <= 1e-300. */
-static inline int lf_m3_solve(const double *A, const double *b, double *x)
+/* x = A^{-1} b for 3x3 A by Cramer's rule (x may alias b), returning det A; computed whatever det A
+ * is (branch-free, for lane loops): the caller tests it. */
+static inline double lf_m3_cramer(const double *A, const double *b, double *x)
 {
     const double c0 = A[4] * A[8] - A[5] * A[7], c1 = A[5] * A[6] - A[3] * A[8], c2 = A[3] * A[7] - A[4] * A[6];
     const double d = A[0] * c0 + A[1] * c1 + A[2] * c2;
-    if (!(fabs(d) > 1e-300)) return LF_EDOMAIN;
     const double b0 = b[0], b1 = b[1], b2 = b[2];
     const double x0 = (b0 * c0 + A[1] * (A[5] * b2 - b1 * A[8]) + A[2] * (b1 * A[7] - A[4] * b2)) / d;
     const double x1 = (A[0] * (b1 * A[8] - A[5] * b2) + b0 * c1 + A[2] * (A[3] * b2 - b1 * A[6])) / d;
@@ -129,6 +129,17 @@ static inline int lf_m3_solve(const double *A, const double *b, double *x)
     x[0] = x0;
     x[1] = x1;
     x[2] = x2;
+    return d;
+}
+/* The determinant below which lf_m3_solve calls a 3x3 matrix singular. */
+static inline int lf_m3_singular(double det) { return !(fabs(det) > 1e-300); }
+/* Solve A x = b for 3x3 A by Cramer's rule (x may alias b); LF_EDOMAIN when |det A| <= 1e-300
+ * (x untouched). */
+static inline int lf_m3_solve(const double *A, const double *b, double *x)
+{
+    double y[3];
+    if (lf_m3_singular(lf_m3_cramer(A, b, y))) return LF_EDOMAIN;
+    lf_v3_copy(y, x);
     return LF_OK;
 }
 

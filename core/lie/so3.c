@@ -7,6 +7,7 @@
 
 #include "linalg.h"
 #include "quat.h"
+#include "so3_kernels_internal.h"
 
 /* ---------------------------------------------------------------- coefficient functions
  * Near t = 0 the closed forms of C and D below cancel catastrophically (relative error
@@ -65,21 +66,6 @@ static double coef_d(double t)
     return (1 - h / tan(h)) / (t * t);
 }
 
-/* M = a I + b hat(x) + c hat(x)^2, using hat(x)^2 = x x^T - |x|^2 I; the diagonal is taken
- * as a - c (x_j^2 + x_k^2) so that a rotation about e_i keeps M_ii = a exactly. */
-static void quadratic(const double x[3], double a, double b, double c, double M[9])
-{
-    double q[3] = {x[0] * x[0], x[1] * x[1], x[2] * x[2]};
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) M[3 * i + j] = c * x[i] * x[j];
-    M[0] = a - c * (q[1] + q[2]);
-    M[4] = a - c * (q[0] + q[2]);
-    M[8] = a - c * (q[0] + q[1]);
-    M[1] -= b * x[2]; M[2] += b * x[1];
-    M[3] += b * x[2]; M[5] -= b * x[0];
-    M[6] -= b * x[1]; M[7] += b * x[0];
-}
-
 /* ---------------------------------------------------------------- hat / vee */
 
 void lf_so3_hat(const double w[3], double W[9])
@@ -102,7 +88,7 @@ void lf_so3_exp(const double x[3], double R[9])
 {
     double A, B;
     coef_ab(lf_v3_norm(x), &A, &B); /* |x|^2 may underflow: then t = 0 and the series is exact */
-    quadratic(x, 1.0, A, B, R);
+    lf_so3_quadratic(x, 1.0, A, B, R);
 }
 
 /* Rotation angle t in [0, pi] of R, and s = vee of the skew part = sin(t) n, c = cos t.
@@ -147,11 +133,7 @@ void lf_so3_log(const double R[9], double x[3])
 
 /* ---------------------------------------------------------------- Cayley */
 
-void lf_so3_cay(const double x[3], double R[9])
-{
-    double q = 1 / (4 + lf_v3_dot(x, x));
-    quadratic(x, 1.0, 4 * q, 2 * q, R);
-}
+void lf_so3_cay(const double x[3], double R[9]) { lf_so3_cay_kernel(x, R); }
 
 int lf_so3_cayinv(const double R[9], double x[3], lf_error *err)
 {
@@ -172,24 +154,24 @@ void lf_so3_dexp(const double x[3], double D[9])
 {
     double t = lf_v3_norm(x), A, B;
     coef_ab(t, &A, &B);
-    quadratic(x, 1.0, B, coef_c(t), D);
+    lf_so3_quadratic(x, 1.0, B, coef_c(t), D);
 }
 
 void lf_so3_dexpinv(const double x[3], double D[9])
 {
-    quadratic(x, 1.0, -0.5, coef_d(lf_v3_norm(x)), D);
+    lf_so3_quadratic(x, 1.0, -0.5, coef_d(lf_v3_norm(x)), D);
 }
 
 void lf_so3_dcay(const double x[3], double D[9])
 {
     double q = 4 / (4 + lf_v3_dot(x, x));
-    quadratic(x, q, 0.5 * q, 0.0, D);
+    lf_so3_quadratic(x, q, 0.5 * q, 0.0, D);
 }
 
 void lf_so3_dcayinv(const double x[3], double D[9])
 {
     /* I - hat(x)/2 + x x^T/4 = (1 + |x|^2/4) I - hat(x)/2 + hat(x)^2/4 */
-    quadratic(x, 1 + 0.25 * lf_v3_dot(x, x), -0.5, 0.25, D);
+    lf_so3_quadratic(x, 1 + 0.25 * lf_v3_dot(x, x), -0.5, 0.25, D);
 }
 
 void lf_so3_Ad(const double R[9], double A[9]) { lf_m3_copy(R, A); }

@@ -9,16 +9,7 @@
 
 #include "linalg.h"
 #include "so3.h"
-
-static void rmul_increment(double R[9], const double x[3], double a, double b)
-{
-    for (int i = 0; i < 3; i++) {
-        double *r = R + 3 * i, u[3], v[3];
-        lf_v3_cross(r, x, u);
-        lf_v3_cross(u, x, v);
-        for (int k = 0; k < 3; k++) r[k] += a * u[k] + b * v[k];
-    }
-}
+#include "so3_kernels_internal.h"
 
 void lf_so3_exp_coeffs(const double x[3], double *a, double *b)
 {
@@ -37,7 +28,7 @@ void lf_so3_rmul_exp(double R[9], const double x[3])
 {
     double a, b;
     lf_so3_exp_coeffs(x, &a, &b);
-    rmul_increment(R, x, a, b);
+    lf_so3_rmul_increment(R, x, a, b);
 }
 
 /* v <- v + a (x x v) + b x x (x x v) = exp(hat x) v (a, b of lf_so3_exp_coeffs) */
@@ -69,8 +60,4 @@ void lf_so3_rotate(const double x[3], double v[3])
     rotate_increment(x, a, b, v);
 }
 
-void lf_so3_rmul_cay(double R[9], const double x[3])
-{
-    double a = 4 / (4 + lf_v3_dot(x, x));
-    rmul_increment(R, x, a, 0.5 * a);
-}
+void lf_so3_rmul_cay(double R[9], const double x[3]) { lf_so3_rmul_cay_kernel(R, x); }

@@ -32,6 +32,7 @@ typedef struct lf_method_info {
     int explicit_in_torque;  /* rigid methods: no implicit equation involves the torque */
     int momentum_conserving; /* rigid methods: spatial angular momentum conserved for the free body */
     int free_body_only;      /* rigid methods: torque-free bodies only (LIEMID) */
+    int lanes;               /* rigid methods: steps many one-body lanes at once (lf_stepper_new_lanes) */
 } lf_method_info;
 
 /* The registry of built-in methods. */
@@ -82,7 +83,26 @@ lf_stepper *lf_stepper_new(const lf_method *m, const lf_system *sys, const doubl
                            const lf_stepper_opts *opts, lf_error *err);
 void lf_stepper_free(lf_stepper *s);
 
-/* Replace the state (checked as above). */
+/* Lanes: one stepper advancing B copies of a one-body rigid system (same inertia and potential,
+ * separate states) in lockstep, for ensembles of initial states on one core. The states are kept as
+ * a structure of arrays (entry k of lane j at [k B + j]) so that the step's 3x3 algebra and a
+ * built-in potential's torque run vectorized (AVX2 where the CPU has it); every lane's iterates are
+ * bitwise those of a stepper of its own, because each lane computes the same operations in the
+ * same order (an implicit equation is iterated until every lane has converged, and a lane stops
+ * updating where a single stepper would stop). Methods with info.lanes (eln, eln_exp, vlv, lgvi).
+ * y0: B states, lane after lane (B np doubles). Stepping, advance_to, cancel and restore work as
+ * for one lane and act on every lane; a step that fails in any lane is rolled back in all of them
+ * and its error names the lane. Statistics count lane evaluations (f_evals grows by B per torque
+ * evaluation) and every lane's Newton iterations. */
+lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int B, const double *y0, double t0,
+                                 const lf_stepper_opts *opts, lf_error *err);
+int lf_stepper_lanes(const lf_stepper *s); /* 1 for lf_stepper_new */
+/* Lane j's state (np doubles, the system's layout), 0 <= j < B. lf_stepper_state returns the
+ * structure of arrays. */
+int lf_stepper_get_lane(const lf_stepper *s, int lane, double *y);
+int lf_stepper_set_lane(lf_stepper *s, int lane, const double *y);
+
+/* Replace the state (checked as above; with lanes, B states lane after lane). */
 int lf_stepper_set_state(lf_stepper *s, const double *y, double t);
 /* n >= 0 steps of size h (finite, nonzero). Adaptive methods take n accepted steps of their own
  * size, of at most |h| in the direction of h. Stops at the first failing step, whose state is

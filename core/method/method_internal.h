@@ -4,7 +4,9 @@
  * A step function advances s->y (in place) by h using s->work (work_doubles, no allocation) and the
  * helpers below; on failure it returns a status with s->err filled, and lf_stepper_step restores the
  * state and the cache from before the step. Rigid-body methods use the typed fast path: s->R, s->w
- * (views into s->y), s->nb, s->J, the torque cache (s->tau). */
+ * (views into s->y), s->nb, s->J, the torque cache (s->tau). With s->lanes > 1 (one-body rigid
+ * systems only) R, w and tau are in lanes: entry k of lane j at [k lanes + j], and every lane has
+ * the inertia J. */
 #ifndef LF_METHOD_INTERNAL_H
 #define LF_METHOD_INTERNAL_H
 
@@ -20,6 +22,9 @@ struct lf_method {
                                                      the state), default: 3 nb for rigid methods */
     int (*accepts)(const lf_method *m, const lf_system *sys, lf_error *err); /* beyond the form */
     int (*step)(lf_stepper *s, double h);
+    /* rigid methods with a lane kernel: the step of s->lanes > 1 one-body lanes in lockstep (the
+     * state, cache and torques in lanes: lanes_internal.h), each lane bitwise as .step */
+    int (*lanes_step)(lf_stepper *s, double h);
     const void *data;    /* the family's table (a tableau) */
     int allocated;       /* made by lf_rkmk_method_new */
 };
@@ -28,7 +33,9 @@ struct lf_stepper {
     const lf_method *method;
     const lf_system *sys;
     const lf_manifold *M;
-    int np, nd;             /* parameters of a state, algebra dimension */
+    int (*step)(lf_stepper *s, double h); /* method->step, or ->lanes_step with lanes */
+    int np, nd;             /* parameters of a state (of one lane), algebra dimension */
+    int lanes;              /* 1, or the number of lanes (y, cache and work hold every lane) */
     double t, t_comp;       /* time and its Kahan compensation */
     double *y;              /* state (np), followed in memory by the cache */
     double *cache;          /* method cache (ncache doubles) */
@@ -52,7 +59,8 @@ struct lf_stepper {
 };
 
 /* ---- rigid methods */
-/* Torque at the state at the start of the step (cached), and at any R (counted, checked finite). */
+/* Torque at the state at the start of the step (cached), and at any R (counted, checked finite);
+ * with lanes, R and tau are in lanes. */
 int lf_stepper_torque_start(lf_stepper *s, const double **tau);
 int lf_stepper_torque(lf_stepper *s, const double *R, double *tau);
 /* A step function that computed the torque at its new state may store it for the next step. */

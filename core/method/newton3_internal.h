@@ -5,8 +5,10 @@
 #ifndef LF_NEWTON3_H
 #define LF_NEWTON3_H
 
+#include <float.h>
 #include <math.h>
 
+#include "lanes_internal.h"
 #include "linalg.h"
 #include "method_internal.h"
 
@@ -48,6 +50,66 @@ LF_ALWAYS_INLINE int lf_newton3(lf_stepper *s, lf_newton3_fn f, const void *ctx,
         if (lf_maxabs3(dx) <= tol * (1 + lf_maxabs3(x))) break;
     }
     s->stats.newton_iters += it;
+    return LF_OK;
+}
+
+/* The same Newton on every lane of a stepper with lanes, in lockstep: x of lane j is X[k B + j]
+ * (B = s->lanes) and f(ctx, j, x, r, A) is lane j's residual. Each sweep updates the lanes still
+ * iterating; a lane stops where lf_newton3 would stop, so its iterates are bitwise lf_newton3's.
+ * flag: B doubles of workspace. Errors name the first failing lane. */
+typedef void (*lf_newton3_lane_fn)(const void *ctx, int j, const double *x, double *r, double *A);
+
+LF_ALWAYS_INLINE int lf_newton3_lanes(lf_stepper *s, lf_newton3_lane_fn f, const void *ctx, double *restrict X,
+                                      double *restrict flag, const char *what, const char *hint)
+{
+    const int B = s->lanes;
+    const double tol = s->opts.newton_tol;
+    /* flag of a lane after a sweep: 2 updated and iterating, 1 updated and converged, 0 idle (not
+     * iterating, or an exact root), -1 failed */
+    for (int j = 0; j < B; j++) flag[j] = 2;
+    int it = 0;
+    for (; it < s->opts.max_iter; it++) {
+        LF_LANES_INDEPENDENT
+        for (int j = 0; j < B; j++) { /* the loop body of lf_newton3 with selects for its branches */
+            double x[3], r[3], A[9], dx[3], xn[3];
+            lf_lane_get(3, X, B, j, x);
+            f(ctx, j, x, r, A);
+            /* conditions as doubles 0 or 1 (masks as wide as the lanes' data, which vectorizes) */
+            const double d = lf_m3_cramer(A, r, dx), res = lf_maxabs3(r);
+            lf_v3_sub(x, dx, xn);
+            const double on = flag[j] > 1 ? 1.0 : 0.0;
+            const double todo = fabs(r[0]) + fabs(r[1]) + fabs(r[2]) == 0 ? 0.0 : on; /* not an exact root */
+            const double bad = !(res <= DBL_MAX) || lf_m3_singular(d) ? 1.0 : 0.0;  /* res is NaN if r is */
+            const double conv = lf_maxabs3(dx) <= tol * (1 + lf_maxabs3(xn)) ? 1.0 : 0.0;
+            const double upd = todo * (1 - bad);
+            for (int k = 0; k < 3; k++) x[k] = upd > 0 ? xn[k] : x[k];
+            lf_lane_put(3, x, X, B, j);
+            flag[j] = todo * bad > 0 ? -1.0 : upd * (2 - conv);
+        }
+        long iterating = 0, failed = 0, updates = 0;
+        for (int j = 0; j < B; j++) {
+            iterating += flag[j] > 1;
+            failed += flag[j] < 0;
+            updates += flag[j] > 0;
+        }
+        s->stats.newton_iters += updates;
+        if (failed > 0) break;
+        if (iterating == 0) return LF_OK;
+    }
+    /* a lane failed, or max_iter updates were made: lf_newton3's checks on the first lane that did not stop */
+    for (int j = 0; j < B; j++) {
+        if (flag[j] == 0 || flag[j] == 1) continue; /* stopped without error */
+        double x[3], r[3], A[9], dx[3];
+        lf_lane_get(3, X, B, j, x);
+        f(ctx, j, x, r, A);
+        const double res = lf_maxabs3(r);
+        if (res == 0) continue; /* an exact root at the last iterate */
+        if (it >= s->opts.max_iter || !isfinite(res))
+            return lf_error_set(&s->err, LF_ENOCONV, "lane %d: newton did not converge in %d iterations "
+                                "(|residual|=%.3g)%s", j + 1, it, res, hint);
+        if (lf_m3_singular(lf_m3_cramer(A, r, dx)))
+            return lf_error_set(&s->err, LF_EDOMAIN, "lane %d: singular Newton Jacobian in %s", j + 1, what);
+    }
     return LF_OK;
 }
 

@@ -29,6 +29,7 @@
 #include "method_internal.h"
 #include "newton3_internal.h"
 #include "so3.h"
+#include "so3_kernels_internal.h"
 
 typedef struct {
     const double *J, *g;
@@ -61,8 +62,39 @@ static const char lgvi_hint[] = "; F may not exist at this h (needs about h|w| <
 
 static size_t lgvi_work(const lf_stepper *s_)
 {
-    const int nb = s_->nb;
-    return 3 * (size_t)nb;
+    const size_t nb = (size_t)s_->nb, B = (size_t)s_->lanes;
+    return 3 * nb * B + (B > 1 ? 10 * B : 0); /* T1; with lanes also p, g, x and Newton flags */
+}
+
+/* One body's p = Pi_k + h/2 T_k, g = h p and the predictor x of (a). */
+LF_ALWAYS_INLINE void lgvi_predict(const double *J, const double *w, const double *T0, double h, double *p, double *g,
+                                   double *x)
+{
+    double Jx[3], cr[3];
+    lf_v3_mul(J, w, p);
+    lf_v3_axpy(p, 0.5 * h, T0, p);
+    lf_v3_scale(p, h, g);
+    lf_v3_div(g, J, x);
+    lf_v3_mul(J, x, Jx);
+    lf_v3_cross(x, Jx, cr);
+    const double q = 1 + 0.25 * lf_v3_dot(x, x);
+    for (int k = 0; k < 3; k++) x[k] = (q * g[k] - 0.5 * cr[k]) / J[k];
+}
+
+/* (b) R <- R cay(x) = R F, and w <- F^T (Pi_k + h/2 T_k) until T_{k+1} is known */
+LF_ALWAYS_INLINE void lgvi_drift(const double *x, const double *p, double *R, double *w)
+{
+    double F[9];
+    lf_so3_rmul_cay_kernel(R, x);
+    lf_so3_cay_kernel(x, F);
+    lf_m3_tapply(F, p, w);
+}
+
+/* (c), then w = J^{-1} Pi_{k+1} */
+LF_ALWAYS_INLINE void lgvi_kick(const double *J, double *w, const double *T1, double h)
+{
+    lf_v3_axpy(w, 0.5 * h, T1, w);
+    lf_v3_div(w, J, w);
 }
 
 static int lgvi_step(lf_stepper *s, double h)
@@ -74,30 +106,76 @@ static int lgvi_step(lf_stepper *s, double h)
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
-        double *w = s->w + 3 * i, *R = s->R + 9 * i, p[3], g[3], x[3], Jx[3], cr[3], F[9];
-        /* p = Pi_k + h/2 T_k,  g = h p */
-        lf_v3_mul(J, w, p);
-        lf_v3_axpy(p, 0.5 * h, T0 + 3 * i, p);
-        lf_v3_scale(p, h, g);
-        /* predictor */
-        lf_v3_div(g, J, x);
-        lf_v3_mul(J, x, Jx);
-        lf_v3_cross(x, Jx, cr);
-        const double q = 1 + 0.25 * lf_v3_dot(x, x);
-        for (int k = 0; k < 3; k++) x[k] = (q * g[k] - 0.5 * cr[k]) / J[k];
+        double *w = s->w + 3 * i, p[3], g[3], x[3];
+        lgvi_predict(J, w, T0 + 3 * i, h, p, g, x);
         lgvi_eq eq = {J, g};
         rc = lf_newton3(s, lgvi_residual, &eq, x, "the Cayley parameter equation", lgvi_hint, i);
         if (rc != LF_OK) return rc;
-        lf_so3_rmul_cay(R, x); /* (b) */
-        lf_so3_cay(x, F);
-        lf_m3_tapply(F, p, w); /* w holds F^T (Pi_k + h/2 T_k) until T_{k+1} is known */
+        lgvi_drift(x, p, s->R + 9 * i, w);
     }
     rc = lf_stepper_torque(s, s->R, T1);
     if (rc != LF_OK) return rc;
-    for (int i = 0; i < nb; i++) { /* (c), then w = J^{-1} Pi_{k+1} */
-        double *w = s->w + 3 * i;
-        lf_v3_axpy(w, 0.5 * h, T1 + 3 * i, w);
-        lf_v3_div(w, Jall + 3 * i, w);
+    for (int i = 0; i < nb; i++) lgvi_kick(Jall + 3 * i, s->w + 3 * i, T1 + 3 * i, h);
+    lf_stepper_cache_torque(s, T1);
+    return LF_OK;
+}
+
+/* Lanes (method.h): the same step on every lane, each phase a vectorized loop over the lanes. */
+typedef struct {
+    const double *J, *G;
+    int B;
+} lgvi_lanes_eq;
+
+LF_ALWAYS_INLINE void lgvi_lane_residual(const void *ctx, int j, const double *x, double *r, double *A)
+{
+    const lgvi_lanes_eq *e = ctx;
+    double g[3];
+    lf_lane_get(3, e->G, e->B, j, g);
+    lgvi_eq q = {e->J, g};
+    lgvi_residual(&q, x, r, A);
+}
+
+LF_LANE_LOOPS static int lgvi_lanes_step(lf_stepper *s, double h)
+{
+    const int B = s->lanes;
+    const double *J = s->J, *T0;
+    double *restrict T1 = s->work, *restrict P = T1 + 3 * B, *restrict G = P + 3 * B, *restrict X = G + 3 * B,
+                     *restrict flag = X + 3 * B;
+    double *restrict Ws = s->w, *restrict Rs = s->R;
+    int rc = lf_stepper_torque_start(s, &T0);
+    if (rc != LF_OK) return rc;
+    LF_LANES_INDEPENDENT
+    for (int j = 0; j < B; j++) {
+        double w[3], t[3], p[3], g[3], x[3];
+        lf_lane_get(3, Ws, B, j, w);
+        lf_lane_get(3, T0, B, j, t);
+        lgvi_predict(J, w, t, h, p, g, x);
+        lf_lane_put(3, p, P, B, j);
+        lf_lane_put(3, g, G, B, j);
+        lf_lane_put(3, x, X, B, j);
+    }
+    lgvi_lanes_eq e = {J, G, B};
+    rc = lf_newton3_lanes(s, lgvi_lane_residual, &e, X, flag, "the Cayley parameter equation", lgvi_hint);
+    if (rc != LF_OK) return rc;
+    LF_LANES_INDEPENDENT
+    for (int j = 0; j < B; j++) {
+        double x[3], p[3], R[9], w[3];
+        lf_lane_get(3, X, B, j, x);
+        lf_lane_get(3, P, B, j, p);
+        lf_lane_get(9, Rs, B, j, R);
+        lgvi_drift(x, p, R, w);
+        lf_lane_put(9, R, Rs, B, j);
+        lf_lane_put(3, w, Ws, B, j);
+    }
+    rc = lf_stepper_torque(s, Rs, T1);
+    if (rc != LF_OK) return rc;
+    LF_LANES_INDEPENDENT
+    for (int j = 0; j < B; j++) {
+        double w[3], t[3];
+        lf_lane_get(3, Ws, B, j, w);
+        lf_lane_get(3, T1, B, j, t);
+        lgvi_kick(J, w, t, h);
+        lf_lane_put(3, w, Ws, B, j);
     }
     lf_stepper_cache_torque(s, T1);
     return LF_OK;
@@ -106,6 +184,7 @@ static int lgvi_step(lf_stepper *s, double h)
 const lf_method lf_method_lgvi = {
     .info = {
         .name = "lgvi",
+        .lanes = 1,
         .title = "Lie group variational integrator (Lee-Leok-McClamroch, Cayley solve)",
         .reference = "Lee, Leok & McClamroch (2005/2007) as given in the lgvi issue",
         .order = 2,
@@ -118,5 +197,6 @@ const lf_method lf_method_lgvi = {
         .implicit = 1,
     },
     .work_doubles = lgvi_work,
+    .lanes_step = lgvi_lanes_step,
     .step = lgvi_step,
 };

@@ -46,14 +46,43 @@
 #include "method_internal.h"
 #include "newton3_internal.h"
 #include "so3.h"
+#include "so3_kernels_internal.h"
 
 /* ------------------------------------------------------------------------------------ ELN */
 /* (6) times J is the gyroscopic equation of newton3_internal.h (lf_gyro_residual). */
 
 static size_t eln_work(const lf_stepper *s_)
 {
-    const int nb = s_->nb;
-    return 3 * (size_t)nb;
+    const size_t nb = (size_t)s_->nb, B = (size_t)s_->lanes;
+    return 3 * nb * B + (B > 1 ? 4 * B : 0); /* tau1; with lanes also c and Newton flags */
+}
+
+/* One body's (4) and (5): W <- W_{k+1/2} = W_k + h/2 J^{-1} (J W_k x W_k + tau(Q_k)),
+ * R <- R cay(h W_{k+1/2}) (or exp), each with one rounding per entry (so3_update.c). */
+LF_ALWAYS_INLINE void eln_kick_drift(const double *J, double *W, double *R, const double *tau0, double h, int use_exp)
+{
+    double JW[3], a[3], x[3];
+    lf_v3_mul(J, W, JW);
+    lf_v3_cross(JW, W, a);
+    lf_v3_add(a, tau0, a);
+    lf_v3_div(a, J, a);
+    lf_v3_axpy(W, 0.5 * h, a, W);
+    lf_v3_scale(W, h, x);
+    if (use_exp) lf_so3_rmul_exp(R, x);
+    else lf_so3_rmul_cay_kernel(R, x);
+}
+
+/* One body's (6) before Newton: c = J W_{k+1/2} + h/2 tau(Q_{k+1}) and the predictor
+ * W <- W_{k+1/2} + h/2 J^{-1}(J W_{k+1/2} x W_{k+1/2} + tau(Q_{k+1})). */
+LF_ALWAYS_INLINE void eln_kick_predict(const double *J, double *W, const double *tau1, double h, double *c)
+{
+    double JW[3], a[3];
+    lf_v3_mul(J, W, JW);
+    lf_v3_axpy(JW, 0.5 * h, tau1, c);
+    lf_v3_cross(JW, W, a);
+    lf_v3_add(a, tau1, a);
+    lf_v3_div(a, J, a);
+    lf_v3_axpy(W, 0.5 * h, a, W);
 }
 
 static int eln_common(lf_stepper *s, double h, int use_exp)
@@ -63,32 +92,13 @@ static int eln_common(lf_stepper *s, double h, int use_exp)
     double *tau1 = s->work;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
-    for (int i = 0; i < nb; i++) {
-        const double *J = Jall + 3 * i;
-        double *W = s->w + 3 * i, *R = s->R + 9 * i, JW[3], a[3], x[3];
-        /* (4): W <- W_{k+1/2} */
-        lf_v3_mul(J, W, JW);
-        lf_v3_cross(JW, W, a);
-        lf_v3_add(a, tau0 + 3 * i, a);
-        lf_v3_div(a, J, a);
-        lf_v3_axpy(W, 0.5 * h, a, W);
-        /* (5) */
-        lf_v3_scale(W, h, x);
-        if (use_exp) lf_so3_rmul_exp(R, x); /* R <- R exp(x), R <- R cay(x) with one rounding per entry */
-        else lf_so3_rmul_cay(R, x);
-    }
+    for (int i = 0; i < nb; i++) eln_kick_drift(Jall + 3 * i, s->w + 3 * i, s->R + 9 * i, tau0 + 3 * i, h, use_exp);
     rc = lf_stepper_torque(s, s->R, tau1);
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
-        double *W = s->w + 3 * i, c[3], JW[3], a[3];
-        /* (6): c = J W_{k+1/2} + h/2 tau(Q_{k+1}); predictor W_{k+1/2} + h/2 J^{-1}(J W_{k+1/2} x W_{k+1/2} + tau) */
-        lf_v3_mul(J, W, JW);
-        lf_v3_axpy(JW, 0.5 * h, tau1 + 3 * i, c);
-        lf_v3_cross(JW, W, a);
-        lf_v3_add(a, tau1 + 3 * i, a);
-        lf_v3_div(a, J, a);
-        lf_v3_axpy(W, 0.5 * h, a, W);
+        double *W = s->w + 3 * i, c[3];
+        eln_kick_predict(J, W, tau1 + 3 * i, h, c);
         lf_gyro_eq q = {J, c, h};
         rc = lf_newton3(s, lf_gyro_residual, &q, W, "eq. (6)", "", i);
         if (rc != LF_OK) return rc;
@@ -97,12 +107,68 @@ static int eln_common(lf_stepper *s, double h, int use_exp)
     return LF_OK;
 }
 
+/* Lanes (method.h): the same step on every lane, each phase a vectorized loop over the lanes. */
+typedef struct {
+    const double *J, *C;
+    double h;
+    int B;
+} gyro_lanes;
+
+LF_ALWAYS_INLINE void gyro_lane_residual(const void *ctx, int j, const double *W, double *r, double *A)
+{
+    const gyro_lanes *g = ctx;
+    double c[3];
+    lf_lane_get(3, g->C, g->B, j, c);
+    lf_gyro_eq q = {g->J, c, g->h};
+    lf_gyro_residual(&q, W, r, A);
+}
+
+LF_ALWAYS_INLINE int eln_lanes_common(lf_stepper *s, double h, int use_exp)
+{
+    const int B = s->lanes;
+    const double *J = s->J, *tau0;
+    double *restrict tau1 = s->work, *restrict C = tau1 + 3 * B, *restrict flag = C + 3 * B;
+    double *restrict Ws = s->w, *restrict Rs = s->R;
+    int rc = lf_stepper_torque_start(s, &tau0);
+    if (rc != LF_OK) return rc;
+    LF_LANES_INDEPENDENT
+    for (int j = 0; j < B; j++) {
+        double W[3], R[9], t[3];
+        lf_lane_get(3, Ws, B, j, W);
+        lf_lane_get(9, Rs, B, j, R);
+        lf_lane_get(3, tau0, B, j, t);
+        eln_kick_drift(J, W, R, t, h, use_exp);
+        lf_lane_put(3, W, Ws, B, j);
+        lf_lane_put(9, R, Rs, B, j);
+    }
+    rc = lf_stepper_torque(s, Rs, tau1);
+    if (rc != LF_OK) return rc;
+    LF_LANES_INDEPENDENT
+    for (int j = 0; j < B; j++) {
+        double W[3], t[3], c[3];
+        lf_lane_get(3, Ws, B, j, W);
+        lf_lane_get(3, tau1, B, j, t);
+        eln_kick_predict(J, W, t, h, c);
+        lf_lane_put(3, W, Ws, B, j);
+        lf_lane_put(3, c, C, B, j);
+    }
+    gyro_lanes g = {J, C, h, B};
+    rc = lf_newton3_lanes(s, gyro_lane_residual, &g, Ws, flag, "eq. (6)", "");
+    if (rc != LF_OK) return rc;
+    lf_stepper_cache_torque(s, tau1);
+    return LF_OK;
+}
+
+LF_LANE_LOOPS static int eln_lanes_step(lf_stepper *s, double h) { return eln_lanes_common(s, h, 0); }
+LF_LANE_LOOPS static int eln_exp_lanes_step(lf_stepper *s, double h) { return eln_lanes_common(s, h, 1); }
+
 static int eln_step(lf_stepper *s, double h) { return eln_common(s, h, 0); }
 static int eln_exp_step(lf_stepper *s, double h) { return eln_common(s, h, 1); }
 
 const lf_method lf_method_eln = {
     .info = {
         .name = "eln",
+        .lanes = 1,
         .title = "explicit Lie-Newmark (Cayley)",
         .reference = "seed 000 eqs. (4)-(6); seed 004 eqs. (4.1a)-(4.1c)",
         .order = 2,
@@ -116,11 +182,13 @@ const lf_method lf_method_eln = {
     },
     .work_doubles = eln_work,
     .step = eln_step,
+    .lanes_step = eln_lanes_step,
 };
 
 const lf_method lf_method_eln_exp = {
     .info = {
         .name = "eln_exp",
+        .lanes = 1,
         .title = "explicit Lie-Newmark (exponential map)",
         .reference = "seed 000 eqs. (4)-(6) with exp in (5); seed 004 §4.1.1",
         .order = 2,
@@ -134,6 +202,7 @@ const lf_method lf_method_eln_exp = {
     },
     .work_doubles = eln_work,
     .step = eln_exp_step,
+    .lanes_step = eln_exp_lanes_step,
 };
 
 /* ------------------------------------------------------------------------------------ TLN */

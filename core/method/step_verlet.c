@@ -29,6 +29,7 @@
 #include "method_internal.h"
 #include "newton3_internal.h"
 #include "so3.h"
+#include "so3_kernels_internal.h"
 
 typedef struct {
     const double *J, *c;
@@ -59,8 +60,41 @@ LF_ALWAYS_INLINE void vlv_residual(const void *ctx, const double *W, double *r, 
 
 static size_t vlv_work(const lf_stepper *s_)
 {
-    const int nb = s_->nb;
-    return 3 * (size_t)nb;
+    const size_t nb = (size_t)s_->nb, B = (size_t)s_->lanes;
+    return 3 * nb * B + (B > 1 ? 4 * B : 0); /* tau1; with lanes also c and Newton flags */
+}
+
+/* One body's (8) before Newton: c = J W_k + h/2 tau(Q_k) and the predictor
+ * W <- W_k + h/2 J^{-1}(J W_k x W_k + tau(Q_k)). */
+LF_ALWAYS_INLINE void vlv_predict(const double *J, double *W, const double *tau0, double h, double *c)
+{
+    double JW[3], a[3];
+    lf_v3_mul(J, W, JW);
+    lf_v3_axpy(JW, 0.5 * h, tau0, c);
+    lf_v3_cross(JW, W, a);
+    lf_v3_add(a, tau0, a);
+    lf_v3_div(a, J, a);
+    lf_v3_axpy(W, 0.5 * h, a, W);
+}
+
+/* (9): R <- R cay(h W_{k+1/2}) */
+LF_ALWAYS_INLINE void vlv_drift(const double *W, double *R, double h)
+{
+    double x[3];
+    lf_v3_scale(W, h, x);
+    lf_so3_rmul_cay_kernel(R, x);
+}
+
+/* (10), explicit: W <- W_{k+1/2} + h/2 J^{-1} [J W x W + h/2 (W^T J W) W + tau(Q_{k+1})] */
+LF_ALWAYS_INLINE void vlv_kick(const double *J, double *W, const double *tau1, double h)
+{
+    double JW[3], cr[3], a[3];
+    lf_v3_mul(J, W, JW);
+    lf_v3_cross(JW, W, cr);
+    const double q = 0.25 * h * h * lf_v3_dot(W, JW);
+    for (int k = 0; k < 3; k++) a[k] = 0.5 * h * (cr[k] + tau1[k]) + q * W[k];
+    lf_v3_div(a, J, a);
+    lf_v3_add(W, a, W);
 }
 
 static int vlv_step(lf_stepper *s, double h)
@@ -72,32 +106,73 @@ static int vlv_step(lf_stepper *s, double h)
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
-        double *W = s->w + 3 * i, *R = s->R + 9 * i, JW[3], c[3], a[3], x[3];
-        /* (8): c = J W_k + h/2 tau(Q_k); predictor W_k + h/2 J^{-1}(J W_k x W_k + tau(Q_k)) */
-        lf_v3_mul(J, W, JW);
-        lf_v3_axpy(JW, 0.5 * h, tau0 + 3 * i, c);
-        lf_v3_cross(JW, W, a);
-        lf_v3_add(a, tau0 + 3 * i, a);
-        lf_v3_div(a, J, a);
-        lf_v3_axpy(W, 0.5 * h, a, W);
+        double *W = s->w + 3 * i, c[3];
+        vlv_predict(J, W, tau0 + 3 * i, h, c);
         vlv_eq q = {J, c, h};
         rc = lf_newton3(s, vlv_residual, &q, W, "eq. (8)", "", i);
         if (rc != LF_OK) return rc;
-        /* (9) */
-        lf_v3_scale(W, h, x);
-        lf_so3_rmul_cay(R, x);
+        vlv_drift(W, s->R + 9 * i, h);
     }
     rc = lf_stepper_torque(s, s->R, tau1);
     if (rc != LF_OK) return rc;
-    for (int i = 0; i < nb; i++) { /* (10), explicit */
-        const double *J = Jall + 3 * i;
-        double *W = s->w + 3 * i, JW[3], cr[3], a[3];
-        lf_v3_mul(J, W, JW);
-        lf_v3_cross(JW, W, cr);
-        const double q = 0.25 * h * h * lf_v3_dot(W, JW);
-        for (int k = 0; k < 3; k++) a[k] = 0.5 * h * (cr[k] + tau1[3 * i + k]) + q * W[k];
-        lf_v3_div(a, J, a);
-        lf_v3_add(W, a, W);
+    for (int i = 0; i < nb; i++) vlv_kick(Jall + 3 * i, s->w + 3 * i, tau1 + 3 * i, h);
+    lf_stepper_cache_torque(s, tau1);
+    return LF_OK;
+}
+
+/* Lanes (method.h): the same step on every lane, each phase a vectorized loop over the lanes. */
+typedef struct {
+    const double *J, *C;
+    double h;
+    int B;
+} vlv_lanes_eq;
+
+LF_ALWAYS_INLINE void vlv_lane_residual(const void *ctx, int j, const double *W, double *r, double *A)
+{
+    const vlv_lanes_eq *g = ctx;
+    double c[3];
+    lf_lane_get(3, g->C, g->B, j, c);
+    vlv_eq q = {g->J, c, g->h};
+    vlv_residual(&q, W, r, A);
+}
+
+LF_LANE_LOOPS static int vlv_lanes_step(lf_stepper *s, double h)
+{
+    const int B = s->lanes;
+    const double *J = s->J, *tau0;
+    double *restrict tau1 = s->work, *restrict C = tau1 + 3 * B, *restrict flag = C + 3 * B;
+    double *restrict Ws = s->w, *restrict Rs = s->R;
+    int rc = lf_stepper_torque_start(s, &tau0);
+    if (rc != LF_OK) return rc;
+    LF_LANES_INDEPENDENT
+    for (int j = 0; j < B; j++) {
+        double W[3], t[3], c[3];
+        lf_lane_get(3, Ws, B, j, W);
+        lf_lane_get(3, tau0, B, j, t);
+        vlv_predict(J, W, t, h, c);
+        lf_lane_put(3, W, Ws, B, j);
+        lf_lane_put(3, c, C, B, j);
+    }
+    vlv_lanes_eq g = {J, C, h, B};
+    rc = lf_newton3_lanes(s, vlv_lane_residual, &g, Ws, flag, "eq. (8)", "");
+    if (rc != LF_OK) return rc;
+    LF_LANES_INDEPENDENT
+    for (int j = 0; j < B; j++) {
+        double W[3], R[9];
+        lf_lane_get(3, Ws, B, j, W);
+        lf_lane_get(9, Rs, B, j, R);
+        vlv_drift(W, R, h);
+        lf_lane_put(9, R, Rs, B, j);
+    }
+    rc = lf_stepper_torque(s, Rs, tau1);
+    if (rc != LF_OK) return rc;
+    LF_LANES_INDEPENDENT
+    for (int j = 0; j < B; j++) {
+        double W[3], t[3];
+        lf_lane_get(3, Ws, B, j, W);
+        lf_lane_get(3, tau1, B, j, t);
+        vlv_kick(J, W, t, h);
+        lf_lane_put(3, W, Ws, B, j);
     }
     lf_stepper_cache_torque(s, tau1);
     return LF_OK;
@@ -106,6 +181,7 @@ static int vlv_step(lf_stepper *s, double h)
 const lf_method lf_method_vlv = {
     .info = {
         .name = "vlv",
+        .lanes = 1,
         .title = "variational Lie-Verlet (Hamilton-Pontryagin, Cayley)",
         .reference = "seed 000 eqs. (8)-(10); seed 004 eqs. (4.11a)-(4.11c)",
         .order = 2,
@@ -118,5 +194,6 @@ const lf_method lf_method_vlv = {
         .implicit = 1,
     },
     .work_doubles = vlv_work,
+    .lanes_step = vlv_lanes_step,
     .step = vlv_step,
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanes_internal.h"
 #include "linalg.h"
 #include "method_internal.h"
 
@@ -21,14 +22,42 @@ int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
     return m->accepts ? m->accepts(m, sys, err) : LF_OK;
 }
 
+/* Lanes need a lane kernel and a one-body rigid system. */
+static int lanes_accepted(const lf_method *m, const lf_system *sys, int lanes, lf_error *err)
+{
+    if (lanes < 1) return lf_error_set(err, LF_EINVAL, "lf_stepper_new_lanes: %d lanes (expected >= 1)", lanes);
+    if (lanes == 1) return LF_OK;
+    if (!m->lanes_step) {
+        char names[160] = "";
+        for (int i = 0; i < lf_method_count(); i++)
+            if (lf_method_at(i)->lanes_step) {
+                size_t n = strlen(names);
+                snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", lf_method_at(i)->info.name);
+            }
+        return lf_error_set(err, LF_EINVAL, "method %s has no lane kernel (methods with lanes: %s)", m->info.name,
+                            names);
+    }
+    if (lf_rigid_nbodies(sys) != 1)
+        return lf_error_set(err, LF_EINVAL, "lanes step copies of one rigid body; this system has %d bodies",
+                            lf_rigid_nbodies(sys));
+    return LF_OK;
+}
+
 lf_stepper *lf_stepper_new(const lf_method *m, const lf_system *sys, const double *y0, double t0,
                            const lf_stepper_opts *opts, lf_error *err)
+{
+    return lf_stepper_new_lanes(m, sys, 1, y0, t0, opts, err);
+}
+
+lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int lanes, const double *y0, double t0,
+                                 const lf_stepper_opts *opts, lf_error *err)
 {
     if (!m || !sys || !y0) {
         lf_error_set(err, LF_EINVAL, "lf_stepper_new: a method, a system and an initial state are required");
         return NULL;
     }
     if (lf_method_accepts(m, sys, err) != LF_OK) return NULL;
+    if (lanes_accepted(m, sys, lanes, err) != LF_OK) return NULL;
     if (opts && (!(opts->newton_tol >= 0) || opts->max_iter < 0 || opts->dexpinv_order < 0 || !(opts->rtol >= 0) ||
                  !(opts->atol >= 0) || !(opts->h0 >= 0) || opts->solver < 0 || opts->solver > LF_SOLVER_FIXED_POINT ||
                  opts->jacobian < 0 || opts->jacobian > LF_JAC_BLOCK_FD)) {
@@ -43,6 +72,8 @@ lf_stepper *lf_stepper_new(const lf_method *m, const lf_system *sys, const doubl
     }
     s->method = m;
     s->sys = sys;
+    s->lanes = lanes;
+    s->step = lanes > 1 ? m->lanes_step : m->step;
     s->M = lf_system_manifold(sys);
     s->np = lf_manifold_nparam(s->M);
     s->nd = lf_manifold_ndim(s->M);
@@ -57,8 +88,8 @@ lf_stepper *lf_stepper_new(const lf_method *m, const lf_system *sys, const doubl
     s->opts.atol = (opts && opts->atol > 0) ? opts->atol : 1e-9;
     s->opts.h0 = opts ? opts->h0 : 0;
     s->h_next = s->opts.h0;
-    s->ncache = m->cache_doubles ? m->cache_doubles(s) : 3 * (size_t)s->nb;
-    size_t nst = (size_t)s->np + s->ncache, nwork = m->work_doubles ? m->work_doubles(s) : 0;
+    s->ncache = m->cache_doubles ? m->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
+    size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->work_doubles ? m->work_doubles(s) : 0;
     double *mem = calloc(2 * nst + nwork + 1, sizeof(double));
     int *imem = calloc(lf_stepper_iwork_ints(s), sizeof(int));
     if (!mem || !imem) {
@@ -69,13 +100,13 @@ lf_stepper *lf_stepper_new(const lf_method *m, const lf_system *sys, const doubl
         return NULL;
     }
     s->y = mem;
-    s->cache = mem + s->np;
+    s->cache = mem + (size_t)s->np * lanes;
     s->save = mem + nst;
     s->work = mem + 2 * nst;
     s->iwork = imem;
     if (s->nb) {
         s->R = s->y;
-        s->w = s->y + 9 * s->nb;
+        s->w = s->y + 9 * s->nb * lanes;
         s->tau = s->cache;
     }
     if (lf_stepper_set_state(s, y0, t0) != LF_OK) {
@@ -94,14 +125,31 @@ void lf_stepper_free(lf_stepper *s)
     free(s);
 }
 
+/* Lane j's state (np doubles) into / out of the lanes of y. */
+static void lane_in(lf_stepper *s, int j, const double *y)
+{
+    lf_lane_put(s->np, y, s->y, s->lanes, j);
+}
+
 int lf_stepper_set_state(lf_stepper *s, const double *y, double t)
 {
     if (!s) return LF_EINVAL;
     if (!y) return lf_error_set(&s->err, LF_EINVAL, "set_state: the state is required");
     if (!isfinite(t)) return lf_error_set(&s->err, LF_EINVAL, "time t=%g is not finite", t);
-    int rc = lf_system_check_state(s->sys, y, 1e-9, &s->err);
-    if (rc != LF_OK) return rc;
-    memmove(s->y, y, (size_t)s->np * sizeof(double));
+    for (int j = 0; j < s->lanes; j++) {
+        int rc = lf_system_check_state(s->sys, y + (size_t)j * s->np, 1e-9, &s->err);
+        if (rc != LF_OK) {
+            if (s->lanes > 1) {
+                char msg[sizeof s->err.msg];
+                memcpy(msg, s->err.msg, sizeof msg);
+                lf_error_set(&s->err, rc, "lane %d: %s", j + 1, msg);
+            }
+            return rc;
+        }
+    }
+    if (s->lanes == 1) memmove(s->y, y, (size_t)s->np * sizeof(double));
+    else
+        for (int j = 0; j < s->lanes; j++) lane_in(s, j, y + (size_t)j * s->np);
     s->t = t;
     s->t_comp = 0;
     s->cache_valid = 0;
@@ -111,6 +159,10 @@ int lf_stepper_set_state(lf_stepper *s, const double *y, double t)
 /* The name of the field holding parameter k of the state, for messages. */
 static void describe_param(const lf_stepper *s, int k, char *buf, size_t n)
 {
+    if (s->lanes > 1) { /* one-body rigid lanes: entry k of lane j at k lanes + j */
+        snprintf(buf, n, "lane %d, %s", k % s->lanes + 1, k / s->lanes < 9 ? "R" : "omega");
+        return;
+    }
     for (int i = 0; i < lf_system_nfields(s->sys); i++) {
         const lf_field *f = lf_system_field(s->sys, i);
         for (int j = 0; j < f->count; j++) {
@@ -132,7 +184,7 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
         return lf_error_set(&s->err, LF_EINVAL, "%s: step size h=%g must be finite and nonzero", s->method->info.name, h);
     if (h == 0) return lf_error_set(&s->err, LF_EINVAL, "%s: step size h=%g must be finite and nonzero", s->method->info.name, h);
     if (n < 0) return lf_error_set(&s->err, LF_EINVAL, "%s: number of steps n=%ld must be >= 0", s->method->info.name, n);
-    const size_t nst = (size_t)s->np + s->ncache;
+    const size_t ny = (size_t)s->np * s->lanes, nst = ny + s->ncache;
     for (long k = 0; k < n; k++) {
         if ((k & 255) == 0 && s->cancel && *s->cancel)
             return lf_error_set(&s->err, LF_EINTR, "%s: interrupted at t=%.17g", s->method->info.name, s->t);
@@ -141,15 +193,15 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
         memcpy(s->save, s->y, nst * sizeof(double));
         s->cache_set = 0;
         s->h_taken = h;
-        int rc = s->method->step(s, h);
-        for (int i = 0; rc == LF_OK && i < s->np; i++)
+        int rc = s->step(s, h);
+        for (size_t i = 0; rc == LF_OK && i < ny; i++)
             if (!isfinite(s->y[i])) {
-                if (s->nb) {
-                    int body = i < 9 * s->nb ? i / 9 : (i - 9 * s->nb) / 3;
+                if (s->nb && s->lanes == 1) {
+                    const int e = (int)i, body = e < 9 * s->nb ? e / 9 : (e - 9 * s->nb) / 3;
                     rc = lf_error_set(&s->err, LF_EDOMAIN, "the state of body %d became non-finite", body + 1);
                 } else {
                     char what[64];
-                    describe_param(s, i, what, sizeof what);
+                    describe_param(s, (int)i, what, sizeof what);
                     rc = lf_error_set(&s->err, LF_EDOMAIN, "the state (%s) became non-finite", what);
                 }
             }
@@ -219,6 +271,30 @@ int lf_stepper_advance_to(lf_stepper *s, double T, double h)
 }
 
 const double *lf_stepper_state(const lf_stepper *s) { return s ? s->y : NULL; }
+int lf_stepper_lanes(const lf_stepper *s) { return s ? s->lanes : 0; }
+
+int lf_stepper_get_lane(const lf_stepper *s, int lane, double *y)
+{
+    if (!s || !y) return LF_EINVAL;
+    if (lane < 0 || lane >= s->lanes)
+        return lf_error_set((lf_error *)&s->err, LF_EINVAL, "get_lane: lane %d of %d (lanes count from 0)", lane,
+                            s->lanes);
+    lf_lane_get(s->np, s->y, s->lanes, lane, y);
+    return LF_OK;
+}
+
+int lf_stepper_set_lane(lf_stepper *s, int lane, const double *y)
+{
+    if (!s) return LF_EINVAL;
+    if (!y) return lf_error_set(&s->err, LF_EINVAL, "set_lane: the state is required");
+    if (lane < 0 || lane >= s->lanes)
+        return lf_error_set(&s->err, LF_EINVAL, "set_lane: lane %d of %d (lanes count from 0)", lane, s->lanes);
+    int rc = lf_system_check_state(s->sys, y, 1e-9, &s->err);
+    if (rc != LF_OK) return rc;
+    lane_in(s, lane, y);
+    s->cache_valid = 0;
+    return LF_OK;
+}
 double lf_stepper_time(const lf_stepper *s) { return s ? s->t : NAN; }
 const lf_method *lf_stepper_method(const lf_stepper *s) { return s ? s->method : NULL; }
 const lf_system *lf_stepper_system(const lf_stepper *s) { return s ? s->sys : NULL; }
@@ -251,7 +327,8 @@ void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag)
 
 int lf_stepper_torque(lf_stepper *s, const double *R, double *tau)
 {
-    s->stats.f_evals++;
+    s->stats.f_evals += s->lanes;
+    if (s->lanes > 1) return lf_potential_torque_lanes(lf_rigid_potential(s->sys), s->lanes, R, tau, &s->err);
     return lf_rigid_potential_eval(s->sys, R, NULL, tau, &s->err);
 }
 
@@ -268,7 +345,7 @@ int lf_stepper_torque_start(lf_stepper *s, const double **tau)
 
 void lf_stepper_cache_torque(lf_stepper *s, const double *tau)
 {
-    if (tau != s->tau) memcpy(s->tau, tau, 3 * (size_t)s->nb * sizeof(double));
+    if (tau != s->tau) memcpy(s->tau, tau, 3 * (size_t)s->nb * s->lanes * sizeof(double));
     s->cache_valid = s->cache_set = 1;
 }
 

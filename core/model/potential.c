@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanes_internal.h"
 #include "linalg.h"
 #include "so3.h"
 
@@ -88,36 +89,52 @@ int lf_potential_eval(const lf_potential *p, int nb, const double *R, double *U,
 
 /* ---------------------------------------------------------------- stress test, eq. (12) of BOS */
 /* par: [0] alpha, [1..9] Rm. With d(A) = ||R - A||_F:  d/de d(A)^2 = 2 tr((R - A)^T R hat y)
- * = -2 tr(A^T R hat y) (tr(R^T R hat y) = tr(hat y) = 0), so  d(d(A))/de = -y . trhat(A^T R) / d(A). */
+ * = -2 tr(A^T R hat y) (tr(R^T R hat y) = tr(hat y) = 0), so  d(d(A))/de = -y . trhat(A^T R) / d(A).
+ * One body: adds U to *U (if U), writes tau (if tau). Computes in every case (lane loops) and
+ * returns STRESS_AT_RM / STRESS_AT_I flags where the value / torque is undefined. */
+enum { STRESS_AT_RM = 1, STRESS_AT_I = 2, WALL_BEYOND = 4 };
+
+static inline __attribute__((always_inline)) int stress_body(const double *par, const double *Rb, double *U,
+                                                             double *tau)
+{
+    const double alpha = par[0], *Rm = par + 1;
+    double s1 = 0, s2 = 0; /* d(I)^2, d(Rm)^2 in one pass */
+    for (int i = 0; i < 9; i++) {
+        const double a = Rb[i] - (i % 4 == 0), c = Rb[i] - Rm[i];
+        s1 += a * a;
+        s2 += c * c;
+    }
+    const double d1 = sqrt(s1), d2 = sqrt(s2);
+    int flags = !(d2 > 0) ? STRESS_AT_RM : 0;
+    if (U) *U += (d1 - 1) * (d1 - 1) - alpha / d2;
+    if (tau) {
+        /* dU = 2 (d1 - 1) dd1 + alpha/d2^2 dd2, dd(A) = -y.trhat(A^T R)/d(A); tau = -dU.
+         * trhat(Rm^T R) needs the six off-diagonal entries M_ij = sum_k Rm_ki R_kj only. */
+        flags |= !(d1 > 0) ? STRESS_AT_I : 0;
+#define M_(i, j) (Rm[i] * Rb[j] + Rm[3 + i] * Rb[3 + j] + Rm[6 + i] * Rb[6 + j])
+        const double v2x = M_(1, 2) - M_(2, 1), v2y = M_(2, 0) - M_(0, 2), v2z = M_(0, 1) - M_(1, 0);
+#undef M_
+        const double c1 = 2 * (d1 - 1) / d1, c2 = alpha / (d2 * d2 * d2);
+        tau[0] = c1 * (Rb[5] - Rb[7]) + c2 * v2x;
+        tau[1] = c1 * (Rb[6] - Rb[2]) + c2 * v2y;
+        tau[2] = c1 * (Rb[1] - Rb[3]) + c2 * v2z;
+    }
+    return flags;
+}
+
+static int stress_error(int flags, lf_error *err)
+{
+    if (flags & STRESS_AT_RM)
+        return lf_error_set(err, LF_EDOMAIN, "stress potential: R equals the attraction point Rm (dist = 0)");
+    return lf_error_set(err, LF_EDOMAIN, "stress potential: torque undefined at R = I (dist(R,I) = 0)");
+}
+
 static int stress_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
 {
-    const double *par = ctx, alpha = par[0], *Rm = par + 1;
     double Usum = 0;
     for (int b = 0; b < nb; b++) {
-        const double *Rb = R + 9 * b;
-        double s1 = 0, s2 = 0; /* d(I)^2, d(Rm)^2 in one pass */
-        for (int i = 0; i < 9; i++) {
-            const double a = Rb[i] - (i % 4 == 0), c = Rb[i] - Rm[i];
-            s1 += a * a;
-            s2 += c * c;
-        }
-        const double d1 = sqrt(s1), d2 = sqrt(s2);
-        if (!(d2 > 0))
-            return lf_error_set(err, LF_EDOMAIN, "stress potential: R equals the attraction point Rm (dist = 0)");
-        if (U) Usum += (d1 - 1) * (d1 - 1) - alpha / d2;
-        if (tau) {
-            /* dU = 2 (d1 - 1) dd1 + alpha/d2^2 dd2, dd(A) = -y.trhat(A^T R)/d(A); tau = -dU.
-             * trhat(Rm^T R) needs the six off-diagonal entries M_ij = sum_k Rm_ki R_kj only. */
-            if (!(d1 > 0))
-                return lf_error_set(err, LF_EDOMAIN, "stress potential: torque undefined at R = I (dist(R,I) = 0)");
-#define M_(i, j) (Rm[i] * Rb[j] + Rm[3 + i] * Rb[3 + j] + Rm[6 + i] * Rb[6 + j])
-            const double v2x = M_(1, 2) - M_(2, 1), v2y = M_(2, 0) - M_(0, 2), v2z = M_(0, 1) - M_(1, 0);
-#undef M_
-            const double c1 = 2 * (d1 - 1) / d1, c2 = alpha / (d2 * d2 * d2);
-            tau[3 * b + 0] = c1 * (Rb[5] - Rb[7]) + c2 * v2x;
-            tau[3 * b + 1] = c1 * (Rb[6] - Rb[2]) + c2 * v2y;
-            tau[3 * b + 2] = c1 * (Rb[1] - Rb[3]) + c2 * v2z;
-        }
+        int flags = stress_body(ctx, R + 9 * b, U ? &Usum : NULL, tau ? tau + 3 * b : NULL);
+        if (flags) return stress_error(flags, err);
     }
     if (U) *U = Usum;
     return LF_OK;
@@ -140,17 +157,21 @@ lf_potential *lf_potential_stress(double alpha, const double Rm[9], lf_error *er
 /* ---------------------------------------------------------------- uniform field on a body vector */
 /* par: [0..2] B (spatial), [3..5] m (body).  U = -B . R m;  dU.y = -(R^T B) . (y x m)
  * = -y . (m x R^T B), so tau = m x R^T B. */
+static inline __attribute__((always_inline)) void field_body(const double *par, const double *Rb, double *U,
+                                                              double *tau)
+{
+    const double *B = par, *m = B + 3;
+    double Bb[3];
+    lf_m3_tapply(Rb, B, Bb); /* R^T B */
+    if (U) *U -= lf_v3_dot(Bb, m);
+    if (tau) lf_v3_cross(m, Bb, tau);
+}
+
 static int field_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
 {
     (void)err; /* cannot fail */
-    const double *B = ctx, *m = B + 3;
     double Usum = 0;
-    for (int b = 0; b < nb; b++) {
-        double Bb[3];
-        lf_m3_tapply(R + 9 * b, B, Bb); /* R^T B */
-        Usum -= lf_v3_dot(Bb, m);
-        if (tau) lf_v3_cross(m, Bb, tau + 3 * b);
-    }
+    for (int b = 0; b < nb; b++) field_body(ctx, R + 9 * b, U ? &Usum : NULL, tau ? tau + 3 * b : NULL);
     if (U) *U = Usum;
     return LF_OK;
 }
@@ -191,24 +212,27 @@ lf_potential *lf_potential_top(double mgl, const double chi[3], lf_error *err)
  * dU.y = g'(c) (R^T e3) . (y x e3) = g'(c) y . (e3 x R^T e3), R^T e3 = (R31, R32, R33):
  * tau = -g'(c) (-R32, R31, 0); the spatial torque R tau = g'(c) e3 x R e3 = g'(c) (-R23, R13, 0),
  * which is the torque printed by Krysl. */
+static inline __attribute__((always_inline)) int coulomb_wall_body(const double *Rb, double *U, double *tau)
+{
+    const double s = 1.1 + Rb[8], s2 = s * s, s10 = s2 * s2 * s2 * s2 * s2;
+    if (U) *U += 1 / s - 0.001 / s10;
+    if (tau) {
+        const double gp = -1 / s2 + 0.01 / (s10 * s);
+        tau[0] = gp * Rb[7];
+        tau[1] = -gp * Rb[6];
+        tau[2] = 0;
+    }
+    return !(s > 0) ? WALL_BEYOND : 0;
+}
+
 static int coulomb_wall_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
 {
     (void)ctx; /* no parameters */
     double Usum = 0;
-    for (int b = 0; b < nb; b++) {
-        const double *Rb = R + 9 * b;
-        double s = 1.1 + Rb[8];
-        if (!(s > 0))
-            return lf_error_set(err, LF_EDOMAIN, "coulomb_wall potential: 1.1 + R33 = %g is not positive", s);
-        double s2 = s * s, s10 = s2 * s2 * s2 * s2 * s2;
-        Usum += 1 / s - 0.001 / s10;
-        if (tau) {
-            double gp = -1 / s2 + 0.01 / (s10 * s);
-            tau[3 * b + 0] = gp * Rb[7];
-            tau[3 * b + 1] = -gp * Rb[6];
-            tau[3 * b + 2] = 0;
-        }
-    }
+    for (int b = 0; b < nb; b++)
+        if (coulomb_wall_body(R + 9 * b, U ? &Usum : NULL, tau ? tau + 3 * b : NULL))
+            return lf_error_set(err, LF_EDOMAIN, "coulomb_wall potential: 1.1 + R33 = %g is not positive",
+                                1.1 + R[9 * b + 8]);
     if (U) *U = Usum;
     return LF_OK;
 }
@@ -216,6 +240,71 @@ static int coulomb_wall_eval(void *ctx, int nb, const double *R, double *U, doub
 lf_potential *lf_potential_coulomb_wall(lf_error *err)
 {
     return alloc_pot(P_COULOMB_WALL, "coulomb_wall", coulomb_wall_eval, err);
+}
+
+/* ---------------------------------------------------------------- lanes */
+/* The built-ins' torques over B lanes, vectorized (lanes_internal.h); nonzero when a torque is not
+ * finite. The body kernels' flags are not needed here: where they are raised the torque is infinite
+ * or NaN (stress: a division by d = 0; coulomb_wall: 1.1 + R33 > 0 for every rotation). */
+LF_LANE_LOOPS static int builtin_torque_lanes(const lf_potential *p, int B, const double *restrict R,
+                                              double *restrict tau)
+{
+    switch (p->kind) {
+    case P_STRESS:
+        for (int j = 0; j < B; j++) {
+            double Rb[9], t[3];
+            lf_lane_get(9, R, B, j, Rb);
+            stress_body(p->par, Rb, NULL, t);
+            lf_lane_put(3, t, tau, B, j);
+        }
+        break;
+    case P_FIELD:
+    case P_TOP:
+        for (int j = 0; j < B; j++) {
+            double Rb[9], t[3];
+            lf_lane_get(9, R, B, j, Rb);
+            field_body(p->par, Rb, NULL, t);
+            lf_lane_put(3, t, tau, B, j);
+        }
+        break;
+    case P_COULOMB_WALL:
+        for (int j = 0; j < B; j++) {
+            double Rb[9], t[3];
+            lf_lane_get(9, R, B, j, Rb);
+            coulomb_wall_body(Rb, NULL, t);
+            lf_lane_put(3, t, tau, B, j);
+        }
+        break;
+    }
+    double sum = 0; /* NaN or infinite iff some torque is */
+    for (int i = 0; i < 3 * B; i++) sum += tau[i] * 0;
+    return !(sum == 0);
+}
+
+int lf_potential_torque_lanes(const lf_potential *p, int B, const double *R, double *tau, lf_error *err)
+{
+    if (B < 1 || !R || !tau) return lf_error_set(err, LF_EINVAL, "lf_potential_torque_lanes: %d lanes", B);
+    if (!p) {
+        memset(tau, 0, 3 * (size_t)B * sizeof(double));
+        return LF_OK;
+    }
+    if (p->kind != P_CALLBACK && !builtin_torque_lanes(p, B, R, tau)) return LF_OK;
+    /* a callback, or a built-in that failed somewhere: lane by lane, which also finds the lane */
+    for (int j = 0; j < B; j++) {
+        double Rb[9], t[3];
+        lf_lane_get(9, R, B, j, Rb);
+        int rc = lf_potential_eval(p, 1, Rb, NULL, t, err);
+        if (rc != LF_OK) {
+            if (err && B > 1) {
+                char msg[sizeof err->msg];
+                memcpy(msg, err->msg, sizeof msg);
+                lf_error_set(err, rc, "lane %d: %s", j + 1, msg);
+            }
+            return rc;
+        }
+        lf_lane_put(3, t, tau, B, j);
+    }
+    return LF_OK;
 }
 
 /* ---------------------------------------------------------------- description */

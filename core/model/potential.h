@@ -39,5 +39,10 @@ const char *lf_potential_name(const lf_potential *p);
 int lf_potential_describe(const lf_potential *p, char *buf, size_t size);
 /* Evaluate (p == NULL: the free body, U = 0, tau = 0); results are checked finite. */
 int lf_potential_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau, lf_error *err);
+/* The torques of B separate one-body configurations stored in lanes (structure of arrays: entry k
+ * of rotation j at R[k B + j], component k of its torque at tau[k B + j]), bitwise equal to B calls
+ * lf_potential_eval(p, 1, R_j, NULL, tau_j, err); the built-ins run vectorized, a callback is called
+ * once per lane. Results are checked finite; an error names the first failing lane. */
+int lf_potential_torque_lanes(const lf_potential *p, int B, const double *R, double *tau, lf_error *err);
 
 #endif

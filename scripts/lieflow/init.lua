@@ -76,14 +76,19 @@ end
 lf.method = luamethod.define
 
 --- lf.integrator(method, system, {h=, t0=, newton_tol=, max_iter=, dexpinv_order=, solver=,
---- jacobian=, rtol=, atol=}): `method` is a built-in method's name, a method made by lf.method
---- (written in Lua) or by lf.rkmk (a user tableau).
+--- jacobian=, rtol=, atol=, lanes=}): `method` is a built-in method's name, a method made by lf.method
+--- (written in Lua) or by lf.rkmk (a user tableau). lanes = {state, state, ...}: one integrator
+--- stepping copies of a one-body rigid system from those states at once (methods with
+--- method.lanes: eln, eln_exp, vlv, lgvi), each lane bitwise as an integrator of its own;
+--- it:lane(j), it:set_lane(j, state) and it:energy(j) read and write lane j.
 function lf.integrator(method, system, opts)
   if luamethod.is(method) then return luamethod.integrator(method, system, opts) end
   if type(method) ~= "string" and not run.is_rkmk(method) then
     error(("lf.integrator: method name, lf.method or lf.rkmk method expected, got %s"):format(type(method)), 2)
   end
-  return core.integrator(method, system, opts)
+  local ok, it = pcall(core.integrator, method, system, opts)
+  if not ok then error(run.strip_position(it), 2) end
+  return it
 end
 
 -- ---------------------------------------------------------------- checkpoints
