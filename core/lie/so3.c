@@ -262,9 +262,13 @@ int lf_so3_check(const double R[9], double tol, const char *what, lf_error *err)
     if (!lf_m3_isfinite(R))
         return lf_error_set(err, LF_EINVAL, "%s is not a rotation: it has a non-finite entry", what);
     double e = lf_so3_orth_error(R);
+    /* a rotation written out with a few digits (e.g. printed to 8) misses by about 1e-8: say how to
+     * get the nearest rotation instead of only refusing it */
     if (!(e <= tol))
-        return lf_error_set(err, LF_EINVAL, "%s is not a rotation: ||R^T R - I|| = %.2g > %g",
-                            what, e, tol);
+        return lf_error_set(err, LF_EINVAL, "%s is not a rotation: ||R^T R - I|| = %.2g > %g%s", what, e, tol,
+                            e < 1e-3 ? " (close to one, as when copied with a few digits: lf.so3.project(R) in "
+                                       "Lua, lf_so3_project in C, gives the nearest rotation)"
+                                     : "");
     double d = lf_m3_det(R);
     if (!(fabs(d - 1) <= tol))
         return lf_error_set(err, LF_EINVAL, "%s is not a rotation: det R = %.17g (|det R - 1| > %g)",

@@ -216,4 +216,20 @@ describe("a potential whose value becomes non-finite", function()
     assert.is_false(ok)
     has(msg, "potential U(R) is not finite")
   end)
+
+  it("a rotation copied with 8 digits is refused with a hint to project it", function()
+    local R = lf.so3.exp{0.3, -0.2, 0.5}
+    local t = {}
+    for i = 1, 3 do
+      t[i] = {}
+      for j = 1, 3 do t[i][j] = tonumber(("%.8f"):format(R[i][j])) end
+    end
+    local msg = errmsg(lf.rigidbody, {inertia = {1, 2, 2.5}, R = t})
+    has(msg, "is not a rotation")
+    has(msg, "lf.so3.project(R)")
+    local body = lf.rigidbody{inertia = {1, 2, 2.5}, R = lf.so3.project(t)}
+    assert.is_true(body ~= nil)
+    -- far from SO(3): no hint
+    assert.is_nil(errmsg(lf.rigidbody, {inertia = {1, 2, 2.5}, R = {{2, 0, 0}, {0, 1, 0}, {0, 0, 1}}}):find("project", 1, true))
+  end)
 end)
