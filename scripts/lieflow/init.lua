@@ -34,6 +34,8 @@ end
 --- Define a method in Lua: lf.method{name=, order=, step=function(state, h, system) ... end}.
 lf.method = luamethod.define
 
+lf.ensemble = require "lieflow.ensemble" -- lf.ensemble{...}: members in parallel (scripts/lieflow/ensemble.lua)
+
 --- lf.integrator(method, system, {h=, newton_tol=, max_iter=, t0=}): `method` is a built-in
 --- method's name or a method made by lf.method.
 function lf.integrator(method, system, opts)
