@@ -8,7 +8,8 @@
 --     method = "vlv", h = 0.125, T = 1000, every = 40, observe = {...},   -- as for lf.run
 --     summarize = function(member) return value end,  -- optional, runs in the worker (see below)
 --     trajectory = true,             -- false: do not send the trajectory back (final state, stats only)
---     reduce = function(res) return value end,        -- optional, runs once at the end (rank 0)
+--     reduce = function(res) return value end,        -- optional, runs once at the end (on rank 0,
+--                                    -- or on every rank with gather = "all")
 --     workers = k,                   -- worker processes (default: all cores this process may use;
 --                                    -- 1 = in this process, no fork; under MPI: 1 per rank)
 --     progress = nil|true|false,     -- progress line on stderr (default: on a terminal, runs > 1 s)
@@ -565,7 +566,7 @@ function M.run(opts)
   local res = assemble(spec, payloads, interrupted, k, size, t0)
   res.rank = rank
   if rank ~= 0 then res.root = false end
-  if spec.reduce and rank == 0 then
+  if spec.reduce and (rank == 0 or spec.gather == "all") then
     res.reduced = spec.reduce(res)
   end
   return res, res.reduced
