@@ -2,9 +2,10 @@
 -- Run: make bench  (or build/lieflow bench/ensemble.lua [members [T [repeats]]])
 --
 -- The workload: `members` runs of the seed-000 stress test (vlv, h = 1/8, T steps of lf.run sampled
--- every 100 steps), alpha varied per member so that no two are alike. Each configuration runs
--- `repeats` times; the table shows the fastest (the machine is shared: the minimum is the run least
--- disturbed by other work) and the median. speed-up = serial time / time; efficiency = speed-up / k.
+-- every 100 steps), alpha varied per member so that no two are alike. The configurations run
+-- interleaved, `repeats` rounds; the table shows the fastest of each (the machine is shared: the
+-- minimum is the run least disturbed by other work) and the median. speed-up = best serial time /
+-- best time; efficiency = speed-up / k.
 -- "serial" is workers = 1: the members in this process, no fork (what a plain loop costs).
 -- Every configuration's results are checked to be bitwise identical to the serial ones.
 -- cpu/wall: the CPU seconds the members got (sum over members) per wall second: the number of cores
@@ -17,8 +18,8 @@ local core = require "lieflow.core"
 local clock = core.wall_time
 
 local members = tonumber(arg and arg[1]) or 16
-local T = tonumber(arg and arg[2]) or 50000
-local repeats = tonumber(arg and arg[3]) or 3
+local T = tonumber(arg and arg[2]) or 25000
+local repeats = tonumber(arg and arg[3]) or 5
 local mpi_child = arg and arg[4] == "--mpi-child"
 
 local h = 0.125
@@ -35,21 +36,21 @@ local function sweep(workers, mpi)
 end
 
 if mpi_child then
-  -- one measurement under mpirun: rank 0 prints the time of the ensemble and a digest of its results
+  -- one measurement under mpirun: rank 0 prints the time of the ensemble (distribution, runs,
+  -- gather) and the CPU seconds of its members, and writes the members to the file arg[5]
   local mpi = assert(lf.ensemble.mpi_module())
   mpi.init()
-  local best = math.huge
-  local res
-  for _ = 1, repeats do
-    mpi.barrier()
-    local t0 = clock()
-    res = sweep(nil, true)
-    if res.root then best = math.min(best, clock() - t0) end
-  end
+  mpi.barrier()
+  local t0 = clock()
+  local res = sweep(nil, true)
   if res.root then
-    local digest = {}
-    for i = 1, members do digest[i] = ("%a"):format(res[i].summary.E_end) end
-    print(("MPI-RESULT %.6f %s"):format(best, table.concat(digest, ",")))
+    local t = clock() - t0
+    local c, m = 0, {}
+    for i = 1, members do c, m[i] = c + res[i].timing.cpu_time, res[i] end
+    local f = assert(io.open(arg[5], "wb"))
+    f:write(core.proc.encode(m))
+    f:close()
+    print(("MPI-RESULT %.6f %.6f"):format(t, c))
   end
   return
 end
@@ -82,59 +83,80 @@ local function cpu_of(res)
   return c
 end
 
-local function time_it(k)
-  local ts, res, best, util = {}, nil, math.huge, nil
-  for r = 1, repeats do
-    local t0 = clock()
-    res = sweep(k, false)
-    ts[r] = clock() - t0
-    assert(res.completed == members, ("bench: %d of %d members failed"):format(#res.failed, members))
-    if ts[r] < best then best, util = ts[r], cpu_of(res) / ts[r] end
-  end
-  return best, median(ts), res, util
+-- the members of a result as plain data (for the comparison with the serial run)
+local function members_of(res)
+  local t = {}
+  for i = 1, res.n do t[i] = res[i] end
+  return t
 end
 
-local rows = {}
-local t1, m1, serial, u1 = time_it(1)
-rows[1] = {label = "serial (in process)", k = 1, best = t1, med = m1, identical = true, util = u1}
-for _, k in ipairs{2, 3, 4} do
-  local tb, tm, res, u = time_it(k)
-  local same, where = lf.ensemble.identical(res, serial)
-  rows[#rows + 1] = {label = ("%d workers"):format(k), k = k, best = tb, med = tm, identical = same, where = where,
-                     util = u}
-end
-
--- MPI
 local mpirun = os.execute("command -v mpirun >/dev/null 2>&1")
 local have_mpi = mpirun and lf.ensemble.mpi_module() ~= nil
-local mpi_note
-if have_mpi then
+local tmp = os.tmpname()
+
+-- one MPI measurement: mpirun -n k on this script; returns time, cpu, identical, where, whole | nil, message
+local function mpi_once(k, serial)
   local exe = arg[-1] or "lieflow"
-  local script = arg[0]
-  local digest = {}
-  for i = 1, members do digest[i] = ("%a"):format(serial[i].summary.E_end) end
-  digest = table.concat(digest, ",")
-  for _, k in ipairs{1, 2, 4} do
-    local cmd = ("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
-      .. "timeout 600 mpirun --oversubscribe --allow-run-as-root -n %d %s %s %d %.17g %d --mpi-child 2>&1"):format(
-      k, exe, script, members, T, repeats)
-    local w0 = clock()
-    local p = io.popen(cmd)
-    local out = p:read("a")
-    p:close()
-    local whole = clock() - w0
-    local t, d = out:match("MPI%-RESULT (%S+) (%S+)")
-    if t then
-      rows[#rows + 1] = {label = ("MPI %d rank%s"):format(k, k > 1 and "s" or ""), k = k, best = tonumber(t),
-                         identical = d == digest, where = d ~= digest and "final energy errors differ" or nil,
-                         launch = whole}
+  local cmd = ("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
+    .. "timeout 600 mpirun --oversubscribe --allow-run-as-root -n %d %s %s %d %.17g 1 --mpi-child %s 2>&1"):format(
+    k, exe, arg[0], members, T, tmp)
+  local w0 = clock()
+  local p = io.popen(cmd)
+  local out = p:read("a")
+  p:close()
+  local whole = clock() - w0
+  local t, c = out:match("MPI%-RESULT (%S+) (%S+)")
+  if not t then return nil, out:sub(1, 400) end
+  local f = assert(io.open(tmp, "rb"))
+  local got = core.proc.decode(f:read("a"))
+  f:close()
+  local same, where = lf.ensemble.identical(got, members_of(serial))
+  return tonumber(t), tonumber(c), same, where, whole
+end
+
+-- The configurations run interleaved (serial, 2, 3, 4 workers, MPI 1, 2, 4 ranks; then again), so
+-- that changes of the machine's load hit them alike.
+local configs = {{label = "serial (in process)", k = 1}, {label = "2 workers", k = 2}, {label = "3 workers", k = 3},
+                 {label = "4 workers", k = 4}}
+if have_mpi then
+  for _, k in ipairs{1, 2, 4} do configs[#configs + 1] = {label = ("MPI %d rank%s"):format(k, k > 1 and "s" or ""), k = k, mpi = true} end
+end
+for _, c in ipairs(configs) do c.times, c.utils, c.identical = {}, {}, true end
+local serial
+for _ = 1, repeats do
+  for _, c in ipairs(configs) do
+    if c.mpi then
+      local t, cpu_s, same, where, whole = mpi_once(c.k, serial)
+      if not t then c.failed = cpu_s else
+        c.times[#c.times + 1], c.utils[#c.utils + 1] = t, cpu_s / t
+        c.launch = math.max(c.launch or 0, whole)
+        if not same then c.identical, c.where = false, where end
+      end
     else
-      rows[#rows + 1] = {label = ("MPI %d ranks"):format(k), k = k, failed = out:sub(1, 300)}
+      local t0 = clock()
+      local res = sweep(c.k, false)
+      local t = clock() - t0
+      assert(res.completed == members, ("bench: %d of %d members failed"):format(#res.failed, members))
+      c.times[#c.times + 1], c.utils[#c.utils + 1] = t, cpu_of(res) / t
+      if c.k == 1 and not serial then serial = res end
+      local same, where = lf.ensemble.identical(res, serial)
+      if not same then c.identical, c.where = false, where end
     end
   end
-else
-  mpi_note = "MPI: not measured (mpirun or lieflow.mpi missing)"
 end
+os.remove(tmp)
+
+local rows = {}
+for _, c in ipairs(configs) do
+  if c.failed then rows[#rows + 1] = c else
+    local best, bi = math.huge, 1
+    for i, t in ipairs(c.times) do if t < best then best, bi = t, i end end
+    rows[#rows + 1] = {label = c.label, k = c.k, best = best, med = median(c.times), util = c.utils[bi],
+                       identical = c.identical, where = c.where, launch = c.launch}
+  end
+end
+local t1 = rows[1].best
+local mpi_note = not have_mpi and "MPI: not measured (mpirun or lieflow.mpi missing)" or nil
 
 print(("%-22s %4s %9s %9s %10s %9s %10s %9s %10s"):format("configuration", "k", "best s", "median s", "members/s",
   "speed-up", "efficiency", "cpu/wall", "= serial"))
@@ -152,7 +174,7 @@ for _, r in ipairs(rows) do
   end
 end
 for _, r in ipairs(rows) do
-  if r.launch then print(("%s: whole mpirun %.2f s (start-up and %d repeats)"):format(r.label, r.launch, repeats)) end
+  if r.launch then print(("%s: whole mpirun up to %.2f s (with its start-up)"):format(r.label, r.launch)) end
 end
 if mpi_note then print(mpi_note) end
 print(("load average after: %s"):format(loadavg()))

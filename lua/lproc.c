@@ -19,7 +19,8 @@
  *   proc.waitpid(pid)           -> nil while pid runs | "exited", code | "signaled", signo, name
  *   proc.kill(pid, sig)         -> true | nil, message (sig: "TERM", "KILL", "INT" or a number)
  *   proc.group()                -> g: the worker processes of one ensemble. g:add(pid, fd),
- *                                  g:forget(pid) (reaped by the caller), g:shutdown([grace_s]): closes
+ *                                  g:reap(pid [, timeout]) (a worker that is gone: close, wait, kill,
+ *                                  reap -> as proc.waitpid), g:shutdown([grace_s]): closes
  *                                  the fds, waits up to grace (default 2 s) for the workers to exit,
  *                                  then SIGTERM, 1 s, SIGKILL; reaps all. __close and __gc shut down
  *                                  at once (grace 0), only in the process that made g: no worker
@@ -452,21 +453,6 @@ static int group_add(lua_State *L)
     return 0;
 }
 
-/* g:forget(pid): the process was reaped and its fd closed by the caller. */
-static int group_forget(lua_State *L)
-{
-    group *g = luaL_checkudata(L, 1, PROC_GROUP);
-    pid_t pid = (pid_t)luaL_checkinteger(L, 2);
-    for (int i = 0; i < g->n; i++)
-        if (g->pid[i] == pid) {
-            g->pid[i] = g->pid[g->n - 1];
-            g->fd[i] = g->fd[g->n - 1];
-            g->n--;
-            break;
-        }
-    return 0;
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -520,6 +506,43 @@ static int group_shutdown_impl(group *g, double grace)
         }
     g->n = 0;
     return signalled;
+}
+
+/* g:reap(pid [, timeout_s]) -> how, code, name (as proc.waitpid): a worker that closed its socket.
+ * Closes its fd, waits up to timeout (default 2 s) for it to exit, then SIGKILL; removes it from g.
+ * One C call: an "interrupted!" hook cannot leave it half done (no zombie, no fd closed twice). */
+static int group_reap(lua_State *L)
+{
+    group *g = luaL_checkudata(L, 1, PROC_GROUP);
+    pid_t pid = (pid_t)luaL_checkinteger(L, 2);
+    double timeout = luaL_optnumber(L, 3, 2.0);
+    int i = 0;
+    while (i < g->n && g->pid[i] != pid) i++;
+    if (i == g->n) return luaL_error(L, "reap: process %d is not in the group", (int)pid);
+    if (g->fd[i] >= 0) close(g->fd[i]);
+    g->pid[i] = g->pid[g->n - 1];
+    g->fd[i] = g->fd[g->n - 1];
+    g->n--;
+    double t0 = now_s();
+    int st = 0;
+    pid_t r;
+    for (;;) {
+        r = waitpid(pid, &st, WNOHANG);
+        if (r != 0 || now_s() - t0 >= timeout) break;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    if (r == 0) {
+        kill(pid, SIGKILL);
+        while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {
+        }
+    }
+    if (r < 0) {
+        lua_pushliteral(L, "gone");
+        lua_pushstring(L, strerror(errno));
+        return 2;
+    }
+    return push_status(L, st);
 }
 
 static int group_shutdown(lua_State *L)
@@ -898,7 +921,7 @@ static int l_decode(lua_State *L)
 void lfb_open_proc(lua_State *L)
 {
     static const luaL_Reg reader_m[] = {{"pump", reader_pump}, {"pending", reader_pending}, {NULL, NULL}};
-    static const luaL_Reg group_m[] = {{"add", group_add},     {"forget", group_forget},
+    static const luaL_Reg group_m[] = {{"add", group_add}, {"reap", group_reap},
                                        {"shutdown", group_shutdown}, {"count", group_count},
                                        {NULL, NULL}};
     static const luaL_Reg fns[] = {{"ncpu", l_ncpu},         {"socketpair", l_socketpair},

@@ -300,22 +300,9 @@ local function status_text(how, code, name)
   return tostring(how)
 end
 
--- Reap a worker that closed its socket: it exits now (or is killed after 2 s).
-local function reap(pid)
-  local t0 = clock()
-  while true do
-    local how, code, name = proc.waitpid(pid)
-    if how then return how, code, name end
-    if clock() - t0 > 2 then
-      proc.kill(pid, "KILL")
-    end
-    proc.poll({}, 5)
-  end
-end
-
 local function run_forked(spec, indices, k, payloads, pr)
   local group <close> = proc.group()
-  local workers, nworkers, next_id = {}, 0, 0
+  local workers, next_id = {}, 0
   local pos, done, failed = 1, 0, 0
   local interrupted = false
 
@@ -340,7 +327,6 @@ local function run_forked(spec, indices, k, payloads, pr)
     group:add(pid, pfd)
     local w = {pid = pid, fd = pfd, reader = proc.reader(pfd), id = next_id}
     workers[pfd] = w
-    nworkers = nworkers + 1
     return w
   end
 
@@ -382,10 +368,7 @@ local function run_forked(spec, indices, k, payloads, pr)
         end
         if eof then -- the worker is gone (crash, os.exit, killed): its member fails, a new one takes over
           workers[fd] = nil
-          nworkers = nworkers - 1
-          proc.close(fd)
-          group:forget(w.pid)
-          local how, code, name = reap(w.pid)
+          local how, code, name = group:reap(w.pid, 2)
           if w.task then
             finish(w.task, proc.encode{index = w.task, ok = false, timing = {worker = w.id, pid = w.pid},
               error = ("worker process %d %s while running member %d"):format(w.pid,
