@@ -10,7 +10,11 @@
 -- Every configuration's results are checked to be bitwise identical to the serial ones.
 -- cpu/wall: the CPU seconds the members got (sum over members) per wall second: the number of cores
 -- the ensemble really had. On a machine shared with other work it shows when the speed-up is capped
--- by the cores others use rather than by lf.ensemble.
+-- by the cores others use rather than by lf.ensemble (Linux's autogroup scheduling gives each busy
+-- session an equal share of the machine, whatever the number of its processes).
+-- cpu-bound: serial CPU seconds / max(CPU seconds of the busiest worker or rank, all CPU seconds /
+-- CPUs) (medians over the rounds): the speed-up the schedule would give on this machine without
+-- other work. A model, not a measurement: the measured speed-up reaches it only on an idle machine.
 -- MPI rows (when mpirun and lieflow.mpi are there) start `mpirun -n k` on this script; the time is
 -- the ensemble's on rank 0 (distribution, runs, gather), without mpirun's own start-up, shown apart.
 local lf = lf or require "lieflow"
@@ -35,6 +39,8 @@ local function sweep(workers, mpi)
                      trajectory = false}
 end
 
+local ncpu, online = core.proc.ncpu()
+
 if mpi_child then
   -- one measurement under mpirun: rank 0 prints the time of the ensemble (distribution, runs,
   -- gather) and the CPU seconds of its members, and writes the members to the file arg[5]
@@ -55,7 +61,6 @@ if mpi_child then
   return
 end
 
-local ncpu, online = core.proc.ncpu()
 local f = io.open("/proc/cpuinfo")
 local cpu = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
 if f then f:close() end
@@ -81,6 +86,21 @@ local function cpu_of(res)
   local c = 0
   for i = 1, res.n do c = c + res[i].timing.cpu_time end
   return c
+end
+
+-- The least wall time this run could take on this machine's CPUs alone (no other work): the CPU
+-- seconds of the busiest worker (or rank), and at least all CPU seconds / number of CPUs.
+-- serial CPU / this = the speed-up the schedule allows ("cpu-bound").
+local function critical_of(members_list, key)
+  local per, total = {}, 0
+  for _, r in ipairs(members_list) do
+    local w = r.timing[key] or 0
+    per[w] = (per[w] or 0) + r.timing.cpu_time
+    total = total + r.timing.cpu_time
+  end
+  local m = total / ncpu
+  for _, c in pairs(per) do m = math.max(m, c) end
+  return m
 end
 
 -- the members of a result as plain data (for the comparison with the serial run)
@@ -111,7 +131,7 @@ local function mpi_once(k, serial)
   local got = core.proc.decode(f:read("a"))
   f:close()
   local same, where = lf.ensemble.identical(got, members_of(serial))
-  return tonumber(t), tonumber(c), same, where, whole
+  return tonumber(t), tonumber(c), same, where, whole, critical_of(got, "rank")
 end
 
 -- The configurations run interleaved (serial, 2, 3, 4 workers, MPI 1, 2, 4 ranks; then again), so
@@ -121,14 +141,15 @@ local configs = {{label = "serial (in process)", k = 1}, {label = "2 workers", k
 if have_mpi then
   for _, k in ipairs{1, 2, 4} do configs[#configs + 1] = {label = ("MPI %d rank%s"):format(k, k > 1 and "s" or ""), k = k, mpi = true} end
 end
-for _, c in ipairs(configs) do c.times, c.utils, c.identical = {}, {}, true end
+for _, c in ipairs(configs) do c.times, c.utils, c.crit, c.identical = {}, {}, {}, true end
+local serial_cpu = {}
 local serial
 for _ = 1, repeats do
   for _, c in ipairs(configs) do
     if c.mpi then
-      local t, cpu_s, same, where, whole = mpi_once(c.k, serial)
+      local t, cpu_s, same, where, whole, crit = mpi_once(c.k, serial)
       if not t then c.failed = cpu_s else
-        c.times[#c.times + 1], c.utils[#c.utils + 1] = t, cpu_s / t
+        c.times[#c.times + 1], c.utils[#c.utils + 1], c.crit[#c.crit + 1] = t, cpu_s / t, crit
         c.launch = math.max(c.launch or 0, whole)
         if not same then c.identical, c.where = false, where end
       end
@@ -138,6 +159,8 @@ for _ = 1, repeats do
       local t = clock() - t0
       assert(res.completed == members, ("bench: %d of %d members failed"):format(#res.failed, members))
       c.times[#c.times + 1], c.utils[#c.utils + 1] = t, cpu_of(res) / t
+      c.crit[#c.crit + 1] = critical_of(members_of(res), "worker")
+      if c.k == 1 then serial_cpu[#serial_cpu + 1] = cpu_of(res) end
       if c.k == 1 and not serial then serial = res end
       local same, where = lf.ensemble.identical(res, serial)
       if not same then c.identical, c.where = false, where end
@@ -152,14 +175,15 @@ for _, c in ipairs(configs) do
     local best, bi = math.huge, 1
     for i, t in ipairs(c.times) do if t < best then best, bi = t, i end end
     rows[#rows + 1] = {label = c.label, k = c.k, best = best, med = median(c.times), util = c.utils[bi],
+                       cpubound = median(serial_cpu) / median(c.crit),
                        identical = c.identical, where = c.where, launch = c.launch}
   end
 end
 local t1 = rows[1].best
 local mpi_note = not have_mpi and "MPI: not measured (mpirun or lieflow.mpi missing)" or nil
 
-print(("%-22s %4s %9s %9s %10s %9s %10s %9s %10s"):format("configuration", "k", "best s", "median s", "members/s",
-  "speed-up", "efficiency", "cpu/wall", "= serial"))
+print(("%-22s %4s %9s %9s %10s %9s %10s %9s %10s %10s"):format("configuration", "k", "best s", "median s", "members/s",
+  "speed-up", "efficiency", "cpu/wall", "cpu-bound", "= serial"))
 local bad = false
 for _, r in ipairs(rows) do
   if r.failed then
@@ -167,9 +191,10 @@ for _, r in ipairs(rows) do
     bad = true
   else
     local su = t1 / r.best
-    print(("%-22s %4d %9.3f %9s %10.1f %9.2f %9.0f%% %9s %10s"):format(r.label, r.k, r.best,
+    print(("%-22s %4d %9.3f %9s %10.1f %9.2f %9.0f%% %9s %10s %10s"):format(r.label, r.k, r.best,
       r.med and ("%.3f"):format(r.med) or "-", members / r.best, su, 100 * su / r.k,
-      r.util and ("%.2f"):format(r.util) or "-", r.identical and "yes" or "NO"))
+      r.util and ("%.2f"):format(r.util) or "-", r.cpubound and ("%.2f"):format(r.cpubound) or "-",
+      r.identical and "yes" or "NO"))
     if not r.identical then bad = true; print("   first difference: " .. tostring(r.where)) end
   end
 end
