@@ -330,12 +330,20 @@ local function run_forked(spec, indices, k, payloads, pr)
     return w
   end
 
+  local requeue = {} -- members handed to a worker that was already gone: they never ran
   local function assign(w)
-    if pos > #indices then w.task = nil; return end
-    w.task = indices[pos]
-    pos = pos + 1
+    if #requeue > 0 then
+      w.task = table.remove(requeue)
+    elseif pos <= #indices then
+      w.task = indices[pos]
+      pos = pos + 1
+    else
+      w.task = nil
+      return
+    end
     proc.send(w.fd, string.pack("<i8", w.task)) -- a dead worker shows as end of file below
   end
+  local function pending() return pos <= #indices or #requeue > 0 end
 
   local function finish(i, payload, ok)
     payloads[i] = payload
@@ -354,6 +362,7 @@ local function run_forked(spec, indices, k, payloads, pr)
       for _, fd in ipairs(ready) do
         local w = workers[fd]
         local frames, eof = w.reader:pump()
+        local fresh = false -- w.task was handed out in this round (after a result)
         for _, f in ipairs(frames) do
           local i = string.unpack("<i8", f)
           if i ~= w.task then error(("lf.ensemble: worker %d sent member %d, expected %s"):format(w.id, i, tostring(w.task)), 0) end
@@ -365,17 +374,22 @@ local function run_forked(spec, indices, k, payloads, pr)
           end
           finish(i, payload, good)
           assign(w)
+          fresh = true
         end
         if eof then -- the worker is gone (crash, os.exit, killed): its member fails, a new one takes over
           workers[fd] = nil
           local how, code, name = group:reap(w.pid, 2)
+          if w.task and fresh then -- sent to a worker that had already ended: run it elsewhere
+            requeue[#requeue + 1] = w.task
+            w.task = nil
+          end
           if w.task then
             finish(w.task, proc.encode{index = w.task, ok = false, timing = {worker = w.id, pid = w.pid},
               error = ("worker process %d %s while running member %d"):format(w.pid,
                 status_text(how, code, name), w.task)}, false)
             w.task = nil
           end
-          if pos <= #indices and done < #indices then assign(spawn()) end
+          if pending() then assign(spawn()) end
         end
       end
       pr.update(done, failed)
