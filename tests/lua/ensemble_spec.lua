@@ -277,6 +277,23 @@ describe("lf.ensemble", function()
     assert.is_true(lf.ensemble.is_root())
   end)
 
+  it("draws a progress line on stderr (forced with progress = true; by default on a terminal)", function()
+    local exe = "build/lieflow"
+    if not io.open(exe) then pending("build/lieflow not built") return end
+    local p = io.popen(exe .. [[ -e 'local r = lf.ensemble{n = 3, workers = 2, progress = true, method = "vlv", h = 0.5,
+      T = 2, make = function() return lf.rigidbody{inertia = {1, 2, 3}, R = lf.so3.I, omega = {0, 0, 1}} end}
+      print("completed", r.completed)' 2>&1]])
+    local out = p:read("a")
+    p:close()
+    has(out, "\rlf.ensemble: 3/3 members, 0 failed, 2 workers")
+    has(out, "completed\t3")
+    -- not on a pipe by default
+    local q = io.popen(exe .. [[ -e 'lf.ensemble{n = 2, method = "vlv", h = 0.5, T = 2,
+      make = function() return lf.rigidbody{inertia = {1, 2, 3}, R = lf.so3.I, omega = {0, 0, 1}} end}' 2>&1]])
+    assert.are.equal("", q:read("a"))
+    q:close()
+  end)
+
   it("stops every worker on Ctrl-C and returns what finished, leaving no process behind", function()
     local exe = "build/lieflow"
     if not io.open(exe) then pending("build/lieflow not built") return end
