@@ -34,7 +34,7 @@
  *      (checked). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -325,8 +325,10 @@ static int l_poll(lua_State *L)
     struct pollfd *p = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *p, 0);
     for (lua_Integer i = 0; i < n; i++) {
         lua_geti(L, 1, i + 1);
-        lua_Integer fd = lua_tointeger(L, -1);
+        int isint;
+        lua_Integer fd = lua_tointegerx(L, -1, &isint);
         lua_pop(L, 1);
+        if (!isint || fd < 0 || fd >= (1 << 24)) return luaL_error(L, "poll: fds[%d] is not a file descriptor", (int)i + 1);
         p[i].fd = (int)fd;
         p[i].events = POLLIN;
         p[i].revents = 0;
@@ -865,7 +867,7 @@ static void decode_value(decoder *d, int depth)
     case 'A': {
         uint64_t n = get_u64(d);
         if (n > (d->n - d->off) / 8) luaL_error(L, "decode: truncated array of %d numbers", (int)n);
-        lua_createtable(L, (int)n, 0);
+        lua_createtable(L, n > INT_MAX ? 0 : (int)n, 0);
         for (uint64_t i = 1; i <= n; i++) {
             lua_pushnumber(L, get_double(d));
             lua_rawseti(L, -2, (lua_Integer)i);
@@ -875,7 +877,7 @@ static void decode_value(decoder *d, int depth)
     case 'H': {
         uint64_t narr = get_u64(d), count = get_u64(d);
         if (count > d->n - d->off || narr > count) luaL_error(L, "decode: corrupt table header");
-        lua_createtable(L, (int)narr, (int)(count - narr));
+        lua_createtable(L, narr > INT_MAX ? 0 : (int)narr, count - narr > INT_MAX ? 0 : (int)(count - narr));
         for (uint64_t i = 0; i < count; i++) {
             decode_value(d, depth + 1);
             if (lua_isnil(L, -1)) luaL_error(L, "decode: nil table key");
