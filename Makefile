@@ -5,7 +5,8 @@
 PREFIX   ?= /usr/local
 CC       ?= cc
 VERSION  := 0.1.0
-PKGS     := liblua5.4-dev lua5.4 libreadline-dev libgsl-dev gnuplot-nox lua-busted lua-dkjson libcmocka-dev pkg-config tmux
+PKGS     := liblua5.4-dev lua5.4 libreadline-dev libgsl-dev gnuplot-nox lua-busted lua-dkjson libcmocka-dev pkg-config tmux \
+            libopenmpi-dev openmpi-bin
 
 B        := build
 LUA_INC  := -I/usr/include/lua5.4
@@ -19,7 +20,7 @@ LUA_LIBS := -llua5.4
 
 CORE_SRC := $(sort $(wildcard core/*/*.c))
 CORE_OBJ := $(CORE_SRC:core/%.c=$(B)/core/%.o)
-BIND_SRC := $(sort $(filter-out lua/main.c,$(wildcard lua/*.c)))
+BIND_SRC := $(sort $(filter-out lua/main.c lua/lmpi.c,$(wildcard lua/*.c)))
 BIND_OBJ := $(BIND_SRC:lua/%.c=$(B)/lua/%.o)
 CTEST_SRC := $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN := $(CTEST_SRC:tests/c/%.c=$(B)/tests/%)
@@ -30,17 +31,18 @@ PUBLIC_HEADERS := $(filter-out %_internal.h,$(wildcard core/*.h core/*/*.h)) lua
 LIB_A    := $(B)/liblieflow.a
 LIB_SO   := $(B)/liblieflow.so
 MOD_SO   := $(B)/lua/lieflow/core.so
+MPI_SO   := $(B)/lua/lieflow/mpi.so
 EXE      := $(B)/lieflow
 EMBED    := $(B)/embed_host
 
-.PHONY: all deps test test-c test-lua test-repl test-embed test-examples test-install demo bench install clean asan valgrind
+.PHONY: all deps test test-c test-lua test-repl test-embed test-examples test-install test-mpi demo bench install clean asan valgrind
 .DEFAULT_GOAL := all
 
-all: $(LIB_A) $(LIB_SO) $(MOD_SO) $(EXE) $(EMBED)
+all: $(LIB_A) $(LIB_SO) $(MOD_SO) $(EXE) $(EMBED) $(MPI_SO)
 
 # ---------------------------------------------------------------- system packages
 deps: $(B)/.deps-ok
-$(B)/.deps-ok:
+$(B)/.deps-ok: Makefile
 	@missing=""; for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -79,6 +81,16 @@ $(MOD_SO): $(BIND_OBJ) $(LIB_A)
 $(EXE): $(B)/lua/main.o $(BIND_OBJ) $(LIB_A)
 	$(CC) -o $@ $^ -Wl,-E $(LUA_LIBS) -lreadline $(GSL_LIBS) -ldl
 
+# lieflow.mpi (lf.ensemble under mpirun): built when OpenMPI's development files are installed
+# (decided when the rule runs, so that a `make` that has just installed them builds it).
+$(MPI_SO): lua/lmpi.c | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	@if pkg-config --exists ompi-c 2>/dev/null; then \
+	  echo "$(CC) ... -shared -o $@ lua/lmpi.c $$(pkg-config --libs ompi-c)"; \
+	  $(CC) -std=c11 -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -fPIC $(LUA_INC) $$(pkg-config --cflags ompi-c) \
+	    -shared -o $@ lua/lmpi.c $$(pkg-config --libs ompi-c) -ldl; \
+	else echo "lieflow: OpenMPI (libopenmpi-dev) not found: lieflow.mpi not built"; fi
+
 $(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
 	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl
 
@@ -94,7 +106,7 @@ LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURD
            LUA_CPATH="$(CURDIR)/$(B)/lua/?.so;/usr/lib/x86_64-linux-gnu/lua/5.4/?.so"
 
 test: all $(CTEST_BIN)
-	@$(MAKE) --no-print-directory test-c test-lua test-repl test-embed test-examples test-install
+	@$(MAKE) --no-print-directory test-c test-lua test-repl test-embed test-examples test-mpi test-install
 
 test-c: $(CTEST_BIN)
 	@set -e; for t in $(CTEST_BIN); do echo "== $$t"; $$t; done
@@ -110,6 +122,10 @@ test-embed: $(EMBED)
 
 test-examples: $(EXE)
 	@set -e; for f in $(wildcard examples/*.lua); do echo "== $$f --quick"; $(EXE) $$f --quick; done
+
+# lf.ensemble under mpirun (skipped when mpirun or lieflow.mpi is missing)
+test-mpi: $(EXE)
+	bash tests/mpi_test.sh $(EXE)
 
 test-install: all
 	bash tests/install_test.sh
@@ -129,6 +145,7 @@ bench: all $(BENCH_STEPPERS) $(BENCH_LANES)
 	$(BENCH_STEPPERS)
 	$(BENCH_LANES)
 	$(EXE) bench/methods.lua
+	$(EXE) bench/ensemble.lua
 
 # Sanitized build of the C tests and the Lua specs (not part of `make test`).
 asan:
@@ -148,6 +165,7 @@ install: all
 	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/lieflow/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' lieflow.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lieflow.pc
 	install -m 755 $(MOD_SO) $(DESTDIR)$(LUA_CMOD)/lieflow/
+	if [ -f $(MPI_SO) ]; then install -m 755 $(MPI_SO) $(DESTDIR)$(LUA_CMOD)/lieflow/; fi
 	install -m 644 scripts/lieflow/*.lua $(DESTDIR)$(LUA_LMOD)/lieflow/
 	install -m 755 $(EXE) $(DESTDIR)$(PREFIX)/bin/
 	@echo "lieflow installed in $(PREFIX). For a stock lua5.4, set:"

@@ -75,6 +75,8 @@ end
 --- Define a method in Lua: lf.method{name=, order=, step=function(state, h, system) ... end}.
 lf.method = luamethod.define
 
+lf.ensemble = require "lieflow.ensemble" -- lf.ensemble{...}: members in parallel (scripts/lieflow/ensemble.lua)
+
 --- lf.integrator(method, system, {h=, t0=, newton_tol=, max_iter=, dexpinv_order=, solver=,
 --- jacobian=, rtol=, atol=, lanes=}): `method` is a built-in method's name, a method made by lf.method
 --- (written in Lua) or by lf.rkmk (a user tableau). lanes = {state, state, ...}: one integrator
