@@ -204,3 +204,35 @@ end
 if mpi_note then print(mpi_note) end
 print(("load average after: %s"):format(loadavg()))
 if bad then error("bench/ensemble.lua: a configuration failed or differs from the serial results") end
+
+-- Lanes: a Monte Carlo over initial attitudes of one model (the same potential object), final states
+-- only, in this process (workers = 1) member by member and with lanes = 16; bitwise the same.
+do
+  local P = lf.potential.stress{}
+  local mc = 256
+  local function mk(i)
+    return lf.rigidbody{inertia = {2, 2, 4}, potential = P, omega = {0, 0, 0.625},
+                        R = lf.so3.exp{0.3 * math.sin(1.7 * i), 0.7227 + 0.2 * math.cos(2.3 * i), 0.25 * math.sin(0.9 * i)}}
+  end
+  local function go(lanes)
+    return lf.ensemble{n = mc, make = mk, method = "vlv", h = h, T = T / 25, every = 100, workers = 1, lanes = lanes,
+                       trajectory = false, progress = false}
+  end
+  local tm, tl = {}, {}
+  local ref
+  for _ = 1, repeats do
+    local t0 = clock()
+    local a = go(nil)
+    local t1 = clock()
+    local b = go(16)
+    local t2 = clock()
+    tm[#tm + 1], tl[#tl + 1] = t1 - t0, t2 - t1
+    local same, where = lf.ensemble.identical(a, b)
+    if not same then error("bench/ensemble.lua: lanes differ from member by member: " .. tostring(where)) end
+    ref = a
+  end
+  local steps = ref[1].stats.steps
+  print(("lanes: %d members of %d vlv steps, one process: member by member %.0f body-steps/s, lanes = 16 %.0f "
+    .. "body-steps/s (x%.2f, medians of %d), bitwise identical"):format(mc, steps, mc * steps / median(tm),
+    mc * steps / median(tl), median(tm) / median(tl), repeats))
+end

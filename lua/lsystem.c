@@ -823,10 +823,28 @@ static int sys_tostring(lua_State *L)
     return 1;
 }
 
+/* sys:lane_model() -> a string naming the model exactly (inertia bytes and the built-in potential
+ * object), equal for systems that can share a lanes integrator (one-body rigid, C potential or
+ * none), or nil. Systems made with the same potential object and inertia share it. */
+static int sys_lane_model(lua_State *L)
+{
+    lfb_system *s = lfb_checksystem(L, 1);
+    if (lf_rigid_nbodies(s->sys) != 1 || s->pot || s->ref[LFB_REF_TAU] != LUA_NOREF) {
+        lua_pushnil(L);
+        return 1;
+    }
+    char key[64];
+    const double *J = lf_rigid_inertia(s->sys);
+    memcpy(key, J, 3 * sizeof(double));
+    int n = snprintf(key + 24, sizeof key - 24, "%p", (const void *)lf_rigid_potential(s->sys));
+    lua_pushlstring(L, key, 24 + (size_t)n);
+    return 1;
+}
+
 static const luaL_Reg sys_methods[] = {
     {"potential", sys_potential}, {"torque", sys_torque},   {"energy", sys_energy},         {"f", sys_f},
     {"columns", sys_columns},     {"observe", sys_observe}, {"observable", sys_observable},  {"error", sys_error},
-    {"check_state", sys_check_state}, {"canonical", sys_canonical}, {NULL, NULL}};
+    {"check_state", sys_check_state}, {"canonical", sys_canonical}, {"lane_model", sys_lane_model}, {NULL, NULL}};
 
 void lfb_open_systems(lua_State *L)
 {

@@ -17,6 +17,7 @@
 --     gather = "root"|"all",         -- under MPI: results on rank 0 only (default) or on every rank
 --     seed = 0,                      -- math.randomseed(seed, i) before member i
 --     quiet = false,                 -- true: no notice on stderr about failed members
+--     lanes = k,                     -- step up to k members at once in one lanes integrator (see below)
 --   }
 --
 -- Member i runs `lf.run(system, opts)` with the merged options (progress off) and yields the record
@@ -41,6 +42,14 @@
 -- reseeded before each member for that reason. The member record handed to summarize has the
 -- fields above (with the trajectory object); its result must be plain data too.
 --
+-- Lanes: with lanes = k, consecutive members go to a worker in groups of up to k; a group whose
+-- members share a model (systems made with the same built-in potential object and inertia:
+-- sys:lane_model()), method (one with lanes: eln, eln_exp, vlv, lgvi), h, T and Newton options,
+-- and that asks only for final states (trajectory = false, no observe, no summarize), is stepped by
+-- one integrator with lanes (lf.integrator{lanes = ...}), vectorized in C. Its records are bitwise
+-- those of the member-by-member path (each lane is bitwise a separate integrator; the steps are the
+-- ones lf.run takes); any other group runs member by member, so the option never changes a result.
+--
 -- Processes: workers are forked when lf.ensemble is called (each has its own copy of the Lua
 -- state: make, params and upvalues need no serialization) and take members one at a time from
 -- the parent (dynamic scheduling). A worker that dies (crash, os.exit, kill) fails its member,
@@ -62,7 +71,7 @@ local RUN_KEYS = {"method", "h", "T", "every", "observe", "newton_tol", "max_ite
 local KNOWN = {}
 for _, k in ipairs{"n", "params", "make", "method", "h", "T", "every", "observe", "newton_tol", "max_iter",
                    "reduce", "summarize", "trajectory", "workers", "progress", "mpi", "gather", "seed",
-                   "quiet"} do KNOWN[k] = true end
+                   "quiet", "lanes"} do KNOWN[k] = true end
 
 -- ------------------------------------------------------------------ options
 
@@ -140,6 +149,7 @@ local function check_options(opts)
   optional_type(opts, "progress", "boolean", "true, false or nil")
   optional_type(opts, "mpi", "boolean", "true, false or nil")
   optional_type(opts, "quiet", "boolean", "true or false")
+  integer_option(opts, "lanes", 1, "an integer >= 1 (members stepped at once)")
   local workers = integer_option(opts, "workers", 1, "an integer >= 1")
   if workers and workers > 1024 then bad("option 'workers' = %d is more than 1024", workers) end
   local gather = opts.gather
@@ -222,6 +232,76 @@ local function run_member(spec, i)
   return rec
 end
 
+-- The records of a group of members stepped by one lanes integrator (see the header), or nil when
+-- the group does not qualify (then it runs member by member, which also reports make's errors).
+local function run_lanes(spec, idxs)
+  if spec.trajectory ~= false or spec.summarize or spec.observe then return nil end
+  local c0, w0 = os.clock(), clock()
+  local members, key, o1 = {}, nil, nil
+  for j, i in ipairs(idxs) do
+    math.randomseed(spec.seed, i)
+    local ok, system, mopts = pcall(spec.make, i, spec.params and spec.params[i])
+    if not ok or type(system) ~= "userdata" or (mopts ~= nil and type(mopts) ~= "table") then return nil end
+    local o = {}
+    for _, k in ipairs(RUN_KEYS) do o[k] = spec[k] end
+    for k, v in pairs(mopts or {}) do o[k] = v end
+    if o.observe ~= nil or type(o.method) ~= "string" or o.h == nil or o.T == nil then return nil end
+    local okk, kj = pcall(system.lane_model, system)
+    if not okk or kj == nil or (key and kj ~= key) then return nil end
+    if o1 and (o.method ~= o1.method or o.h ~= o1.h or o.T ~= o1.T or o.every ~= o1.every
+               or o.newton_tol ~= o1.newton_tol or o.max_iter ~= o1.max_iter) then return nil end
+    key, o1 = kj, o1 or o
+    members[j] = {system = system, state = {R = system.R, omega = system.omega}}
+  end
+  local info
+  for _, m in ipairs(core.methods()) do if m.name == o1.method then info = m end end
+  if not (info and info.lanes) then return nil end
+  local states = {}
+  for j, m in ipairs(members) do states[j] = m.state end
+  local h, T = o1.h, o1.T
+  local n = run.step_count(T, h, "lf.ensemble")
+  local ok, it = pcall(core.integrator, o1.method, members[1].system,
+                       {h = h, newton_tol = o1.newton_tol, max_iter = o1.max_iter, lanes = states})
+  if not ok then return nil end
+  -- the steps lf.run takes: n of h, then one to T when n h falls short of it
+  local stepped = pcall(function()
+    it:step(n)
+    if n == 0 or T - n * h > 1e-9 * h then it:advance_to(T) end
+  end)
+  if not stepped then
+    if proc.interrupted() then error("interrupted!", 0) end
+    return nil -- a failing member: member by member, for its own error
+  end
+  local every = o1.every or 1
+  local samples = 1 + (n + every - 1) // every + ((n == 0 or T - n * h > 1e-9 * h) and 1 or 0)
+  local w1 = clock()
+  local recs = {}
+  for j, i in ipairs(idxs) do
+    recs[j] = {index = i, ok = true, method = o1.method, h = h, T = T, state = it:lane(j),
+               stats = {steps = it.steps, samples = samples},
+               timing = {cpu_time = (os.clock() - c0) / #idxs, wall_time = (w1 - w0) / #idxs, finished = w1,
+                         pid = proc.getpid(), rank = spec.rank, lanes = #idxs}}
+  end
+  return recs
+end
+
+--- The records of a task (a group of member indices), and true as a second result when Ctrl-C
+--- stopped it.
+local function run_task(spec, idxs)
+  if #idxs > 1 then
+    local ok, recs = pcall(run_lanes, spec, idxs)
+    if not ok and is_interrupt(recs) then return {}, true end
+    if ok and recs then return recs end
+  end
+  local recs = {}
+  for j, i in ipairs(idxs) do
+    local rec, intr = run_member(spec, i)
+    if intr then return recs, true end
+    recs[j] = rec
+  end
+  return recs
+end
+
 -- The bytes of a record; a record that cannot be sent (summarize returned a function ...) becomes
 -- a failure that says why. The same in a worker and in this process.
 local function pack(rec)
@@ -260,18 +340,20 @@ end
 -- ------------------------------------------------------------------ engines
 -- Both return payloads[i] (encoded records) for the members in `indices`, and interrupted.
 
-local function run_here(spec, indices, payloads, pr)
+local function run_here(spec, tasks, payloads, pr)
   local done, failed = 0, 0
   local interrupted = false
   local ok, err = pcall(function()
-    for _, i in ipairs(indices) do
+    for _, task in ipairs(tasks) do
       if proc.interrupted() then interrupted = true; return end
-      local rec, intr = run_member(spec, i)
+      local recs, intr = run_task(spec, task)
+      for _, rec in ipairs(recs) do
+        rec.timing.worker = 0
+        payloads[rec.index] = pack(rec)
+        done = done + 1
+        if not rec.ok then failed = failed + 1 end
+      end
       if intr then interrupted = true; return end
-      rec.timing.worker = 0
-      payloads[i] = pack(rec)
-      done = done + 1
-      if not rec.ok then failed = failed + 1 end
       pr.update(done, failed)
     end
   end)
@@ -282,15 +364,25 @@ local function run_here(spec, indices, payloads, pr)
   return interrupted
 end
 
--- In a worker: take member indices until the parent closes the socket, send back records.
+-- A task (member indices) as a frame, and back.
+local function task_frame(task) return string.pack("<i8" .. ("i8"):rep(#task), #task, table.unpack(task)) end
+local function frame_task(frame)
+  local n = string.unpack("<i8", frame)
+  local task = {string.unpack("<" .. ("i8"):rep(n), frame, 9)}
+  task[n + 1] = nil -- string.unpack's last result: the position after the data
+  return task
+end
+
+-- In a worker: take tasks until the parent closes the socket, send back one record per member.
 local function worker_loop(spec, fd, id)
   while true do
     local frame = proc.recv(fd)
     if not frame then return end
-    local i = string.unpack("<i8", frame)
-    local rec = run_member(spec, i)
-    rec.timing.worker = id
-    if not proc.send(fd, string.pack("<i8", i) .. pack(rec)) then return end
+    local recs = run_task(spec, frame_task(frame))
+    for _, rec in ipairs(recs) do
+      rec.timing.worker = id
+      if not proc.send(fd, string.pack("<i8", rec.index) .. pack(rec)) then return end
+    end
   end
 end
 
@@ -300,10 +392,12 @@ local function status_text(how, code, name)
   return tostring(how)
 end
 
-local function run_forked(spec, indices, k, payloads, pr)
+local function run_forked(spec, tasks, k, payloads, pr)
   local group <close> = proc.group()
   local workers, next_id = {}, 0
   local pos, done, failed = 1, 0, 0
+  local total = 0
+  for _, task in ipairs(tasks) do total = total + #task end
   local interrupted = false
 
   local function spawn()
@@ -330,20 +424,23 @@ local function run_forked(spec, indices, k, payloads, pr)
     return w
   end
 
-  local requeue = {} -- members handed to a worker that was already gone: they never ran
+  -- w.task: the task handed to worker w; w.left: its members not yet reported (index -> true)
+  local requeue = {} -- tasks handed to a worker that was already gone: they never ran
   local function assign(w)
     if #requeue > 0 then
       w.task = table.remove(requeue)
-    elseif pos <= #indices then
-      w.task = indices[pos]
+    elseif pos <= #tasks then
+      w.task = tasks[pos]
       pos = pos + 1
     else
-      w.task = nil
+      w.task, w.left = nil, nil
       return
     end
-    proc.send(w.fd, string.pack("<i8", w.task)) -- a dead worker shows as end of file below
+    w.left = {}
+    for _, i in ipairs(w.task) do w.left[i] = true end
+    proc.send(w.fd, task_frame(w.task)) -- a dead worker shows as end of file below
   end
-  local function pending() return pos <= #indices or #requeue > 0 end
+  local function pending() return pos <= #tasks or #requeue > 0 end
 
   local function finish(i, payload, ok)
     payloads[i] = payload
@@ -352,8 +449,8 @@ local function run_forked(spec, indices, k, payloads, pr)
   end
 
   local ok, err = pcall(function()
-    for _ = 1, math.min(k, #indices) do assign(spawn()) end
-    while done < #indices do
+    for _ = 1, math.min(k, #tasks) do assign(spawn()) end
+    while done < total do
       local fds = {}
       for fd in pairs(workers) do fds[#fds + 1] = fd end
       table.sort(fds)
@@ -362,10 +459,12 @@ local function run_forked(spec, indices, k, payloads, pr)
       for _, fd in ipairs(ready) do
         local w = workers[fd]
         local frames, eof = w.reader:pump()
-        local fresh = false -- w.task was handed out in this round (after a result)
+        local fresh = false -- w.task was handed out in this round (after its predecessor finished)
         for _, f in ipairs(frames) do
           local i = string.unpack("<i8", f)
-          if i ~= w.task then error(("lf.ensemble: worker %d sent member %d, expected %s"):format(w.id, i, tostring(w.task)), 0) end
+          if not (w.left and w.left[i]) then
+            error(("lf.ensemble: worker %d sent member %d, which it was not running"):format(w.id, i), 0)
+          end
           local payload = f:sub(9)
           local rok, rec = pcall(proc.decode, payload)
           local good = rok and rec.ok
@@ -373,21 +472,28 @@ local function run_forked(spec, indices, k, payloads, pr)
             payload = proc.encode{index = i, ok = false, error = ("garbled result from worker %d: %s"):format(w.id, tostring(rec))}
           end
           finish(i, payload, good)
-          assign(w)
-          fresh = true
+          w.left[i] = nil
+          if next(w.left) == nil then
+            assign(w)
+            fresh = true
+          end
         end
-        if eof then -- the worker is gone (crash, os.exit, killed): its member fails, a new one takes over
+        if eof then -- the worker is gone (crash, os.exit, killed): its members fail, a new one takes over
           workers[fd] = nil
           local how, code, name = group:reap(w.pid, 2)
           if w.task and fresh then -- sent to a worker that had already ended: run it elsewhere
             requeue[#requeue + 1] = w.task
-            w.task = nil
+            w.task, w.left = nil, nil
           end
           if w.task then
-            finish(w.task, proc.encode{index = w.task, ok = false, timing = {worker = w.id, pid = w.pid},
-              error = ("worker process %d %s while running member %d"):format(w.pid,
-                status_text(how, code, name), w.task)}, false)
-            w.task = nil
+            for _, i in ipairs(w.task) do
+              if w.left[i] then
+                finish(i, proc.encode{index = i, ok = false, timing = {worker = w.id, pid = w.pid},
+                  error = ("worker process %d %s while running member %d"):format(w.pid,
+                    status_text(how, code, name), i)}, false)
+              end
+            end
+            w.task, w.left = nil, nil
           end
           if pending() then assign(spawn()) end
         end
@@ -524,14 +630,20 @@ function M.run(opts)
   for i = 1, spec.n do
     if (i - 1) % size == rank then indices[#indices + 1] = i end
   end
+  local tasks, per = {}, spec.lanes or 1 -- consecutive members in groups of up to `lanes`
+  for j = 1, #indices, per do
+    local task = {}
+    for q = j, math.min(j + per - 1, #indices) do task[#task + 1] = indices[q] end
+    tasks[#tasks + 1] = task
+  end
   local k = spec.workers or (size > 1 and 1 or proc.ncpu())
-  k = math.max(1, math.min(k, #indices))
+  k = math.max(1, math.min(k, #tasks))
   local payloads = {}
   local pr = progress_printer(spec, #indices, k, k == 1 and "process" or "workers")
   if size > 1 and rank ~= 0 then pr.update = function() end end
   local interrupted
-  if k == 1 then interrupted = run_here(spec, indices, payloads, pr)
-  else interrupted = run_forked(spec, indices, k, payloads, pr) end
+  if k == 1 then interrupted = run_here(spec, tasks, payloads, pr)
+  else interrupted = run_forked(spec, tasks, k, payloads, pr) end
 
   if size > 1 then
     local mpi = ctx.mpi

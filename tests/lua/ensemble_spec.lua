@@ -375,4 +375,40 @@ describe("core.proc.encode / decode", function()
     has(errmsg(proc.decode, s:sub(1, -3)), "truncated")
     has(errmsg(proc.decode, s .. "x"), "1 trailing bytes")
   end)
+
+  it("with lanes steps groups sharing a model in one integrator, bitwise as member by member", function()
+    local P = lf.potential.stress{}
+    local Q = lf.potential.top{mgl = 2, chi = {0, 0, 1}}
+    local function mk(i)
+      local pot = (i == 13) and Q or P                -- member 13: another model (its group falls back)
+      if i == 20 then pot = function(R) return R[3][3] end end -- a Lua potential: no lane model
+      local w = i == 30 and 40 or 0.625               -- member 30: lgvi's F does not exist (fails)
+      return lf.rigidbody{inertia = {2, 2, 4}, potential = pot, R = lf.so3.exp{0.01 * i, 0.7227, -0.02 * i},
+                          omega = {0, 0.001 * i, w}}
+    end
+    local o = {n = 35, make = mk, method = "lgvi", h = 0.125, T = 20.06, every = 5, trajectory = false, quiet = true}
+    local function run(extra)
+      local t = {}
+      for k, v in pairs(o) do t[k] = v end
+      for k, v in pairs(extra) do t[k] = v end
+      return lf.ensemble(t)
+    end
+    local serial = run{workers = 1}
+    assert.are.same({30}, serial.failed)
+    for _, extra in ipairs{{workers = 1, lanes = 8}, {workers = 2, lanes = 8}, {workers = 3, lanes = 35}} do
+      local res = run(extra)
+      local same, where = lf.ensemble.identical(serial, res)
+      assert.is_true(same, where)
+    end
+    local res = run{workers = 1, lanes = 8}
+    assert.are.equal(8, res[1].timing.lanes)      -- members 1-8 shared a model: one lanes integrator
+    assert.is_nil(res[9].timing.lanes)            -- 9-16 hold member 13's other model: one by one
+    assert.is_nil(res[17].timing.lanes)           -- 17-24 hold the Lua potential
+    assert.is_nil(res[25].timing.lanes)           -- 25-32 hold the failing member
+    assert.are.equal(3, res[33].timing.lanes)
+    -- asking for more than final states turns lanes off
+    res = run{workers = 1, lanes = 8, trajectory = true}
+    assert.is_nil(res[1].timing.lanes)
+    has(errmsg(lf.ensemble, {n = 2, make = mk, method = "vlv", h = 0.1, T = 1, lanes = 0}), "option 'lanes'")
+  end)
 end)
