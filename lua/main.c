@@ -61,10 +61,11 @@ static const char *progname = PROGNAME;  /* argv[0] once known, as in lua.c */
 
 static lua_State *globalL = NULL;  /* the state the SIGINT handler interrupts */
 /* The cancel flag (registry key "lieflow.cancel", a light userdata pointing here): set by the first
- * SIGINT during a call, cleared before every chunk the executable runs (LUA_INIT, -e, -l, the
- * script, each REPL line) and when the interrupt has been delivered to Lua code as an error. C
- * computations poll it and stop with an error; C code that honours it may reset it to 0 to mark
- * the interrupt as delivered (then no second "interrupted!" error is raised in Lua code). */
+ * SIGINT during a chunk, cleared before and after every chunk the executable runs (LUA_INIT, -e,
+ * -l, the script, each REPL line). C computations poll it and stop with an error, so the whole
+ * chunk stops, also runs that Lua code wraps in pcall; a callback that fails while it is set was
+ * interrupted. C code may reset it to 0 to mark the interrupt as delivered by its own error (then
+ * the hook raises no second "interrupted!" in the Lua code that catches that error). */
 static volatile sig_atomic_t cancel_flag = 0;
 
 static void print_version(void)
@@ -163,7 +164,6 @@ static void lstop(lua_State *L, lua_Debug *ar)
     set_handler(SIGINT, laction, NULL);
     if (!cancel_flag)  /* C code delivered the interrupt already (it reset the flag) */
         return;
-    cancel_flag = 0;
     luaL_error(L, "interrupted!");
 }
 

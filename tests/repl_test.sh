@@ -305,6 +305,17 @@ wait_exit "$pid"
 if [ "$rc" -eq 0 ] && has_line survived; then ok "a second Ctrl-C interrupts Lua code again (pcall loop survives)"
 else bad "a second Ctrl-C interrupts Lua code again (pcall loop survives; exit code $rc)" "$TMP/out" "$TMP/err"; fi
 
+# One Ctrl-C stops the whole chunk: the cancel flag stays set until the chunk ends, so a second
+# long integration that Lua code starts after catching the interrupt with pcall stops too.
+"$LF" -e 'local it = lf.integrator("vlv", lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.7, 0}, omega = {0, 0, 1}, potential = lf.potential.stress{}}, {h = 0.1})
+print("go") io.stdout:flush()
+print("first", pcall(it.step, it, 4000000000))
+print("second", pcall(it.step, it, 4000000000))' >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+wait_out go && sleep 0.3 && kill -INT "$pid"
+if wait_exit "$pid"; then ok "one Ctrl-C stops the chunk, also a run started after a pcall caught it (exit code $rc)"
+else bad "one Ctrl-C stops the chunk, also a run started after a pcall caught it (still running after 10 s)" "$TMP/out" "$TMP/err"; fi
+
 # C code that never returns to Lua: the first Ctrl-C cannot stop it, the second ends the process.
 "$LF" -e 'print("start") io.stdout:flush() string.find(string.rep("a", 200000), ".*b")' >"$TMP/out" 2>"$TMP/err" &
 pid=$!
