@@ -1393,6 +1393,7 @@ enum { LINE_OK, LINE_EOF, LINE_INTR };
 
 static volatile sig_atomic_t got_sigint = 0, got_sigwinch = 0, got_term = 0;
 static char history_file[PATH_MAX];  /* empty: no history file */
+static char *history_last = NULL;    /* the line appended to it last: no consecutive duplicates */
 static char *pending_line = NULL;
 static int pending_done = 0;
 
@@ -1419,6 +1420,8 @@ static void finish_history(void)
     if (history_file[0])
         history_truncate_file(history_file, HISTORY_MAX);
     clear_history();
+    free(history_last);
+    history_last = NULL;
 }
 
 static void init_readline(lua_State *L)
@@ -1439,7 +1442,7 @@ static void init_readline(lua_State *L)
     if (home && home[0]
         && snprintf(history_file, sizeof history_file, "%s/%s", home, HISTORY_NAME)
                < (int)sizeof history_file) {
-        int fd = open(history_file, O_WRONLY | O_CREAT | O_APPEND, 0600);  /* append_history needs it */
+        int fd = open(history_file, O_WRONLY | O_CREAT | O_APPEND, 0600);  /* private: mode 0600 */
         if (fd >= 0) {
             close(fd);
             read_history(history_file);
@@ -1456,19 +1459,32 @@ static void init_readline(lua_State *L)
     }
 }
 
-/* Add a line to the history and append it to the history file at once, so that nothing is lost
- * when the session ends by a signal (SIGTERM, SIGHUP, a second Ctrl-C in C code) or a crash. */
+/* Append a line, as typed, to the history file at once (before it runs), so that nothing is lost
+ * when the session ends by a signal (SIGTERM, SIGHUP, a second Ctrl-C in C code) or a crash, not
+ * even the first lines of an unfinished multi-line chunk. */
+static void append_to_history_file(const char *line)
+{
+    FILE *f;
+    if (line[0] == '\0' || history_file[0] == '\0' || (history_last && strcmp(history_last, line) == 0))
+        return;
+    f = fopen(history_file, "a");
+    if (f == NULL)
+        return;
+    fprintf(f, "%s\n", line);
+    fclose(f);
+    free(history_last);
+    history_last = strdup(line);
+}
+
+/* Add an entry (a line, or a whole multi-line chunk) to the in-memory history for Up/Down. */
 static void add_to_history(const char *line)
 {
     HIST_ENTRY *last;
     if (line[0] == '\0')
         return;
     last = history_get(history_base + history_length - 1);
-    if (last != NULL && strcmp(last->line, line) == 0)
-        return;
-    add_history(line);
-    if (history_file[0])
-        append_history(1, history_file);
+    if (last == NULL || strcmp(last->line, line) != 0)
+        add_history(line);
 }
 
 /* At end of input, readline (with bracketed paste on) already moved to a new line. */
@@ -1632,6 +1648,8 @@ static int push_line(Repl *r, int firstline)
     lua_pop(L, 1);  /* prompt */
     if (status != LINE_OK)
         return status;
+    if (r->use_readline)
+        append_to_history_file(line);
     if (firstline && line[0] == '=')
         lua_pushfstring(L, "return %s", line + 1);
     else

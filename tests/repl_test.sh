@@ -539,12 +539,17 @@ else
     if start_repl; then
         type_text 'term_marker = 1'
         press Enter
-        wait_history 'term_marker = 1'
+        type_text 'if term_marker then'
+        press Enter
+        wait_history 'if term_marker then'
         kill -TERM "$(repl_pid)"
         tmux_check "SIGTERM at the prompt ends the REPL (exit 143)" '^EXITED:143$'
         tmux_check "SIGTERM at the prompt restores the terminal" '^TTY:cooked$'
-        if history_has 'term_marker = 1'; then ok "SIGTERM loses no history"
-        else bad "SIGTERM loses no history" "$HOME/.lieflow_history"; fi
+        if history_has 'term_marker = 1' && history_has 'if term_marker then'; then
+            ok "SIGTERM loses no history (the first line of an unfinished chunk included)"
+        else
+            bad "SIGTERM loses no history (the first line of an unfinished chunk included)" "$HOME/.lieflow_history"
+        fi
     fi
     if start_repl; then
         type_text 'hup_marker = 1'
