@@ -293,10 +293,8 @@ static void append_own(lua_State *L, const char *field, const char *e1, const ch
         lua_getfield(L, -2, field);
         path = luaL_optstring(L, -1, "");
         if (!path_has(path, entries[i])) {
-            if (path[0])
-                lua_pushfstring(L, "%s;%s", path, entries[i]);
-            else
-                lua_pushstring(L, entries[i]);
+            size_t len = strlen(path);
+            lua_pushfstring(L, "%s%s%s", path, len > 0 && path[len - 1] != ';' ? ";" : "", entries[i]);
             lua_setfield(L, -4, field);
             lua_pushboolean(L, 1);
             lua_setfield(L, -3, entries[i]);
@@ -805,6 +803,22 @@ static void push_cell(lua_State *L, int idx)
         break;
     }
     s = lua_tolstring(L, -1, &len);
+    if (memchr(s, '\n', len) != NULL) {  /* a multi-line __tostring (mat3): one line, blanks folded */
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (i = 0; i < len; i++) {
+            if (s[i] == '\n') {
+                while (i + 1 < len && s[i + 1] == ' ')
+                    i++;
+                luaL_addchar(&b, ' ');
+            } else {
+                luaL_addchar(&b, s[i]);
+            }
+        }
+        luaL_pushresult(&b);
+        lua_remove(L, -2);
+        s = lua_tolstring(L, -1, &len);
+    }
     if (u8_width(s, len) > PP_CELL_WIDTH) {
         lua_pushlstring(L, s, u8_prefix(s, len, PP_CELL_WIDTH - 1));
         lua_pushliteral(L, ELLIPSIS);

@@ -148,6 +148,11 @@ check "an array of arrays prints inline" has_line "{{1, 2}, {3}}"
 check "an array with a non-table prints inline" has_line "{{a = 1}, 5}"
 check "records with an array part print inline" has_line '{{a = 1}, {"x"}}'
 
+session 'm = {{name = "a", R = lf.so3.exp{0, 0, 0}, v = lf.vec3{1, 2, 3}}}
+m'
+check "records holding a vec3 and a mat3: one line per cell" \
+    has_line "1  a     vec3{1, 2, 3}  mat3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}"
+
 session 'lf.methods()
 print("count", #lf.methods())'
 n_methods="$(sed -n 's/^count\t//p' "$TMP/out")"
