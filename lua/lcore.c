@@ -1,6 +1,33 @@
 /* lieflow Lua binding — luaopen_lieflow_core: the C part of the module `lieflow`. */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "lbind.h"
 #include "lieflow_lua.h"
+
+/* core.binary: the file this code was loaded from (build/lua/lieflow/core.so, an installed
+ * core.so, or an executable linking the binding such as build/lieflow), to find its sibling C
+ * modules (lieflow.mpi) in a build tree; nil when unknown. */
+static void push_binary_path(lua_State *L)
+{
+    Dl_info info;
+    char exe[PATH_MAX];
+    ssize_t n;
+    int found = dladdr((void *)&luaopen_lieflow_core, &info) && info.dli_fname && info.dli_fname[0];
+    if (found && info.dli_fname[0] == '/')
+        lua_pushstring(L, info.dli_fname);
+    else if (found && strchr(info.dli_fname, '/') && realpath(info.dli_fname, exe)) /* a relative path */
+        lua_pushstring(L, exe);
+    else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) { /* in the executable itself */
+        exe[n] = '\0';
+        lua_pushstring(L, exe);
+    } else
+        lua_pushnil(L);
+}
 
 int luaopen_lieflow_core(lua_State *L)
 {
@@ -15,6 +42,8 @@ int luaopen_lieflow_core(lua_State *L)
     lfb_open_proc(L);
     lua_pushstring(L, LIEFLOW_VERSION);
     lua_setfield(L, -2, "version");
+    push_binary_path(L);
+    lua_setfield(L, -2, "binary");
     /* the autodiff dispatch table, filled by scripts/lieflow/autodiff.lua */
     if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.dual") != LUA_TTABLE) {
         lua_pop(L, 1);

@@ -558,8 +558,33 @@ static const luaL_Reg mat3_methods[] = {{"T", mat3_T},           {"det", mat3_de
                                         {"row", mat3_row},       {"col", mat3_col},   {"copy", mat3_copy},
                                         {NULL, NULL}};
 
+/* __lf_fields(v): the names v.name / v:name accepts (REPL completion): the upvalue, a string of
+ * space-separated field names, then the methods. */
+static int value_fields(lua_State *L)
+{
+    const char *fields = lua_tostring(L, lua_upvalueindex(1));
+    lua_Integer n = 0;
+    lua_newtable(L);
+    while (*fields) {
+        size_t len = strcspn(fields, " ");
+        lua_pushlstring(L, fields, len);
+        lua_rawseti(L, -2, ++n);
+        fields += len + (fields[len] == ' ');
+    }
+    if (luaL_getmetafield(L, 1, "methods") == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_pop(L, 1);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, -4, ++n);
+        }
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
 static void new_metatable(lua_State *L, const char *name, lua_CFunction index, lua_CFunction newindex,
-                          lua_CFunction tostring, const luaL_Reg *methods)
+                          lua_CFunction tostring, const luaL_Reg *methods, const char *fields)
 {
     luaL_newmetatable(L, name);
     const luaL_Reg meta[] = {{"__add", l_add}, {"__sub", l_sub}, {"__mul", l_mul},       {"__div", l_div},
@@ -573,13 +598,16 @@ static void new_metatable(lua_State *L, const char *name, lua_CFunction index, l
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);
     lua_setfield(L, -2, "methods"); /* used by __index and by REPL completion */
+    lua_pushstring(L, fields);
+    lua_pushcclosure(L, value_fields, 1);
+    lua_setfield(L, -2, "__lf_fields");
     lua_pop(L, 1);
 }
 
 void lfb_open_values(lua_State *L)
 {
-    new_metatable(L, LFB_VEC3, vec3_index, vec3_newindex, vec3_tostring, vec3_methods);
-    new_metatable(L, LFB_MAT3, mat3_index, NULL, mat3_tostring, mat3_methods);
+    new_metatable(L, LFB_VEC3, vec3_index, vec3_newindex, vec3_tostring, vec3_methods, "x y z");
+    new_metatable(L, LFB_MAT3, mat3_index, NULL, mat3_tostring, mat3_methods, "");
     lua_pushcfunction(L, l_vec3);
     lua_setfield(L, -2, "vec3");
     lua_pushcfunction(L, l_mat3);

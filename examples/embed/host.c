@@ -1,6 +1,11 @@
 /* A C program that hosts its own Lua state, opens lieflow in it, runs a Lua snippet that builds
  * a rotation and integrates a rigid body, and reads the numbers back in C.
- * Build: cc host.c $(pkg-config --cflags --libs lieflow lua5.4) (see the Makefile's embed rule). */
+ * Build, after `make install PREFIX=...` (and export PKG_CONFIG_PATH=PREFIX/lib/pkgconfig unless
+ * PREFIX is /usr or /usr/local), with the shared libraries (found at run time through the rpath):
+ *   cc host.c -o host $(pkg-config --cflags --libs lieflow-lua) -Wl,-rpath,$(pkg-config --variable=libdir lieflow-lua)
+ * or with the static ones (liblieflow_lua.a, liblieflow.a; Lua, GSL and libc stay shared):
+ *   cc host.c -o host $(pkg-config --cflags lieflow-lua) $(pkg-config --variable=static_libs lieflow-lua)
+ * In the source tree `make` builds it as build/embed_host (tests/install_test.sh runs both lines). */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>

@@ -518,9 +518,18 @@ local function load_mpi()
   if mpi_mod or mpi_err then return mpi_mod, mpi_err end
   local ok, m = pcall(require, "lieflow.mpi")
   if not ok then
-    -- the build tree: <root>/scripts/?.lua on package.path -> <root>/build/lua/lieflow/mpi.so
-    for root in package.path:gmatch("([^;]*)/scripts/%?%.lua") do
-      local f = package.searchpath("lieflow.mpi", root .. "/build/lua/?.so")
+    -- the build tree: beside the core (build/lua/lieflow/core.so, or build/lieflow linking it), or
+    -- <root>/build/lua/lieflow/mpi.so for <root>/scripts/?.lua on package.path
+    local dirs = {}
+    local bin = core.binary
+    if bin then
+      local dir = bin:match("^(.*)/[^/]*$")
+      dirs[#dirs + 1] = dir .. "/../?.so"  -- core.so in <dir> = .../lua/lieflow
+      dirs[#dirs + 1] = dir .. "/lua/?.so" -- the executable in build/
+    end
+    for root in package.path:gmatch("([^;]*)/scripts/%?%.lua") do dirs[#dirs + 1] = root .. "/build/lua/?.so" end
+    for _, d in ipairs(dirs) do
+      local f = package.searchpath("lieflow.mpi", d)
       if f then
         local open, lerr = package.loadlib(f, "luaopen_lieflow_mpi")
         if open then ok, m = true, open(); package.loaded["lieflow.mpi"] = m; break end

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Run the test suites of `make test` one after the other (all of them, even after a failure), show
+# their output, and end with one summary line: what passed, with the counts each suite reports.
+# usage: bash tests/run_suites.sh LOGDIR MAKE SUITE...   (SUITE: a make target, e.g. test-c)
+set -u
+logdir=$1
+make_cmd=$2
+shift 2
+mkdir -p "$logdir"
+
+# count SUITE LOG: the suite's own count of passed checks, as a short phrase
+count() {
+    local log=$2
+    case $1 in
+        test-c)
+            awk '/^\[  PASSED  \] [0-9]+ test/ { n += $4 } /^== / { p++ }
+                 END { printf "C %d tests in %d programs", n, p }' "$log" ;;
+        test-lua)
+            sed -n 's/^\([0-9][0-9]*\) success.*/Lua specs \1/p' "$log" | tail -1 ;;
+        test-repl) sed -n 's/^\([0-9][0-9]*\) passed, 0 failed$/REPL \1/p' "$log" | tail -1 ;;
+        test-compat) sed -n 's/^\([0-9][0-9]*\) passed, 0 failed$/same as lua5.4 \1/p' "$log" | tail -1 ;;
+        test-standalone) sed -n 's/^\([0-9][0-9]*\) passed, 0 failed$/standalone \1/p' "$log" | tail -1 ;;
+        test-embed) printf 'embed %s' "$(grep -c '^embed: ok$' "$log")" ;;
+        test-examples) printf 'examples %s' "$(grep -c '^== examples/.* --quick$' "$log")" ;;
+        test-mpi) sed -n 's/^mpi_test: \([0-9][0-9]*\) passed, 0 failed$/MPI \1/p' "$log" | tail -1 ;;
+        test-install) sed -n 's/^install test: \([0-9][0-9]*\) checks passed$/install \1/p' "$log" | tail -1 ;;
+    esac
+}
+
+passed=()
+failed=()
+for suite in "$@"; do
+    log="$logdir/$suite.log"
+    "$make_cmd" --no-print-directory "$suite" 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+    if [ "$status" -eq 0 ]; then
+        c=$(count "$suite" "$log")
+        passed+=("${c:-$suite}")
+    else
+        failed+=("$suite")
+    fi
+done
+
+join() { local IFS=','; echo "$*" | sed 's/,/, /g'; }
+if [ ${#failed[@]} -eq 0 ]; then
+    echo "make test: all ${#passed[@]} suites passed: $(join "${passed[@]}")"
+else
+    echo "make test: FAILED: $(join "${failed[@]}") (logs in $logdir); passed: $(join "${passed[@]}")"
+    exit 1
+fi
