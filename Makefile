@@ -119,6 +119,7 @@ demo: all
 
 bench: all
 	$(EXE) bench/methods.lua
+	$(EXE) bench/spheres.lua
 
 # Sanitized build of the C tests and the Lua specs (not part of `make test`).
 asan:

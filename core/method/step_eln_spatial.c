@@ -32,16 +32,29 @@
 #include "spheres.h"
 
 /* ------------------------------------------------------------------------------------ spheres */
-/* work: alpha1 (3n) | L (3n n) | u (3n) | s (n) | F (n) | J (n n) | alpha work */
-static size_t sph_work(int n) { return 7 * (size_t)n + 4 * (size_t)n * n + lf_spheres_work_size(n); }
+/* work: alpha1 (3n) | L (3n n) | u (3n) | s (n) | F (n) | J (n n) | alpha work; diagonal M (explicit,
+ * alpha needs no scratch): alpha1 only */
+static size_t sph_work(const lf_system *sys, int n)
+{
+    if (lf_spheres_diagonal(sys)) return 3 * (size_t)n;
+    return 7 * (size_t)n + 4 * (size_t)n * n + lf_spheres_work_size(n);
+}
 
 static int sph_step(lf_stepper *st, double h)
 {
     const lf_system *sys = st->sys;
     const int n = lf_spheres_n(sys);
     double *q = st->y, *w = st->y + 3 * n, *alpha0 = st->cache;
-    double *al = st->work, *L = al + 3 * n, *u = L + 3 * (size_t)n * n, *s = u + 3 * n, *F = s + n, *J = F + n,
-           *aw = J + (size_t)n * n;
+    const int diag = lf_spheres_diagonal(sys);
+    double *al = st->work, *L = NULL, *u = NULL, *s = NULL, *F = NULL, *J = NULL, *aw = NULL;
+    if (!diag) { /* the rest of the workspace: coupled M only (sph_work) */
+        L = al + 3 * n;
+        u = L + 3 * (size_t)n * n;
+        s = u + 3 * n;
+        F = s + n;
+        J = F + n;
+        aw = J + (size_t)n * n;
+    }
     int rc;
     if (!st->cache_valid) {
         st->stats.f_evals++;
@@ -56,7 +69,6 @@ static int sph_step(lf_stepper *st, double h)
         lf_so3_rotate(x, q + 3 * i);
     }
     st->stats.f_evals++;
-    const int diag = lf_spheres_diagonal(sys);
     rc = lf_spheres_alpha_affine(sys, q, al, diag ? NULL : L, aw, &st->err);
     if (rc != LF_OK) return rc;
     if (diag) { /* explicit (7.1d) */
@@ -193,7 +205,7 @@ static int gen_step(lf_stepper *st, double h)
 static size_t eln_spatial_work(const lf_stepper *st)
 {
     const int n = lf_spheres_n(st->sys);
-    return n ? sph_work(n) : gen_work(st);
+    return n ? sph_work(st->sys, n) : gen_work(st);
 }
 
 static size_t eln_spatial_cache(const lf_stepper *st) { return 3 * (size_t)lf_spheres_n(st->sys); }

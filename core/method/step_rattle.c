@@ -26,12 +26,12 @@
 #include "linalg.h"
 #include "method_internal.h"
 
-/* work: x (3n) | g (3n) | a (3n) | xn (3n) | vt (3n) | lam (n) | F (n) | J (n n) */
+/* work: x (3n) | g (3n) | a (3n) | xn (3n) | vt (3n) | lam (n) | F (n) | J (n n, coupled M only) */
 static size_t rattle_work(const lf_stepper *st)
 {
     const lf_constrained *c = lf_system_constrained(st->sys);
     const size_t n = c ? (size_t)c->n : 0;
-    return 15 * n + 2 * n + n * n;
+    return 15 * n + 2 * n + (c && !c->diagonal ? n * n : 0);
 }
 
 static size_t rattle_cache(const lf_stepper *st)
@@ -44,6 +44,22 @@ static int gradient(lf_stepper *st, const lf_constrained *c, const double *x, do
 {
     st->stats.f_evals++;
     return c->potential(st->sys, x, NULL, g, &st->err);
+}
+
+/* out_i = base_i + f sum_j W_ij g_j (O(n) for diagonal W) */
+static void kick(const lf_constrained *c, const double *base, double f, const double *g, double *out)
+{
+    const int n = c->n;
+    const double *W = c->W;
+    for (int i = 0; i < n; i++) {
+        if (c->diagonal) {
+            lf_v3_axpy(base + 3 * i, f * W[(size_t)i * n + i], g + 3 * i, out + 3 * i);
+            continue;
+        }
+        double s[3] = {base[3 * i], base[3 * i + 1], base[3 * i + 2]};
+        for (int j = 0; j < n; j++) lf_v3_axpy(s, f * W[(size_t)i * n + j], g + 3 * j, s);
+        memcpy(out + 3 * i, s, sizeof s);
+    }
 }
 
 /* x'(lambda) = a - c_ sum_j W_ij lambda_j x_j */
@@ -118,22 +134,14 @@ static int rattle_step(lf_stepper *st, double h)
     if (!st->cache_valid) memcpy(v, vt, 3 * (size_t)n * sizeof(double)); /* else: the exact v of the last step */
     int rc = gradient(st, c, x, g);
     if (rc != LF_OK) return rc;
-    for (int i = 0; i < n; i++) /* half kick without constraint force, unconstrained drift */
-        for (int d = 0; d < 3; d++) {
-            double s = v[3 * i + d];
-            for (int j = 0; j < n; j++) s -= 0.5 * h * W[(size_t)i * n + j] * g[3 * j + d];
-            a[3 * i + d] = x[3 * i + d] + h * s;
-        }
+    kick(c, v, -0.5 * h, g, a); /* half kick without constraint force, then the unconstrained drift */
+    for (int i = 0; i < 3 * n; i++) a[i] = x[i] + h * a[i];
     rc = position_multipliers(st, c, h, x, a, xn, lam, F, J);
     if (rc != LF_OK) return rc;
     rc = gradient(st, c, xn, g);
     if (rc != LF_OK) return rc;
-    for (int i = 0; i < n; i++)
-        for (int d = 0; d < 3; d++) {
-            double s = (xn[3 * i + d] - x[3 * i + d]) / h;
-            for (int j = 0; j < n; j++) s -= 0.5 * h * W[(size_t)i * n + j] * g[3 * j + d];
-            vt[3 * i + d] = s;
-        }
+    for (int i = 0; i < 3 * n; i++) vt[i] = (xn[i] - x[i]) / h;
+    kick(c, vt, -0.5 * h, g, vt);
     /* velocity multipliers: (h/2) sum_j W_ij (x'_i . x'_j) mu_j = x'_i . vt'_i */
     if (c->diagonal) {
         for (int i = 0; i < n; i++) {
