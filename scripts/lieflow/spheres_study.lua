@@ -140,11 +140,12 @@ function M.long_runs(sys, opts)
 end
 
 --- orders(sys, opts) -> res (by method name: {table, order_q, order_omega, fit_h = {hmax, hmin}, points}),
---- reference accuracy. opts = {T = 1, kmin, kmax = 9, floor = 1e-11, out, title, check}: errors of
---- q (root sum of squares of the great-circle angles) and omega (Euclidean) at T against GSL rk8pd
---- (rtol = atol = 1e-14) for h = 2^-kmin ... 2^-kmax; orders fitted (lf.fit_linear of the logs) over
---- the steps where the method succeeded and both errors exceed opts.floor; checked within 0.15 of
---- nominal; order_q.png and order_omega.png.
+--- reference accuracy. opts = {T = 1, kmin, kmax = 9, fit_kmin = kmin, floor = 1e-11, out, title, check}:
+--- errors of q (root sum of squares of the great-circle angles) and omega (Euclidean) at T against
+--- GSL rk8pd (rtol = atol = 1e-14) for h = 2^-kmin ... 2^-kmax (a step that fails is recorded with its
+--- message); orders fitted (lf.fit_linear of the logs) over h <= 2^-fit_kmin (the thesis's range)
+--- where the method succeeded and both errors exceed opts.floor; checked within 0.15 of nominal;
+--- order_q.png and order_omega.png.
 function M.orders(sys, opts)
   local T, floor = opts.T or 1, opts.floor or 1e-11
   local ref = lf.reference(sys, T, {rtol = 1e-14, atol = 1e-14})
@@ -154,7 +155,8 @@ function M.orders(sys, opts)
   for k = opts.kmin, opts.kmax or 9 do steps[#steps + 1] = 2.0 ^ -k end
   print(("\nGlobal errors at T = %g against rk8pd (rtol 1e-14; |ref(1e-14) - ref(1e-12)| = %.1e in q, %.1e in omega),"):format(
     T, acc.q, acc.omega))
-  print(("h = %s; orders fitted over the steps with both errors > %g"):format(experiment.range_str(steps), floor))
+  print(("h = %s; orders fitted over h <= 2^-%d (the thesis's range) where both errors are > %g"):format(
+    experiment.range_str(steps), opts.fit_kmin or opts.kmin, floor))
   local header = ("%-8s"):format("h")
   for _, m in ipairs(M.methods) do header = header .. ("  %-21s"):format(m.label .. " q / omega") end
   header = header:gsub("%s+$", "")
@@ -174,7 +176,7 @@ function M.orders(sys, opts)
     end
     local lx, lq, lw, used = {}, {}, {}, {}
     for _, r in ipairs(rows) do
-      if not r.failed and r.err_q > floor and r.err_omega > floor then
+      if not r.failed and r.h <= 2.0 ^ -(opts.fit_kmin or opts.kmin) and r.err_q > floor and r.err_omega > floor then
         lx[#lx + 1], lq[#lq + 1], lw[#lw + 1] = math.log(r.h), math.log(r.err_q), math.log(r.err_omega)
         used[#used + 1] = r.h
       end
@@ -253,15 +255,27 @@ function M.orders(sys, opts)
   return res, {q = acc.q, omega = acc.omega}, trunc
 end
 
---- accuracy_orderings(res, check) -> facts: at every h where all four succeeded, RKMKGL4 <= RKMK4 and
---- every Lie method < RATTLE in both errors (the thesis: "RKMKGL4 the most accurate", "RATTLE the
---- largest error", "all Lie methods more accurate than RATTLE"); ELN/RATTLE error ratio range.
-function M.accuracy_orderings(res, check)
+--- failures(res) -> text: "RATTLE h = 2^-2, 2^-3; ELN h = 2^-2" (the steps where a method failed), or nil.
+function M.failures(res)
+  local parts = {}
+  for _, m in ipairs(M.methods) do
+    local hs = {}
+    for _, r in ipairs(res[m.name].table) do if r.failed then hs[#hs + 1] = experiment.pow2_str(r.h) end end
+    if #hs > 0 then parts[#parts + 1] = m.label .. " h = " .. table.concat(hs, ", ") end
+  end
+  return #parts > 0 and table.concat(parts, "; ") or nil
+end
+
+--- accuracy_orderings(res, check [, hmax]) -> facts: at every h <= hmax (default: all) where all four
+--- succeeded, RKMKGL4 <= RKMK4 and every Lie method < RATTLE in both errors (the thesis: "RKMKGL4 the
+--- most accurate", "RATTLE the largest error", "all Lie methods more accurate than RATTLE");
+--- ELN/RATTLE error ratio range.
+function M.accuracy_orderings(res, check, hmax)
   local gl4_best, rattle_worst, n = true, true, 0
   local lo, hi = math.huge, 0
   for i, r in ipairs(res.rattle.table) do
     local e, k, g = res.eln_spatial.table[i], res.rkmk4.table[i], res.rkmk_gl4.table[i]
-    if not (r.failed or e.failed or k.failed or g.failed) then
+    if not (r.failed or e.failed or k.failed or g.failed) and r.h <= (hmax or math.huge) then
       n = n + 1
       for _, f in ipairs{"err_q", "err_omega"} do
         gl4_best = gl4_best and g[f] <= k[f]
@@ -270,8 +284,8 @@ function M.accuracy_orderings(res, check)
       end
     end
   end
-  print(("Over the %d common steps: RKMKGL4 <= RKMK4 in q and omega: %s; RATTLE the largest error: %s; ELN/RATTLE error %.2f ... %.2f"):format(
-    n, tostring(gl4_best), tostring(rattle_worst), lo, hi))
+  print(("Over the %d common steps%s: RKMKGL4 <= RKMK4 in q and omega: %s; RATTLE the largest error: %s; ELN/RATTLE error %.2f ... %.2f"):format(
+    n, hmax and (" h <= " .. experiment.pow2_str(hmax)) or "", tostring(gl4_best), tostring(rattle_worst), lo, hi))
   check(gl4_best, "RKMKGL4 is not the most accurate at every step")
   check(rattle_worst, "RATTLE does not have the largest error at every step")
   return {common_steps = n, gl4_most_accurate = gl4_best, rattle_largest_error = rattle_worst,
