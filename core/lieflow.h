@@ -17,6 +17,7 @@
 #include "potential.h"
 #include "rigid.h"
 #include "lie_ode.h"
+#include "spheres.h"
 #include "method.h"
 #include "ensemble.h"
 #include "newton.h"

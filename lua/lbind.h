@@ -70,6 +70,11 @@ lfb_system *lfb_newsystem(lua_State *L);
 void lfb_system_retain(lfb_system *s);
 void lfb_system_release(lua_State *L, lfb_system *s);
 void lfb_open_lie_ode(lua_State *L); /* lie_ode (into the module table at -1) */
+/* Systems on spheres (lspheres.c): spheres.new/pendulum/double_pendulum/dipoles (into the module
+ * table at -1); sys.<key> and tostring for them (return 0 for other systems). */
+void lfb_open_spheres(lua_State *L);
+int lfb_spheres_index(lua_State *L, const lf_system *sys, const char *k);
+int lfb_spheres_tostring(lua_State *L, const lf_system *sys);
 
 /* States (lstate.c): values of the system's fields <-> the C state vector. */
 /* Push one factor's value: mat3 (so3, gl3), vec3 (s2; r3 when rm_as_vec3), quaternion table

@@ -36,6 +36,7 @@ int luaopen_lieflow_core(lua_State *L)
     lfb_open_maps(L);
     lfb_open_systems(L);
     lfb_open_lie_ode(L);
+    lfb_open_spheres(L);
     lfb_open_integrators(L);
     lfb_open_analysis(L);
     lfb_open_exact(L);

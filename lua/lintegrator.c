@@ -587,7 +587,8 @@ static int it_columns(lua_State *L)
     return 1;
 }
 
-static const char *const stat_names[] = {"steps", "rejected", "f_evals", "torque_evals", "newton_iters", "jac_evals", NULL};
+static const char *const stat_names[] = {"steps", "rejected", "f_evals", "torque_evals", "newton_iters", "jac_evals",
+                                         "constraint_position", "constraint_velocity", NULL};
 
 static int is_observable(const lf_system *sys, const char *k)
 {
@@ -619,6 +620,8 @@ static int it_index(lua_State *L)
     else if (strcmp(k, "f_evals") == 0 || strcmp(k, "torque_evals") == 0) lua_pushinteger(L, stats.f_evals);
     else if (strcmp(k, "newton_iters") == 0) lua_pushinteger(L, stats.newton_iters);
     else if (strcmp(k, "jac_evals") == 0) lua_pushinteger(L, stats.jac_evals);
+    else if (strcmp(k, "constraint_position") == 0) lua_pushnumber(L, stats.constraint_position);
+    else if (strcmp(k, "constraint_velocity") == 0) lua_pushnumber(L, stats.constraint_velocity);
     else if (strcmp(k, "next_h") == 0) lua_pushnumber(L, lf_stepper_next_h(st));
     else if (strcmp(k, "lanes") == 0) lua_pushinteger(L, lf_stepper_lanes(st));
     else if (strcmp(k, "columns") == 0) lua_pushcfunction(L, it_columns);

@@ -757,7 +757,8 @@ static int sys_index(lua_State *L)
             lua_rawseti(L, -2, i + 1);
         }
     } else if (strcmp(k, "has_energy") == 0) lua_pushboolean(L, lf_system_has_energy(sys));
-    else if (nb && strcmp(k, "n") == 0) lua_pushinteger(L, nb);
+    else if (lfb_spheres_index(L, sys, k)) { /* n, M, axis, potential, gradient, alpha ... (lspheres.c) */
+    } else if (nb && strcmp(k, "n") == 0) lua_pushinteger(L, nb);
     else if (nb && strcmp(k, "inertia") == 0) {
         const double *J = lf_rigid_inertia(sys);
         if (nb == 1) lfb_pushvec3(L, J);
@@ -789,6 +790,7 @@ static int sys_tostring(lua_State *L)
     }
     const lf_system *sys = s->sys;
     const int nb = lf_rigid_nbodies(sys);
+    if (lfb_spheres_tostring(L, sys)) return 1;
     if (nb == 1) {
         const double *J = lf_rigid_inertia(sys);
         char buf[256];

@@ -372,6 +372,13 @@ wait_count() {  # wait_count LINE-REGEX N: wait up to 5 s until N screen lines m
     return 1
 }
 type_text() { tm send-keys -t lf -l -- "$1"; }
+cancel_line() {  # Ctrl-C on a typed line, then wait until it shows (typing on before races under load)
+    screen
+    local n
+    n=$(grep -Ec -- '\^C$' "$TMP/out")
+    tm send-keys -t lf C-c
+    wait_count '\^C$' $((n + 1))
+}
 press() { tm send-keys -t lf "$@"; }
 start_repl() {
     tm kill-server >/dev/null 2>&1
@@ -470,23 +477,23 @@ else
     type_text 'v.'
     press Tab Tab
     tmux_check "v. + Tab lists a vec3's fields and methods" '^copy +cross +dot +norm +normalized +totable +x +y +z *$'
-    press C-c
+    cancel_line
     type_text 'v:'
     press Tab Tab
     tmux_check "v: + Tab lists a vec3's methods only" '^copy +cross +dot +norm +normalized +totable *$'
-    press C-c
+    cancel_line
     type_text 'R = lf.so3.exp{0, 0, 1}'
     press Enter
     type_text 'R:tr'
     press Tab
     tmux_check "Tab completes a mat3 method (R:tr -> R:trace)" '^> R:trace$'
-    press C-c
+    cancel_line
     type_text 'obj = setmetatable({}, {__index = function(t, k) if k == "alpha" then return 1 elseif k == "inner" then return lf.vec3{1, 2, 2} elseif k == "go" then return function() return "went" end end end, __lf_fields = function(o) return {"alpha", "inner", "go"} end})'
     press Enter
     type_text 'obj.al'
     press Tab
     tmux_check "__lf_fields: Tab completes a field (obj.al -> obj.alpha)" '^> obj\.alpha$'
-    press C-c
+    cancel_line
     type_text 'obj:'
     press Tab
     type_text '()'

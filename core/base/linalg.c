@@ -37,3 +37,37 @@ void lf_lu_solve(int n, const double *LU, const int *piv, double *b)
         b[i] /= LU[i * n + i];
     }
 }
+
+int lf_cholesky_factor(int n, double *A, double *pivot)
+{
+    for (int j = 0; j < n; j++) {
+        double d = A[j * n + j];
+        for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
+        if (!(d > 0)) {
+            if (pivot) *pivot = d;
+            return j + 1;
+        }
+        d = sqrt(d);
+        A[j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            double x = A[i * n + j];
+            for (int k = 0; k < j; k++) x -= A[i * n + k] * A[j * n + k];
+            A[i * n + j] = x / d;
+        }
+    }
+    return 0;
+}
+
+void lf_cholesky_solve(int n, const double *L, double *b)
+{
+    for (int i = 0; i < n; i++) { /* L y = b */
+        double x = b[i];
+        for (int k = 0; k < i; k++) x -= L[i * n + k] * b[k];
+        b[i] = x / L[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) { /* L^T x = y */
+        double x = b[i];
+        for (int k = i + 1; k < n; k++) x -= L[k * n + i] * b[k];
+        b[i] = x / L[i * n + i];
+    }
+}

@@ -149,4 +149,11 @@ int lf_lu_factor(int n, double *A, int *piv);
 /* Solve with a factorization from lf_lu_factor; b is overwritten with x. */
 void lf_lu_solve(int n, const double *LU, const int *piv, double *b);
 
+/* Cholesky factorization A = L L^T of a symmetric positive definite n x n matrix, in place (L in
+ * the lower triangle; the upper triangle is not read). Returns 0, or k + 1 when pivot k is not
+ * positive (its value in *pivot if pivot != NULL): A is not positive definite. */
+int lf_cholesky_factor(int n, double *A, double *pivot);
+/* Solve L L^T x = b with a factor from lf_cholesky_factor; b is overwritten with x. */
+void lf_cholesky_solve(int n, const double *L, double *b);
+
 #endif

@@ -74,6 +74,9 @@ typedef struct lf_stepper_stats {
     long f_evals;        /* vector-field / torque evaluations */
     long newton_iters;
     long jac_evals;
+    /* constrained methods (rattle): the largest constraint residuals after any step so far,
+     * max_i ||x_i|^2 - 1| (positions) and max_i |x_i . v_i| (velocities) */
+    double constraint_position, constraint_velocity;
 } lf_stepper_stats;
 
 /* A stepper for method m on system sys (borrowed: it must outlive the stepper) from state y0

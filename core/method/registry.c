@@ -10,6 +10,7 @@ extern const lf_method lf_method_eln, lf_method_eln_exp, lf_method_tln, lf_metho
 extern const lf_method lf_method_lie_euler, lf_method_lie_euler_implicit, lf_method_rkmk_heun, lf_method_rkmk4,
     lf_method_rkmk_gl4, lf_method_rkmk_gl6, lf_method_rkmk_gl4_sym, lf_method_rkmk_gl6_sym, lf_method_rkmk_dp45, lf_method_cg3,
     lf_method_cf4;
+extern const lf_method lf_method_eln_spatial, lf_method_rattle;
 
 static const lf_method *const registry[] = {
     /* rigid bodies (form rigid) */
@@ -20,6 +21,8 @@ static const lf_method *const registry[] = {
     &lf_method_lie_euler, &lf_method_lie_euler_implicit, &lf_method_rkmk_heun, &lf_method_rkmk4, &lf_method_rkmk_gl4,
     &lf_method_rkmk_gl6, &lf_method_rkmk_gl4_sym, &lf_method_rkmk_gl6_sym, &lf_method_cg3, &lf_method_cf4,
     &lf_method_rkmk_dp45,
+    /* systems on spheres (Ortolan's thesis §7.1): forms second_order and constrained */
+    &lf_method_eln_spatial, &lf_method_rattle,
 };
 
 int lf_method_count(void) { return (int)(sizeof registry / sizeof registry[0]); }

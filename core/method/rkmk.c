@@ -66,13 +66,29 @@ static int strictly_lower(int s, const double *A)
 
 /* ---------------------------------------------------------------- workspace */
 /* y0 (np) | Y (np) | mid (np) | u (nd) | k (nd) | v (nd) | kt (s nd) | U (s nd) | err (nd) |
- * Jacobian scratch (4 nd^2) | Newton (s nd) */
+ * Jacobian scratch (4 nd^2) | Newton (s nd). The fixed-point solver needs neither the Jacobian
+ * scratch nor Newton's (s nd)^2 matrix (large systems: 16 x 16 needles, nd = 1536). */
+static int fixed_point(const lf_stepper *st) { return st->opts.solver == LF_SOLVER_FIXED_POINT; }
+
+static size_t jac_doubles(const lf_stepper *st)
+{
+    const rk_tableau *T = st->method->data;
+    return (T->explicit_ || fixed_point(st)) ? 0 : 4 * (size_t)st->nd * st->nd;
+}
+
+static size_t newton_doubles(const lf_stepper *st)
+{
+    const rk_tableau *T = st->method->data;
+    const int n = T->s * st->nd;
+    return fixed_point(st) ? lf_newton_fixed_point_work_size(n) : lf_newton_work_size(n);
+}
+
 static size_t rk_work(const lf_stepper *st)
 {
     const rk_tableau *T = st->method->data;
     const size_t np = (size_t)st->np, nd = (size_t)st->nd, s = (size_t)T->s;
     size_t w = 3 * np + 4 * nd + 2 * s * nd;
-    if (!T->explicit_) w += 4 * nd * nd + lf_newton_work_size((int)(s * nd)) + s * nd; /* + the unknowns */
+    if (!T->explicit_) w += jac_doubles(st) + newton_doubles(st) + s * nd; /* + the unknowns */
     return w;
 }
 
@@ -102,7 +118,7 @@ static rk_buffers buffers(const lf_stepper *st)
     b.kt = p; p += (size_t)s * nd;
     b.U = p; p += (size_t)s * nd;
     b.err = p; p += nd;
-    b.jac = p; p += T->explicit_ ? 0 : 4 * (size_t)nd * nd;
+    b.jac = p; p += jac_doubles(st);
     b.newton = p;
     return b;
 }
@@ -261,7 +277,7 @@ static int implicit_step(lf_stepper *st, double h)
     /* predictor: every stage value f(t, y0) */
     int rc = lf_stepper_f(st, st->t, b.y0, b.k);
     if (rc != LF_OK) return rc;
-    double *Kt = b.newton + lf_newton_work_size(n); /* the unknowns, after Newton's workspace (rk_work) */
+    double *Kt = b.newton + newton_doubles(st); /* the unknowns, after Newton's workspace (rk_work) */
     for (int i = 0; i < s; i++) memcpy(Kt + (size_t)i * nd, b.k, (size_t)nd * sizeof(double));
     implicit_ctx c = {st, T, &b, h};
     lf_newton_opts o = {0};

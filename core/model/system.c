@@ -158,3 +158,5 @@ int lf_system_accel(const lf_system *s, double t, const double *y, double *a, lf
     if (!s->cls->accel) return lf_error_set(err, LF_EINVAL, "%s: not a second-order system", s->cls->kind);
     return s->cls->accel(s, t, y, a, err);
 }
+
+const lf_constrained *lf_system_constrained(const lf_system *s) { return s->constrained; }

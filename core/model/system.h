@@ -100,4 +100,21 @@ int lf_system_observe(const lf_system *s, double t, const double *y, double *out
 int lf_system_nconfig(const lf_system *s);
 int lf_system_accel(const lf_system *s, double t, const double *y, double *a, lf_error *err);
 
+/* Constrained form (LF_FORM_CONSTRAINED, RATTLE): a Cartesian view of the state as n points x_i in
+ * R^3 with the holonomic constraints |x_i|^2 = 1, velocities v = x' (3n), mass matrix M (x) I_3
+ * (M n x n symmetric positive definite, given by its inverse W) and a potential V(x) with its
+ * Euclidean gradient. Systems on spheres offer it (spheres.h). */
+typedef struct lf_constrained {
+    int n;                /* points (constraints) */
+    const double *W;      /* W = M^{-1}, n x n row-major */
+    int diagonal;         /* M (and W) diagonal */
+    /* V(x) and/or its gradient (3n) at x (3n); either output may be NULL */
+    int (*potential)(const lf_system *s, const double *x, double *V, double *g, lf_error *err);
+    /* the state y <-> (x, v) */
+    void (*to_cartesian)(const lf_system *s, const double *y, double *x, double *v);
+    void (*from_cartesian)(const lf_system *s, const double *x, const double *v, double *y);
+} lf_constrained;
+/* The system's constrained view, NULL if it does not offer the form. */
+const lf_constrained *lf_system_constrained(const lf_system *s);
+
 #endif

@@ -32,6 +32,7 @@ struct lf_system {
     int nfields, nobs, obs_dim;
     lf_field fields[4];
     lf_observable obs[8];
+    const lf_constrained *constrained; /* LF_FORM_CONSTRAINED: set by the kind (owned by its ctx) */
 };
 
 /* Make a system of class cls over ctx on manifold M (both owned from now on, also on failure:

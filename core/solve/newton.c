@@ -64,7 +64,8 @@ int lf_newton(lf_residual_fn F, void *ctx, int n, double *x, const lf_newton_opt
     const int fixed = opts && opts->fixed_point, simplified = opts && opts->simplified;
     if (jac == LF_JAC_BLOCK_FD && !fixed && (!opts->block || !opts->color || opts->ncolors < 1))
         return lf_error_set(err, LF_EINVAL, "newton: a block-diagonal Jacobian needs block ids and colors");
-    double *J = work, *Fx = J + (size_t)n * n, *Fp = Fx + n, *dx = Fp + n;
+    /* the fixed-point mode has no Jacobian: its workspace starts with Fx */
+    double *J = work, *Fx = fixed ? work : J + (size_t)n * n, *Fp = Fx + n, *dx = Fp + n;
     lf_newton_info loc = {0, 0, 0, 0, 0};
     int st = LF_OK, have_jac = 0;
 

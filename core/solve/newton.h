@@ -50,6 +50,8 @@ typedef struct lf_newton_info {
 
 /* Workspace size (doubles) that lf_newton needs for dimension n; iwork: n ints. */
 static inline size_t lf_newton_work_size(int n) { return (size_t)n * n + 5 * (size_t)n; }
+/* The fixed-point mode (opts->fixed_point) needs no Jacobian: this much suffices. */
+static inline size_t lf_newton_fixed_point_work_size(int n) { return 5 * (size_t)n; }
 
 /* Solve F(x) = 0 from the start x (overwritten with the solution). work: lf_newton_work_size(n)
  * doubles; iwork: n ints. Returns LF_OK, LF_ENOCONV (after max_iter updates, or at once on a

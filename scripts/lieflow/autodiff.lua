@@ -1100,6 +1100,36 @@ function ad.lie_gradient(H, y, names, triv)
     return g
 end
 
+-- ================================================================ gradients in R^3 (systems on spheres)
+
+--- ad.r3_gradient(V, qs) -> {g_1, ..., g_n} (C vec3): the Euclidean gradient g_i = dV/dq_i of a scalar
+--- function of n vectors (an array of vec3 / tables of 3 numbers), one evaluation of V per vector
+--- with q_i seeded along e1, e2, e3 (the others constant). The gradient of lf.spheres' potentials.
+function ad.r3_gradient(V, qs)
+    if type(V) ~= "function" then error(fmt("ad.r3_gradient: function V(qs) expected, got %s", typename(V)), 2) end
+    if type(qs) ~= "table" then error(fmt("ad.r3_gradient: array of vectors expected, got %s", typename(qs)), 2) end
+    local n, g = #qs, {}
+    local seeded = {}
+    for j = 1, n do seeded[j] = qs[j] end
+    for i = 1, n do
+        local q = vec(qs[i], "ad.r3_gradient: qs[" .. i .. "]")
+        local x, y, z = val(q[1]), val(q[2]), val(q[3])
+        seeded[i] = newvec(setmetatable({ x, 1, 0, 0 }, D), setmetatable({ y, 0, 1, 0 }, D),
+            setmetatable({ z, 0, 0, 1 }, D))
+        local r = V(seeded)
+        seeded[i] = qs[i]
+        if type(r) == "number" then
+            g[i] = cvec3(0, 0, 0)
+        elseif getmetatable(r) == D then
+            for l = 1, 3 do derivative(r, l, "V(qs)") end
+            g[i] = cvec3(r[2], r[3], r[4])
+        else
+            error(fmt("V(qs) returned %s, expected a number", typename(r)), 0)
+        end
+    end
+    return g
+end
+
 -- ================================================================ registration and the module table
 
 local dual = core.dual

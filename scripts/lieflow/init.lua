@@ -72,6 +72,27 @@ function lf.lie_ode(spec)
   return sys
 end
 
+--- Systems on products of spheres (Ortolan's thesis Part II), lifted to SO(3):
+---   lf.spheres{M=, q=, qdot= | omega=, potential=V, gradient=dV, axis=}   (V(qs) -> number;
+---     without `gradient` it is derived from V by forward-mode autodiff, ad.r3_gradient)
+---   lf.spheres.pendulum{m=, l=, g=, up=, q=, qdot= | omega=}, .double_pendulum{m1=, m2=, l1=, l2=,
+---   g=, up=, q=, qdot= | omega=}, .dipoles{rows=, cols=, spacing=, m=, l=, moment=, q=, omega=}
+lf.spheres = setmetatable({pendulum = core.spheres.pendulum, double_pendulum = core.spheres.double_pendulum,
+                           dipoles = core.spheres.dipoles, new = core.spheres.new}, {
+  __call = function(_, spec)
+    if type(spec) == "table" and type(spec.potential) == "function" and spec.gradient == nil then
+      local copy = {}
+      for k, v in pairs(spec) do copy[k] = v end
+      local V = spec.potential
+      copy.gradient = function(qs) return ad.r3_gradient(V, qs) end
+      spec = copy
+    end
+    local ok, sys = pcall(core.spheres.new, spec)
+    if not ok then error(run.strip_position(sys), 2) end
+    return sys
+  end,
+})
+
 --- Define a method in Lua: lf.method{name=, order=, step=function(state, h, system) ... end}.
 lf.method = luamethod.define
 
