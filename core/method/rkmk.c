@@ -291,20 +291,28 @@ static int implicit_step(lf_stepper *st, double h)
         o.jacobian = jac;
         /* differenced Jacobians cost n residuals: formed once per step (simplified Newton) */
         o.simplified = jac != LF_JAC_ANALYTIC;
-        if (jac == LF_JAC_BLOCK_FD) { /* block: the factor; color: (stage, position in the factor) */
-            int *block = st->iwork + n, *color = block + n;
-            const int maxd = lf_manifold_max_factor_dim(st->M);
-            for (int f = 0; f < lf_manifold_nfactors(st->M); f++) {
+        if (jac == LF_JAC_BLOCK_FD) { /* block: the factor's coupling group (a body), over every stage;
+                                         color: (stage, position in the group) */
+            int *block = st->iwork + n, *color = block + n, *group = color + n;
+            const int nf = lf_manifold_nfactors(st->M), ng = lf_system_factor_groups(st->sys, group);
+            int *gdim = group + nf, maxg = 0; /* each group's dimension so far, then the largest */
+            for (int g = 0; g < ng; g++) gdim[g] = 0;
+            for (int f = 0; f < nf; f++) {
                 const lf_factor *fac = lf_manifold_factor(st->M, f);
+                const int g = group[f];
                 for (int i = 0; i < s; i++)
                     for (int k = 0; k < fac->nd; k++) {
-                        block[i * nd + fac->od + k] = f;
-                        color[i * nd + fac->od + k] = i * maxd + k;
+                        block[i * nd + fac->od + k] = g;
+                        color[i * nd + fac->od + k] = gdim[g] + k; /* the stage is added below */
                     }
+                gdim[g] += fac->nd;
+                if (gdim[g] > maxg) maxg = gdim[g];
             }
+            for (int i = 0; i < s; i++)
+                for (int k = 0; k < nd; k++) color[i * nd + k] += i * maxg;
+            o.ncolors = s * maxg;
             o.block = block;
             o.color = color;
-            o.ncolors = s * maxd;
         }
     }
     rc = lf_stepper_solve(st, implicit_residual, &c, n, Kt, o, b.newton);

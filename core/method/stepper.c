@@ -9,7 +9,9 @@
 #include "linalg.h"
 #include "method_internal.h"
 
-size_t lf_stepper_iwork_ints(const lf_stepper *s) { return 16 + 12 * (size_t)s->nb + 24 * (size_t)s->nd; }
+/* Newton pivots (s nd), the block Jacobian's block and color of each unknown (2 s nd) and the factor groups
+ * (2 factors <= 2 nd), for up to 8 stages */
+size_t lf_stepper_iwork_ints(const lf_stepper *s) { return 16 + 12 * (size_t)s->nb + 26 * (size_t)s->nd; }
 
 int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {

@@ -131,6 +131,23 @@ int lf_system_energy(const lf_system *s, const double *y, double *E, lf_error *e
 }
 
 int lf_system_nfields(const lf_system *s) { return s->nfields; }
+
+int lf_system_factor_groups(const lf_system *s, int *group)
+{
+    const int nf = lf_manifold_nfactors(lf_system_manifold(s));
+    int n = s->nfields > 0 ? s->fields[0].count : 0, covered = 0;
+    for (int i = 0; i < s->nfields; i++) {
+        if (s->fields[i].count != n) n = 0;
+        covered += s->fields[i].count;
+    }
+    if (n > 1 && covered == nf) {
+        for (int i = 0; i < s->nfields; i++)
+            for (int j = 0; j < n; j++) group[s->fields[i].first + j] = j;
+        return n;
+    }
+    for (int f = 0; f < nf; f++) group[f] = f;
+    return nf;
+}
 const lf_field *lf_system_field(const lf_system *s, int i) { return (i >= 0 && i < s->nfields) ? &s->fields[i] : NULL; }
 
 const lf_field *lf_system_find_field(const lf_system *s, const char *name)

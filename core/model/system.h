@@ -87,6 +87,11 @@ int lf_system_energy(const lf_system *s, const double *y, double *E, lf_error *e
 
 /* Fields and observables. lf_system_observe fills every observable at (t, y), one after the
  * other (lf_system_observables_dim doubles). */
+/* The coupling groups of the factors, for block Jacobians: when every field has the same count
+ * n > 1 (R[i] and omega[i] of rigid bodies, q[i] and omega[i] of spheres), factor j of each field
+ * is in group j (a body's attitude and velocity are coupled); otherwise each factor is a group.
+ * group: one entry per factor. Returns the number of groups. */
+int lf_system_factor_groups(const lf_system *s, int *group);
 int lf_system_nfields(const lf_system *s);
 const lf_field *lf_system_field(const lf_system *s, int i);
 const lf_field *lf_system_find_field(const lf_system *s, const char *name);

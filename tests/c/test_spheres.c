@@ -268,7 +268,7 @@ static void test_thesis_block_inverse(void **state)
     gsl_rng *r = new_rng(3);
     double worst = 0, printed = 0, det_ok = 0, det_printed = 0;
     for (int trial = 0; trial < 50; trial++) {
-        double M[4], q[6], w[6], g[6], ad[6], Q1[9], Q2[9], P12[9], P21[9], T[9], S1[9], S2[9], S2p[9], S1i[9], S2i[9],
+        double M[4], q[6], w[6], g[6], ad[6], Q1[9], Q2[9], P12[9], P21[9], T[9], S1[9], S2[9], S2p[9], S1i[9] = {0}, S2i[9] = {0},
             S2pi[9], b[6];
         random_spd(r, 2, M);
         M[1] = M[2] = -fabs(M[1]) - 0.3; /* |M12| != 1: the printed formulas differ from the right ones */
@@ -968,6 +968,41 @@ static void test_bad_input(void **state)
     lf_system_free(d);
 }
 
+/* The block Jacobian (the default of implicit RKMK beyond 64 unknowns) keeps each sphere's q and
+ * omega in one block: rkmk_gl4 with default options on 4x4 needles converges like the full
+ * finite-difference Jacobian and gives the same states. */
+static void test_block_jacobian_by_sphere(void **state)
+{
+    (void)state;
+    lf_system *s = dipoles(4, 4);
+    int group[32];
+    assert_int_equal(lf_system_factor_groups(s, group), 16);
+    for (int i = 0; i < 16; i++) {
+        assert_int_equal(group[i], i);      /* q[i] */
+        assert_int_equal(group[16 + i], i); /* omega[i] */
+    }
+    const lf_method *m = lf_method_find("rkmk_gl4");
+    lf_stepper_opts full = {.jacobian = LF_JAC_FD};
+    lf_error e;
+    lf_stepper *a = lf_stepper_new(m, s, lf_system_initial(s), 0, NULL, &e);
+    lf_stepper *b = lf_stepper_new(m, s, lf_system_initial(s), 0, &full, &e);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(lf_stepper_advance_to(a, 0.3, 0.01), LF_OK);
+    assert_int_equal(lf_stepper_advance_to(b, 0.3, 0.01), LF_OK);
+    lf_stepper_stats sa, sb;
+    lf_stepper_get_stats(a, &sa);
+    lf_stepper_get_stats(b, &sb);
+    const double d = norm_diff(6 * 16, lf_stepper_state(a), lf_stepper_state(b));
+    printf("  rkmk_gl4 on 4x4 needles, 30 steps: Newton iterations per step %.2f (blocks by sphere) vs %.2f (full FD), "
+           "state difference %.1e\n", (double)sa.newton_iters / sa.steps, (double)sb.newton_iters / sb.steps, d);
+    CHECK_LE(d, 1e-11, "block vs full Jacobian: state difference");
+    CHECK_LE((double)sa.newton_iters / sa.steps, 2 * (double)sb.newton_iters / sb.steps + 1, "block Newton iterations per step (bound: 2 x full + 1)");
+    lf_stepper_free(a);
+    lf_stepper_free(b);
+    lf_system_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -977,6 +1012,7 @@ int main(void)
         cmocka_unit_test(test_eln_invariants),  cmocka_unit_test(test_symmetry), cmocka_unit_test(test_lift_equivalence),
         cmocka_unit_test(test_eln_spatial_rigid), cmocka_unit_test(test_symplectic),
         cmocka_unit_test(test_threads),         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_block_jacobian_by_sphere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
