@@ -1758,7 +1758,13 @@ static void do_repl(lua_State *L)
     r.L = L;
     r.use_readline = isatty(STDIN_FILENO);
     if (r.use_readline) {
-        printf("`lf` is loaded: Tab completes names and fields, Ctrl-C interrupts, Ctrl-D exits\n");
+        /* help(x) = lf.help(x) at a terminal (not in scripts or piped input, which stay as in lua) */
+        if (lua_getglobal(L, "help") == LUA_TNIL && lua_getglobal(L, "lf") == LUA_TTABLE &&
+            lua_getfield(L, -1, "help") == LUA_TFUNCTION)
+            lua_setglobal(L, "help");
+        lua_settop(L, 0);
+        printf("`lf` is loaded: help() shows the reference, Tab completes names and fields, Ctrl-C interrupts, "
+               "Ctrl-D exits\n");
         fflush(stdout);
     }
     set_handler(SIGINT, on_sigint, &old_int);

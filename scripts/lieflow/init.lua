@@ -96,6 +96,7 @@ lf.spheres = setmetatable({pendulum = core.spheres.pendulum, double_pendulum = c
 --- Define a method in Lua: lf.method{name=, order=, step=function(state, h, system) ... end}.
 lf.method = luamethod.define
 
+lf.help = require("lieflow.help").help -- lf.help(x): the reference text of x (docs/api.md)
 lf.ensemble = require "lieflow.ensemble" -- lf.ensemble{...}: members in parallel (scripts/lieflow/ensemble.lua)
 
 --- lf.integrator(method, system, {h=, t0=, newton_tol=, max_iter=, dexpinv_order=, solver=,
