@@ -12,6 +12,8 @@
 #include "s2.h"
 #include "quat.h"
 #include "gl3.h"
+#include "ts2.h"
+#include "tgl3.h"
 #include "manifold.h"
 #include "system.h"
 #include "potential.h"
