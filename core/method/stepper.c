@@ -31,9 +31,10 @@ lf_stepper *lf_stepper_new(const lf_method *m, const lf_system *sys, const doubl
     if (lf_method_accepts(m, sys, err) != LF_OK) return NULL;
     if (opts && (!(opts->newton_tol >= 0) || opts->max_iter < 0 || opts->dexpinv_order < 0 || !(opts->rtol >= 0) ||
                  !(opts->atol >= 0) || !(opts->h0 >= 0) || opts->solver < 0 || opts->solver > LF_SOLVER_FIXED_POINT ||
-                 opts->jacobian < 0 || opts->jacobian > LF_JAC_BLOCK_FD)) {
+                 opts->jacobian < 0 || opts->jacobian > LF_JAC_BLOCK_FD || opts->quad_nodes < 0 ||
+                 opts->quad_nodes > 40)) {
         lf_error_set(err, LF_EINVAL, "lf_stepper_new: invalid options (negative tolerance, iteration count, order "
-                                     "or step, or unknown solver/jacobian)");
+                                     "or step, unknown solver/jacobian, or quadrature nodes outside 0..40)");
         return NULL;
     }
     lf_stepper *s = calloc(1, sizeof *s);
@@ -56,6 +57,7 @@ lf_stepper *lf_stepper_new(const lf_method *m, const lf_system *sys, const doubl
     s->opts.rtol = (opts && opts->rtol > 0) ? opts->rtol : 1e-6;
     s->opts.atol = (opts && opts->atol > 0) ? opts->atol : 1e-9;
     s->opts.h0 = opts ? opts->h0 : 0;
+    s->opts.quad_nodes = opts ? opts->quad_nodes : 0;
     s->h_next = s->opts.h0;
     s->ncache = m->cache_doubles ? m->cache_doubles(s) : 3 * (size_t)s->nb;
     size_t nst = (size_t)s->np + s->ncache, nwork = m->work_doubles ? m->work_doubles(s) : 0;
