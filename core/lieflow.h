@@ -8,6 +8,7 @@
 #include "error.h"
 #include "linalg.h"
 #include "matfun.h"
+#include "quadrature.h"
 #include "so3.h"
 #include "s2.h"
 #include "quat.h"
@@ -23,6 +24,7 @@
 #include "newton.h"
 #include "reference.h"
 #include "analysis.h"
+#include "lognorm.h"
 #include "exact.h"
 
 #endif

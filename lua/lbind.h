@@ -38,6 +38,7 @@ void lfb_open_systems(lua_State *L);    /* rigidbody, bodies, potential.*, syste
 void lfb_open_integrators(lua_State *L);/* methods, integrator, reference */
 void lfb_open_analysis(lua_State *L);   /* fit_linear, isatty, wall_time, mkdir_p */
 void lfb_open_exact(lua_State *L);      /* exact.free_body */
+void lfb_open_contract(lua_State *L);   /* lognorm, ts2_sasaki, ts2_sasaki_bound, ts2_dist (lcontract.c) */
 
 /* The callback layer (lcallback.c): every call from C into Lua goes through lfb_call. */
 /* Call the function stored under registry reference ref with the arguments push(L, ud) pushes

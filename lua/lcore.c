@@ -12,6 +12,7 @@ int luaopen_lieflow_core(lua_State *L)
     lfb_open_integrators(L);
     lfb_open_analysis(L);
     lfb_open_exact(L);
+    lfb_open_contract(L);
     lua_pushstring(L, LIEFLOW_VERSION);
     lua_setfield(L, -2, "version");
     /* the autodiff dispatch table, filled by scripts/lieflow/autodiff.lua */

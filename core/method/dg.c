@@ -58,6 +58,7 @@
 
 #include "linalg.h"
 #include "method_internal.h"
+#include "quadrature.h"
 
 typedef enum { DG_AVF, DG_GONZALEZ, DG_MIDPOINT } dg_kind;
 
@@ -116,50 +117,12 @@ static dg_buf buffers(const lf_stepper *st)
     return b;
 }
 
-/* ------------------------------------------------------------------------------ Gauss–Legendre */
-/* nq nodes s and weights w on [0, 1]: Newton on the Legendre polynomial P_n from Tricomi's
- * estimate (no allocation; agrees with GSL's tables to 1e-16, tests/c/test_dg.c). */
-static void gauss_legendre(int n, double *s, double *w)
-{
-    for (int i = 0; i < (n + 1) / 2; i++) {
-        double x = cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 1;
-        for (int it = 0; it < 100; it++) {
-            double p0 = 1, p1 = x;
-            for (int k = 2; k <= n; k++) {
-                double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
-                p0 = p1;
-                p1 = p2;
-            }
-            if (n == 1) p0 = 1; /* P_0 */
-            dp = n * (x * p1 - p0) / (x * x - 1);
-            double d = p1 / dp;
-            x -= d;
-            if (fabs(d) < 1e-17) break;
-        }
-        {
-            double p0 = 1, p1 = x;
-            for (int k = 2; k <= n; k++) {
-                double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
-                p0 = p1;
-                p1 = p2;
-            }
-            if (n == 1) p0 = 1;
-            dp = n * (x * p1 - p0) / (x * x - 1);
-        }
-        double wt = 1 / ((1 - x * x) * dp * dp); /* 2/((1-x^2) P'^2) on [-1, 1], halved */
-        s[i] = 0.5 * (1 - x);
-        s[n - 1 - i] = 0.5 * (1 + x);
-        w[i] = w[n - 1 - i] = wt;
-    }
-    if (n % 2 == 1) s[n / 2] = 0.5; /* exactly */
-}
-
 /* the stepper's nodes, computed once (the workspace starts zeroed) */
 static int quadrature(const lf_stepper *st, const dg_buf *b, const double **s, const double **w)
 {
     int nq = st->opts.quad_nodes > 0 ? st->opts.quad_nodes : 6;
     if (b->quad[0] != nq) {
-        gauss_legendre(nq, b->quad + 1, b->quad + 1 + QMAX);
+        lf_gauss_legendre(nq, b->quad + 1, b->quad + 1 + QMAX);
         b->quad[0] = nq;
     }
     *s = b->quad + 1;

@@ -6,6 +6,7 @@ local luamethod = require "lieflow.luamethod"
 local run = require "lieflow.run"
 local an = require "lieflow.analysis"
 local plot = require "lieflow.plot"
+local contractivity = require "lieflow.contractivity"
 
 local lf = {
   version = core.version,
@@ -21,7 +22,12 @@ local lf = {
   fit_linear = an.fit_linear, json = an.json, write_json = an.write_json, mkdir_p = an.mkdir_p,
   plot = plot.plot, gnuplot_available = plot.gnuplot_available,
   core = core,
+  -- contractivity (Tumiotto, Cokaj, Celledoni, Owren, Arnold): the logarithmic norm of Def. 2 in a
+  -- metric G, the Sasaki distance on TS^2 (ts2.h) and the one-step diagnostic lf.contractivity
+  lognorm = core.lognorm,
+  ts2 = {sasaki = core.ts2_sasaki, sasaki_bound = core.ts2_sasaki_bound, dist = core.ts2_dist},
 }
+lf.contractivity = contractivity.new(lf, core, run).contractivity
 
 --- Metadata of every built-in integrator (name, title, reference, order, symmetric, symplectic,
 --- explicit_in_torque, momentum_conserving), in registry order.
