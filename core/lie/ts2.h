@@ -56,7 +56,9 @@ typedef struct lf_ts2_sasaki_info {
 int lf_ts2_sasaki_dist(const double y0[6], const double y1[6], double *d, lf_ts2_sasaki_info *info, lf_error *err);
 /* The length of the curve "q along the minimizing great circle, w affine in the parallel frame":
  * sqrt(d_S2(q0, q1)^2 + |P w0 - w1|^2) with P the parallel transport along the arc. An upper bound
- * of the Sasaki distance, equal to it when q0 = q1 or P w0 = w1. LF_EDOMAIN for antipodal q. */
+ * of the Sasaki distance, equal to it when q0 = q1, or when P w0 and w1 are parallel (w0 = 0,
+ * P w0 = w1 ...: then w and its covariant derivative stay parallel, the curvature term of the
+ * geodesic equations vanishes and the curve is a geodesic). LF_EDOMAIN for antipodal q. */
 int lf_ts2_sasaki_bound(const double y0[6], const double y1[6], double *d, lf_error *err);
 
 #endif

@@ -300,8 +300,8 @@ static double jacobian_norm(lf_stepper *st, const rk_buffers *b)
 }
 
 /* xi_j = h_j Kt_j along the branch; secant predictor in h; a stage whose solution is far from its
- * prediction (|xi - xi_pred| > |xi - xi_j|/2: Newton jumped to another branch) is redone with half
- * the increment. xa, xb, xp: nd doubles each. */
+ * prediction (|xi - xi_pred| > |xi - xi_j|/2 and > |xi|/100: Newton jumped to another branch) is
+ * redone with half the increment. xa, xb, xp: nd doubles each. */
 static int continued_solve(lf_stepper *st, void *cv, double *hp, double h, double L, double *Kt, lf_newton_opts o,
                            double *work, double *xa, double *xb, double *xp)
 {
@@ -327,7 +327,7 @@ static int continued_solve(lf_stepper *st, void *cv, double *hp, double h, doubl
             dstep = fmax(dstep, fabs(x - xa[i]));
             xn = fmax(xn, fabs(x));
         }
-        if (rc != LF_OK || (stages > 0 && dpred > 0.5 * dstep + 1e-12 * (1 + xn))) {
+        if (rc != LF_OK || (stages > 0 && dpred > 0.5 * dstep && dpred > 1e-2 * xn)) {
             if (++fails > 30 || stages > 400)
                 return lf_error_set(&st->err, LF_ENOCONV, "implicit Lie-Euler: Newton with continuation in h failed at "
                                                           "h=%g on the way to h=%g (the branch of solutions from "
