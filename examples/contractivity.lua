@@ -203,9 +203,11 @@ for _, P in ipairs{{"s2", s2, false}, {"ts2", ts2, true}} do
   local mi = 0
   for _, v in ipairs(ri.max_ratio) do mi = math.max(mi, v) end
   bound[P[1]] = {pairs = #prs, explicit_h_star = re.h_star, explicit_status = re.status, implicit_status = ri.status,
-                 implicit_max_ratio = mi, fallbacks = re.fallbacks + ri.fallbacks}
+                 implicit_max_ratio = mi, fallbacks = re.fallbacks + ri.fallbacks,
+                 fallbacks_bisection = re.fallbacks_bisection}
   print(("\n%s, %d random pairs in the cap (4): explicit Lie-Euler non-expansive up to h* = %.4f (for pairs at the "
-         .. "pole: 2/k = %g); implicit: %s, max ratio %.5f"):format(P[1], #prs, re.h_star or 0, 2 / k, ri.status, mi))
+         .. "pole: 2/k = %g); implicit: %s, max ratio %.5f; Sasaki bound used for %d distances (%d in the bisection)")
+        :format(P[1], #prs, re.h_star or 0, 2 / k, ri.status, mi, re.fallbacks + ri.fallbacks, re.fallbacks_bisection or 0))
   check(ri.status == "all in range", P[1] .. ": implicit Lie-Euler expands for some random pair in the cap")
   -- explicit Lie-Euler is explicit Euler on the latitude: the one-step map's derivative along the
   -- meridian is 1 + h k cos 2 phi, -1 + h k at the pole; pairs near the pole expand just above 2/k

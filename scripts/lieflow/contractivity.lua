@@ -19,7 +19,8 @@
 --   r.status        "all in range" (every h non-expansive: h_star = the largest h), "none in range"
 --                   (the smallest h already expands: h_star = nil), or "bracketed" (then r.h_bad,
 --                   the first expanding grid point),
---   r.fallbacks     distances computed with the Sasaki bound instead of the shooting.
+--   r.fallbacks     distances computed with the Sasaki bound instead of the shooting (of them
+--                   r.fallbacks_bisection during the bisection for h_star).
 -- Errors (a failing step, an unknown method, a pair at distance 0) name the pair and the step.
 local M = {}
 
@@ -131,12 +132,14 @@ function M.new(lf, core, run)
       res.status, res.h_bad = "none in range", first_bad
     else
       local lo, hi = last_good, first_bad
+      local before = nfallback()
       for _ = 1, nbis do
         local mid = 0.5 * (lo + hi)
         if mid == lo or mid == hi then break end
         if max_ratio(mid) <= 1 + tol then lo = mid else hi = mid end
       end
       res.status, res.h_star, res.h_bad = "bracketed", lo, first_bad
+      res.fallbacks_bisection = nfallback() - before
     end
     res.fallbacks = nfallback()
     return res
