@@ -46,6 +46,7 @@ local function run(sys, method, h, n, opts, observer)
     if observer then rec.extra[k + 1] = observer(it) end
   end
   rec.cpu = clock() - t0
+  rec.iterations_per_step = it.newton_iters / n
   return rec, it
 end
 
@@ -151,7 +152,7 @@ local R0 = lf.quat.to_matrix(q0)
 local M0 = R0:T() * lf.vec3(mb)
 local w0b = {M0[1] / Jb[1], M0[2] / Jb[2], M0[3] / Jb[3]}
 local _, Rref = lf.exact.free_body(Jb, w0b, 2, R0)
-print(("  %-13s %14s %10s %12s %10s %9s"):format("method", "max|dH|/H0", "order", "err(h_min)", "walk", "cpu s"))
+print(("  %-13s %14s %10s %12s %10s %9s %8s"):format("method", "max|dH|/H0", "order", "err(h_min)", "walk", "cpu s", "it/step"))
 local series_b, tb = {}, nil
 for _, m in ipairs{"ep2_avf", "ep2_gonzalez", "ep4", "lie_midpoint", "rkmk_heun"} do
   local rec = run(sb, m, 0.1, N)
@@ -163,11 +164,13 @@ for _, m in ipairs{"ep2_avf", "ep2_gonzalez", "ep4", "lie_midpoint", "rkmk_heun"
   local o = fit(order_steps, errs)
   local nominal = m == "ep4" and 4 or 2
   local r = {method = m, max_energy_error = experiment.max_abs(rec.e), order = o, order_errors = errs, cpu_time = rec.cpu,
-             walk = walk(rec.e), drift = lf.drift({t = rec.t, energy_error = rec.e}).verdict}
+             walk = walk(rec.e), drift = lf.drift({t = rec.t, energy_error = rec.e}).verdict,
+             iterations_per_step = rec.iterations_per_step}
   S.b.methods[#S.b.methods + 1] = r
   series_b[#series_b + 1] = {label = m, data = flo(rec.e)}
   tb = rec.t
-  print(("  %-13s %14.2e %10.3f %12.2e %10.2f %9.2f"):format(m, r.max_energy_error, o, errs[#errs], r.walk.max_over_walk, rec.cpu))
+  print(("  %-13s %14.2e %10.3f %12.2e %10.2f %9.2f %8.1f"):format(m, r.max_energy_error, o, errs[#errs], r.walk.max_over_walk,
+    rec.cpu, rec.iterations_per_step))
   check(math.abs(o - nominal) <= (nominal == 4 and 0.15 or 0.1), ("(b) %s: order %.3f, expected %d"):format(m, o, nominal))
   if m:match("^ep") then
     check(r.max_energy_error <= 1e-13, ("(b) %s: energy error %.2e > 1e-13"):format(m, r.max_energy_error))
@@ -200,7 +203,7 @@ S.c = {J = Jc, lambda = lam, mu = mu, F0 = F0:totable(), P0 = P0:totable(), H0 =
        methods = {}}
 local function detF(it) return it.y[1].F:det() end
 local runs = {}
-print(("  %-22s %14s %12s %12s %9s"):format("method", "max|dH|/H0", "min det F", "max det F", "cpu s"))
+print(("  %-22s %14s %12s %12s %9s %8s"):format("method", "max|dH|/H0", "min det F", "max det F", "cpu s", "it/step"))
 for _, spec in ipairs{{"rkmk_heun", hc / 2, 2 * N}, {"lie_midpoint", hc, N}, {"ep2_gonzalez", hc, N}, {"ep2_avf", hc, N},
                       {"ep4", hc, N}} do
   local m, h, n = spec[1], spec[2], spec[3]
@@ -208,10 +211,12 @@ for _, spec in ipairs{{"rkmk_heun", hc / 2, 2 * N}, {"lie_midpoint", hc, N}, {"e
   local dmin, dmax = math.huge, -math.huge
   for _, d in ipairs(rec.extra) do dmin, dmax = math.min(dmin, d), math.max(dmax, d) end
   local r = {method = m, h = h, steps = n, max_energy_error = experiment.max_abs(rec.e), det_min = dmin, det_max = dmax,
-             cpu_time = rec.cpu, walk = walk(rec.e), drift = lf.drift({t = rec.t, energy_error = rec.e}).verdict}
+             cpu_time = rec.cpu, walk = walk(rec.e), drift = lf.drift({t = rec.t, energy_error = rec.e}).verdict,
+             iterations_per_step = rec.iterations_per_step}
   runs[m] = rec
   S.c.methods[#S.c.methods + 1] = r
-  print(("  %-22s %14.2e %12.4f %12.4f %9.2f"):format(m .. (m == "rkmk_heun" and " (h/2)" or ""), r.max_energy_error, dmin, dmax, rec.cpu))
+  print(("  %-22s %14.2e %12.4f %12.4f %9.2f %8.1f"):format(m .. (m == "rkmk_heun" and " (h/2)" or ""), r.max_energy_error, dmin,
+    dmax, rec.cpu, rec.iterations_per_step))
   check(dmin > 0, ("(c) %s: det F <= 0"):format(m))
   if m:match("^ep") then
     check(r.max_energy_error <= 1e-13, ("(c) %s: energy error %.2e > 1e-13"):format(m, r.max_energy_error))
