@@ -355,6 +355,14 @@ static void test_solvers(void **state)
         assert_true(e <= 1e-13);
         lf_stepper_free(st);
     }
+    { /* with the default 6 nodes ep4's quadrature residual shows at |eta| ~ 1.5 */
+        lf_stepper *st = stepper("ep4", &p, NULL);
+        assert_int_equal(lf_stepper_step(st, 0.5, 4), LF_OK);
+        double e = fabs(energy(&p, lf_stepper_state(st)) - energy(&p, p.y0)) / energy(&p, p.y0);
+        printf("  (c) ep4 h = 0.5 with 6 nodes: |H-H0|/|H0| = %.2e (the quadrature residual)\n", e);
+        assert_true(e > 1e-13);
+        lf_stepper_free(st);
+    }
     lf_system_free(p.sys);
 }
 
