@@ -10,7 +10,7 @@
 --   (c) St Venant–Kirchhoff pseudo-rigid body on T*GL(3) (their §5.2, Fig. 3): explicit Heun at half
 --       the step, the symmetric midpoint Lie method (lie_midpoint: their (30) without the correction
 --       term) and the energy-preserving ep2_gonzalez ((30)); energy errors and |det F_sym - det F_EP|.
--- Data (the paper's were lost; /work/notes/discrete_gradients_spec.md §6): I = diag(1, 2, 2.5),
+-- Data (the paper's were lost; chosen here): I = diag(1, 2, 2.5),
 -- m(0) = (cos 1.1, 0, sin 1.1); m0 = (0.3, -0.5, 0.8), q0 = (0.9, 0.2, -0.3, 0.25)/|.|; Lame
 -- constants lambda = mu = 2, J = diag(1, 0.8, 0.6), F0 = exp(hat(0.1, -0.2, 0.3)) diag(1.05, 0.97, 1),
 -- F0' = hat(0.3, 0.2, 1) F0 + D0, P0 = F0' J. Writes out/energy_preserving/summary.json and figures.
