@@ -1,6 +1,6 @@
 /* The discrete-gradient (energy-preserving) Lie group methods of Celledoni, Eidnes, Owren, Ringholm
- * on the three problems of their §5 with C built-ins (the data of examples/energy_preserving.lua): (a) the free rigid body's angular momentum on S^2 (rigid_body_s2; also the retraction
- * methods), (b) its attitude in unit quaternions (free_rigid_quat), (c) the St Venant–Kirchhoff
+ * on the three problems of their §5 with C built-ins (the data of examples/energy_preserving.lua):
+ * (a) the free rigid body's angular momentum on S^2 (rigid_body_s2; also the retraction methods), (b) its attitude in unit quaternions (free_rigid_quat), (c) the St Venant–Kirchhoff
  * pseudo-rigid body on T*GL(3) (pseudo_rigid_svk); and the rigid stress test of seed 000 through the
  * rigid bodies' first-integral form. Measured, printed, asserted: energy to round-off over 1e4 steps
  * (1e-13 relative), orders 2 and 4 against exact solutions (Jacobi elliptic; the exact attitude) and
