@@ -8,10 +8,13 @@
 #include "error.h"
 #include "linalg.h"
 #include "matfun.h"
+#include "quadrature.h"
 #include "so3.h"
 #include "s2.h"
 #include "quat.h"
 #include "gl3.h"
+#include "ts2.h"
+#include "tgl3.h"
 #include "manifold.h"
 #include "system.h"
 #include "potential.h"
@@ -23,6 +26,7 @@
 #include "newton.h"
 #include "reference.h"
 #include "analysis.h"
+#include "lognorm.h"
 #include "exact.h"
 
 #endif

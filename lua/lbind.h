@@ -39,6 +39,7 @@ void lfb_open_integrators(lua_State *L);/* methods, integrator, reference */
 void lfb_open_analysis(lua_State *L);   /* fit_linear, isatty, wall_time, mkdir_p */
 void lfb_open_exact(lua_State *L);      /* exact.free_body */
 void lfb_open_proc(lua_State *L);       /* proc: fork, sockets, poll, waitpid, encode (lf.ensemble) */
+void lfb_open_contract(lua_State *L);   /* lognorm, ts2_sasaki, ts2_sasaki_bound, ts2_dist (lcontract.c) */
 
 /* The callback layer (lcallback.c): every call from C into Lua goes through lfb_call. */
 /* Call the function stored under registry reference ref with the arguments push(L, ud) pushes
@@ -52,15 +53,17 @@ volatile sig_atomic_t *lfb_cancel_flag(lua_State *L);
 
 /* Systems (lsystem.c): a userdata over an lf_system, with the Lua callbacks it uses. */
 #define LFB_SYSTEM "lf.system"
+#define LFB_NREF 8
 typedef struct lfb_system {
     lf_system *sys;
     lua_State *L;        /* the running thread, set by lfb_system_bind before C calls back */
-    int ref[4];          /* registry references of Lua callbacks (LUA_NOREF if none); meaning per kind */
+    int ref[LFB_NREF];   /* registry references of Lua callbacks (LUA_NOREF if none); meaning per kind */
     lf_potential *pot;   /* a potential the system owns (Lua potentials) */
     int users;           /* integrators using the system (they keep it alive) */
     int finalized;       /* __gc has run: no entry point may use it */
 } lfb_system;
-enum { LFB_REF_U = 0, LFB_REF_TAU = 1, LFB_REF_F = 0, LFB_REF_JAC = 1, LFB_REF_ENERGY = 2 };
+enum { LFB_REF_U = 0, LFB_REF_TAU = 1, LFB_REF_F = 0, LFB_REF_JAC = 1, LFB_REF_ENERGY = 2, LFB_REF_H = 3,
+       LFB_REF_DH = 4, LFB_REF_SKEW = 5 };
 
 /* The system at idx (errors if it is not one or has been finalized); binds it to L. */
 lfb_system *lfb_checksystem(lua_State *L, int idx);

@@ -41,6 +41,7 @@ int luaopen_lieflow_core(lua_State *L)
     lfb_open_analysis(L);
     lfb_open_exact(L);
     lfb_open_proc(L);
+    lfb_open_contract(L);
     lua_pushstring(L, LIEFLOW_VERSION);
     lua_setfield(L, -2, "version");
     push_binary_path(L);

@@ -253,7 +253,7 @@ static int opt_choice(lua_State *L, int t, const char *k, const char *const *nam
 }
 
 /* core.integrator(method, system, {h=, t0=, newton_tol=, max_iter=, dexpinv_order=, solver=,
- * jacobian=, rtol=, atol=}) */
+ * jacobian=, rtol=, atol=, quadrature=}) */
 static int l_integrator(lua_State *L)
 {
     const lf_method *m = NULL;
@@ -284,7 +284,7 @@ static int l_integrator(lua_State *L)
     }
     lua_settop(L, 3);
     static const char *const keys[] = {"h", "t0", "newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian",
-                                       "rtol", "atol", "lanes", NULL};
+                                       "rtol", "atol", "lanes", "quadrature", NULL};
     lfb_check_keys(L, 3, keys, "lf.integrator", "option");
     const lf_method_info *mi = lf_method_get_info(m);
     double h = opt_number(L, 3, "h", NAN);
@@ -293,6 +293,10 @@ static int l_integrator(lua_State *L)
     double mi_ = opt_number(L, 3, "max_iter", 50);
     if (!(mi_ >= 1 && mi_ <= INT_MAX && mi_ == floor(mi_)))
         return luaL_error(L, "lf.integrator: max_iter must be an integer >= 1, got %f", mi_);
+    double nq = opt_number(L, 3, "quadrature", 0);
+    if (!(nq >= 0 && nq <= 40 && nq == floor(nq)))
+        return luaL_error(L, "lf.integrator: quadrature (Gauss-Legendre nodes of the discrete-gradient methods) must be "
+                             "an integer 1 .. 40, got %f", nq);
     double dq = opt_number(L, 3, "dexpinv_order", 0);
     if (!(dq >= 0 && dq <= 16 && dq == floor(dq)))
         return luaL_error(L, "lf.integrator: dexpinv_order must be an integer 0 (exact) .. 16, got %f", dq);
@@ -307,7 +311,8 @@ static int l_integrator(lua_State *L)
                          .jacobian = opt_choice(L, 3, "jacobian", jacs, jac_v, LF_JAC_AUTO),
                          .rtol = opt_number(L, 3, "rtol", 1e-6),
                          .atol = opt_number(L, 3, "atol", 1e-9),
-                         .h0 = mi->adaptive ? fabs(h) : 0};
+                         .h0 = mi->adaptive ? fabs(h) : 0,
+                         .quad_nodes = (int)nq};
     if (!(o.newton_tol > 0)) return luaL_error(L, "lf.integrator: newton_tol must be positive, got %f", o.newton_tol);
     if (!(o.rtol > 0) || !(o.atol > 0))
         return luaL_error(L, "lf.integrator: rtol and atol must be positive, got %f and %f", o.rtol, o.atol);

@@ -1,9 +1,14 @@
-/* lieflow Lua binding — lf.lie_ode: Lie-group ODEs on products of so3, s2, s3, gl3, r<m>, with the
- * vector field f written in Lua (called through the callback layer) or a built-in in C.
+/* lieflow Lua binding — lf.lie_ode: Lie-group ODEs on products of so3, s2, s3, gl3, ts2, tgl3, r<m>,
+ * with the vector field f written in Lua (called through the callback layer) or a built-in in C.
  *
  *   lf.lie_ode{factors = {"so3", "r3"}, trivialization = "right" | "left", y0 = {...},
  *              f = function(t, y) return {xi_1, ...} end | "builtin name", params = {...},
- *              energy = function(y) return number end, jacobian = function(t, y) return D end}
+ *              energy = function(y) return number end, jacobian = function(t, y) return D end,
+ *              H = function(y) return number end, dH = function(y) return {g_1, ...} end,
+ *              skew = function(y, a) return {w_1, ...} end | "mqr"}
+ * H and dH (both, for a Lua f; "autodiff" for dH is turned into a function by init.lua) give the
+ * first-integral form; a built-in brings its own H, dH and skew map, and skew = "mqr" replaces its
+ * skew map by the default one.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -60,6 +65,60 @@ static int lua_energy(void *ctx, const double *y, double *E, lf_error *err)
     return rc;
 }
 
+static int lua_H(void *ctx, const double *y, double *H, lf_error *err)
+{
+    lfb_system *s = ctx;
+    f_args a = {s, 0, y};
+    lua_State *L = s->L;
+    int rc = lfb_call(L, s->ref[LFB_REF_H], push_y, &a, 1, "H(y)", err);
+    s->L = L;
+    if (rc != LF_OK) return rc;
+    int ok;
+    *H = lua_tonumberx(L, -1, &ok);
+    if (!ok) rc = lf_error_set(err, LF_ECALLBACK, "H(y) returned %s, expected a number", lfb_typename(L, -1));
+    lua_pop(L, 1);
+    return rc;
+}
+
+static int lua_dH(void *ctx, const double *y, double *g, lf_error *err)
+{
+    lfb_system *s = ctx;
+    f_args a = {s, 0, y};
+    lua_State *L = s->L;
+    int rc = lfb_call(L, s->ref[LFB_REF_DH], push_y, &a, 1, "dH(y)", err);
+    s->L = L;
+    if (rc != LF_OK) return rc;
+    rc = lfb_read_algebra(L, -1, lf_system_manifold(s->sys), g, "dH(y)", err);
+    lua_pop(L, 1);
+    return rc;
+}
+
+typedef struct {
+    lfb_system *s;
+    const double *y, *a;
+} skew_args;
+
+static int push_y_a(lua_State *L, void *ud)
+{
+    const skew_args *k = ud;
+    lfb_push_field(L, k->s->sys, lf_system_field(k->s->sys, 0), k->y);
+    lfb_push_algebra(L, lf_system_manifold(k->s->sys), k->a);
+    return 2;
+}
+
+static int lua_skew(void *ctx, const double *y, const double *av, double *out, lf_error *err)
+{
+    lfb_system *s = ctx;
+    skew_args k = {s, y, av};
+    lua_State *L = s->L;
+    int rc = lfb_call(L, s->ref[LFB_REF_SKEW], push_y_a, &k, 1, "skew(y, a)", err);
+    s->L = L;
+    if (rc != LF_OK) return rc;
+    rc = lfb_read_algebra(L, -1, lf_system_manifold(s->sys), out, "skew(y, a)", err);
+    lua_pop(L, 1);
+    return rc;
+}
+
 /* jacobian(t, y) -> nd rows of nd numbers, or nd*nd numbers (row-major) */
 static int lua_jacobian(void *ctx, double t, const double *y, double *D, lf_error *err)
 {
@@ -100,7 +159,24 @@ static int lua_jacobian(void *ctx, double t, const double *y, double *D, lf_erro
     return LF_OK;
 }
 
-static const char *const keys[] = {"factors", "trivialization", "y0", "f", "params", "energy", "jacobian", NULL};
+static const char *const keys[] = {"factors", "trivialization", "y0", "f", "params", "energy", "jacobian", "H", "dH",
+                                   "skew", NULL};
+
+/* skew = "mqr" (or nil): 1 for the default map; a function: 0 (left on the stack for the caller to
+ * store); anything else is an error */
+static int skew_is_default(lua_State *L, const char *fn, int allow_function)
+{
+    int t = lua_getfield(L, 1, "skew");
+    int r = 1;
+    if (t == LUA_TSTRING && strcmp(lua_tostring(L, -1), "mqr") == 0) r = 1;
+    else if (t == LUA_TNIL) r = 1;
+    else if (t == LUA_TFUNCTION && allow_function) r = 0;
+    else
+        luaL_error(L, "%s: field 'skew' must be %s\"mqr\" (the default skew map of McLachlan, Quispel & Robidoux), "
+                      "got %s", fn, allow_function ? "a function(y, a) returning w(y)(a), or " : "", lfb_typename(L, -1));
+    if (r) lua_pop(L, 1);
+    return r;
+}
 
 /* A manifold owned by a userdata (freed by its __gc), so that a Lua error while reading the other
  * fields leaks nothing. */
@@ -163,7 +239,7 @@ static int l_lie_ode(lua_State *L)
     /* factors */
     if (lua_getfield(L, 1, "factors") != LUA_TTABLE)
         return luaL_error(L, "%s: field 'factors' must be an array of factor names (\"so3\", \"s2\", \"s3\", \"gl3\", "
-                             "\"r<m>\"), got %s", fn, lfb_typename(L, -1));
+                             "\"ts2\", \"tgl3\", \"r<m>\"), got %s", fn, lfb_typename(L, -1));
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
     if (n < 1 || n > 100000) return luaL_error(L, "%s: 'factors' must list 1 to 100000 factors, got %d", fn, (int)n);
     lf_factor_kind *kinds = lua_newuserdatauv(L, (size_t)n * (sizeof(lf_factor_kind) + sizeof(int)), 0);
@@ -172,8 +248,8 @@ static int l_lie_ode(lua_State *L)
         lua_rawgeti(L, 2, i + 1);
         const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         if (!name || lf_factor_parse(name, &kinds[i], &dims[i]) != 0)
-            return luaL_error(L, "%s: factors[%d] = %s is not a factor (\"so3\", \"s2\", \"s3\", \"gl3\" or \"r<m>\" "
-                                 "such as \"r3\")", fn, (int)i + 1, name ? name : lfb_typename(L, -1));
+            return luaL_error(L, "%s: factors[%d] = %s is not a factor (\"so3\", \"s2\", \"s3\", \"gl3\", \"ts2\", "
+                                 "\"tgl3\" or \"r<m>\" such as \"r3\")", fn, (int)i + 1, name ? name : lfb_typename(L, -1));
         lua_pop(L, 1);
     }
     lf_trivialization triv = LF_RIGHT_TRIVIALIZED;
@@ -228,16 +304,27 @@ static int l_lie_ode(lua_State *L)
             return luaL_error(L, "%s: field 'params' must be a table, got %s", fn, lfb_typename(L, -1));
         int count;
         double *params = read_params(L, tp == LUA_TTABLE ? lua_gettop(L) : 0, name, &count);
-        if (lua_getfield(L, 1, "energy") != LUA_TNIL || lua_getfield(L, 1, "jacobian") != LUA_TNIL)
-            return luaL_error(L, "%s: a built-in vector field brings its own energy and Jacobian", fn);
-        s->sys = lf_lie_ode_builtin(name, M, y0, params, &e);
+        if (lua_getfield(L, 1, "energy") != LUA_TNIL || lua_getfield(L, 1, "jacobian") != LUA_TNIL ||
+            lua_getfield(L, 1, "H") != LUA_TNIL || lua_getfield(L, 1, "dH") != LUA_TNIL)
+            return luaL_error(L, "%s: a built-in vector field brings its own energy, Jacobian, H and dH", fn);
+        const int mqr = lua_getfield(L, 1, "skew") != LUA_TNIL;
+        lua_pop(L, 1);
+        skew_is_default(L, fn, 0);
+        lf_lie_ode_def def;
+        if (lf_lie_ode_builtin_def(name, M, params, &def, &e) != LF_OK) return lfb_error(L, &e);
+        if (mqr && !def.H) {
+            def.destroy(def.ctx);
+            return luaL_error(L, "%s: the built-in '%s' has no first integral: 'skew' does not apply", fn, name);
+        }
+        if (mqr) def.skew = NULL;
+        s->sys = lf_lie_ode_new(M, y0, &def, &e);
     } else if (tf == LUA_TFUNCTION) {
         if (lua_getfield(L, 1, "params") != LUA_TNIL)
             return luaL_error(L, "%s: 'params' belongs to a built-in f (a name); a Lua f takes its parameters as upvalues", fn);
         lua_pop(L, 1);
         lua_pushvalue(L, fidx);
         s->ref[LFB_REF_F] = luaL_ref(L, LUA_REGISTRYINDEX);
-        lf_lie_ode_def def = {"lua", lua_f, NULL, NULL, s, NULL};
+        lf_lie_ode_def def = {.name = "lua", .f = lua_f, .ctx = s};
         int te = lua_getfield(L, 1, "energy");
         if (te == LUA_TFUNCTION) {
             lua_pushvalue(L, -1);
@@ -255,6 +342,27 @@ static int l_lie_ode(lua_State *L)
             return luaL_error(L, "%s: field 'jacobian' must be a function(t, y) returning the Jacobian along the "
                                  "action (%d x %d), got %s", fn, lf_manifold_ndim(M), lf_manifold_ndim(M),
                               lfb_typename(L, -1));
+        int th = lua_getfield(L, 1, "H"), td = lua_getfield(L, 1, "dH");
+        if (th == LUA_TFUNCTION && td == LUA_TFUNCTION) {
+            lua_pushvalue(L, -2);
+            s->ref[LFB_REF_H] = luaL_ref(L, LUA_REGISTRYINDEX);
+            lua_pushvalue(L, -1);
+            s->ref[LFB_REF_DH] = luaL_ref(L, LUA_REGISTRYINDEX);
+            def.H = lua_H;
+            def.dH = lua_dH;
+        } else if (th != LUA_TNIL || td != LUA_TNIL) {
+            if (th != LUA_TFUNCTION)
+                return luaL_error(L, "%s: field 'H' must be a function(y) returning a number (the first integral), "
+                                     "got %s", fn, lfb_typename(L, -2));
+            return luaL_error(L, "%s: field 'dH' must be a function(y) returning one algebra element per factor (the "
+                                 "trivialized differential of H), or \"autodiff\", got %s", fn, lfb_typename(L, -1));
+        }
+        lua_pop(L, 2);
+        if (!skew_is_default(L, fn, 1)) {
+            if (!def.H) return luaL_error(L, "%s: 'skew' needs a first integral (fields H and dH)", fn);
+            s->ref[LFB_REF_SKEW] = luaL_ref(L, LUA_REGISTRYINDEX);
+            def.skew = lua_skew;
+        }
         s->sys = lf_lie_ode_new(M, y0, &def, &e);
     } else
         return luaL_error(L, "%s: field 'f' must be a function(t, y) returning one algebra element per factor, or the "

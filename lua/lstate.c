@@ -10,6 +10,20 @@
 void lfb_push_factor(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
 {
     switch (f->kind) {
+    case LF_TS2: /* {q = vec3, omega = vec3} */
+        lua_createtable(L, 0, 2);
+        lfb_pushvec3(L, p);
+        lua_setfield(L, -2, "q");
+        lfb_pushvec3(L, p + 3);
+        lua_setfield(L, -2, "omega");
+        return;
+    case LF_TGL3: /* {F = mat3, P = mat3} */
+        lua_createtable(L, 0, 2);
+        lfb_pushmat3(L, p);
+        lua_setfield(L, -2, "F");
+        lfb_pushmat3(L, p + 9);
+        lua_setfield(L, -2, "P");
+        return;
     case LF_SO3:
     case LF_GL3: lfb_pushmat3(L, p); return;
     case LF_S2: lfb_pushvec3(L, p); return;
@@ -56,9 +70,32 @@ static void read_numbers(lua_State *L, int idx, int n, double *p, const char *wh
     }
 }
 
+/* A pair value: {k1 = ..., k2 = ...} or {..., ...}; each part read by rd (vec3 or mat3). */
+static void read_pair(lua_State *L, int idx, const char *k1, const char *k2, double *p, int n,
+                      void (*rd)(lua_State *, int, double *, const char *), const char *what)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE)
+        luaL_error(L, "%s: {%s = ..., %s = ...} expected, got %s", what, k1, k2, lfb_typename(L, idx));
+    const char *keys[2] = {k1, k2};
+    for (int i = 0; i < 2; i++) {
+        char w[200];
+        snprintf(w, sizeof w, "%s.%s", what, keys[i]);
+        if (lua_getfield(L, idx, keys[i]) == LUA_TNIL) {
+            lua_pop(L, 1);
+            if (lua_rawgeti(L, idx, i + 1) == LUA_TNIL)
+                luaL_error(L, "%s: {%s = ..., %s = ...} expected, field '%s' is missing", what, k1, k2, keys[i]);
+        }
+        rd(L, lua_gettop(L), p + i * n, w);
+        lua_pop(L, 1);
+    }
+}
+
 void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const char *what)
 {
     switch (f->kind) {
+    case LF_TS2: read_pair(L, idx, "q", "omega", p, 3, lfb_tovec3, what); return;
+    case LF_TGL3: read_pair(L, idx, "F", "P", p, 9, lfb_tomat3, what); return;
     case LF_SO3: lfb_torotation(L, idx, p, what); return;
     case LF_GL3: lfb_tomat3(L, idx, p, what); return;
     case LF_S2: lfb_tovec3(L, idx, p, what); return;
@@ -191,7 +228,14 @@ void lfb_push_algebra(lua_State *L, const lf_manifold *M, const double *xi)
     for (int i = 0; i < n; i++) {
         const lf_factor *f = lf_manifold_factor(M, i);
         const double *x = xi + f->od;
-        if (f->kind == LF_GL3) lfb_pushmat3(L, x);
+        if (f->kind == LF_TS2 || f->kind == LF_TGL3) { /* {a, b} / {A, B} */
+            lua_createtable(L, 2, 0);
+            for (int k = 0; k < 2; k++) {
+                if (f->kind == LF_TS2) lfb_pushvec3(L, x + 3 * k);
+                else lfb_pushmat3(L, x + 9 * k);
+                lua_rawseti(L, -2, k + 1);
+            }
+        } else if (f->kind == LF_GL3) lfb_pushmat3(L, x);
         else if (f->kind == LF_RM) lfb_push_factor(L, f, x, 0);
         else lfb_pushvec3(L, x);
         lua_rawseti(L, -2, i + 1);
@@ -209,6 +253,15 @@ static int read_raw_numbers(lua_State *L, int idx, int n, double *x)
     }
     if (lua_type(L, idx) != LUA_TTABLE) return 0;
     lua_Integer len = (lua_Integer)lua_rawlen(L, idx);
+    if ((n == 6 || n == 18) && len == 2) { /* two halves: {a, b} (ts2) or {A, B} (tgl3) */
+        for (int r = 0; r < 2; r++) {
+            lua_rawgeti(L, idx, r + 1);
+            int ok = read_raw_numbers(L, lua_gettop(L), n / 2, x + r * (n / 2));
+            lua_pop(L, 1);
+            if (!ok) return 0;
+        }
+        return 1;
+    }
     if (n == 9 && len == 3) { /* rows */
         for (int r = 0; r < 3; r++) {
             lua_rawgeti(L, idx, r + 1);
@@ -243,7 +296,11 @@ int lfb_read_algebra(lua_State *L, int idx, const lf_manifold *M, double *xi, co
         const char *tn = lfb_typename(L, -1);
         lua_pop(L, 1);
         if (!ok) {
-            const char *shape = f->kind == LF_GL3 ? "a 3x3 matrix" : f->kind == LF_RM ? "an array of numbers" : "a vec3";
+            const char *shape = f->kind == LF_GL3    ? "a 3x3 matrix"
+                                : f->kind == LF_RM   ? "an array of numbers"
+                                : f->kind == LF_TS2  ? "{a, b} (two vec3) or 6 numbers"
+                                : f->kind == LF_TGL3 ? "{A, B} (two 3x3 matrices) or 18 numbers"
+                                                     : "a vec3";
             return lf_error_set(err, LF_ECALLBACK, "%s: element %d of the result is %s, expected %s (%d numbers) for "
                                                    "factor %d", what, i + 1, tn, shape, f->nd, i + 1);
         }

@@ -17,7 +17,7 @@ lfb_system *lfb_newsystem(lua_State *L)
 {
     lfb_system *s = lua_newuserdatauv(L, sizeof *s, 2);
     memset(s, 0, sizeof *s);
-    for (int i = 0; i < 4; i++) s->ref[i] = LUA_NOREF;
+    for (int i = 0; i < LFB_NREF; i++) s->ref[i] = LUA_NOREF;
     s->L = L;
     luaL_setmetatable(L, LFB_SYSTEM);
     return s;
@@ -25,7 +25,7 @@ lfb_system *lfb_newsystem(lua_State *L)
 
 static void free_system(lua_State *L, lfb_system *s)
 {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < LFB_NREF; i++) {
         if (s->ref[i] != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->ref[i]);
         s->ref[i] = LUA_NOREF;
     }

@@ -422,7 +422,7 @@ else
         type_text 'lf.so'
         wait_for '^> lf\.so' >/dev/null
     fi
-    press C-c
+    cancel_line
     type_text '1000 + 1'
     press Enter
     tmux_check "Ctrl-C at the prompt clears the line" '^1001$'

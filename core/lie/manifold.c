@@ -12,6 +12,8 @@
 #include "quat.h"
 #include "s2.h"
 #include "so3.h"
+#include "tgl3.h"
+#include "ts2.h"
 
 struct lf_manifold {
     int n, np, nd, maxd;
@@ -19,7 +21,7 @@ struct lf_manifold {
     lf_factor f[];
 };
 
-static const char *const kind_names[] = {"so3", "s2", "s3", "gl3", "r"};
+static const char *const kind_names[] = {"so3", "s2", "s3", "gl3", "r", "ts2", "tgl3"};
 
 const char *lf_factor_kind_name(lf_factor_kind kind)
 {
@@ -29,8 +31,8 @@ const char *lf_factor_kind_name(lf_factor_kind kind)
 int lf_factor_parse(const char *name, lf_factor_kind *kind, int *dim)
 {
     if (!name) return -1;
-    for (int k = 0; k < LF_RM; k++)
-        if (strcmp(name, kind_names[k]) == 0) {
+    for (int k = 0; k < (int)(sizeof kind_names / sizeof kind_names[0]); k++)
+        if (k != LF_RM && strcmp(name, kind_names[k]) == 0) {
             *kind = (lf_factor_kind)k;
             *dim = 0;
             return 0;
@@ -74,6 +76,8 @@ lf_manifold *lf_manifold_new(int n, const lf_factor_kind *kinds, const int *dims
         case LF_S2: f->np = 3; f->nd = 3; break;
         case LF_S3: f->np = 4; f->nd = 3; break;
         case LF_GL3: f->np = 9; f->nd = 9; break;
+        case LF_TS2: f->np = 6; f->nd = 6; break;
+        case LF_TGL3: f->np = 18; f->nd = 18; break;
         case LF_RM:
             if (!dims || dims[i] < 1 || dims[i] > 1000000) {
                 lf_error_set(err, LF_EINVAL, "manifold: factor %d is r<m> with m = %d, expected 1..1000000", i + 1,
@@ -88,8 +92,9 @@ lf_manifold *lf_manifold_new(int n, const lf_factor_kind *kinds, const int *dims
             free(M);
             return NULL;
         }
-        /* s2 is acted on from the left, r<m> additively; the others follow the trivialization */
-        f->right = triv == LF_LEFT_TRIVIALIZED && (f->kind == LF_SO3 || f->kind == LF_S3 || f->kind == LF_GL3);
+        /* s2 and ts2 are acted on from the left, r<m> additively; the others follow the trivialization */
+        f->right = triv == LF_LEFT_TRIVIALIZED &&
+                   (f->kind == LF_SO3 || f->kind == LF_S3 || f->kind == LF_GL3 || f->kind == LF_TGL3);
         f->op = (int)np;
         f->od = (int)nd;
         np += f->np;
@@ -181,6 +186,11 @@ void lf_manifold_act(const lf_manifold *M, const double *xi, double *y)
         case LF_RM:
             for (int k = 0; k < f->nd; k++) p[k] += x[k];
             break;
+        case LF_TS2: lf_ts2_act(x, p); break;
+        case LF_TGL3:
+            if (lf_tgl3_act(x, p, f->right, NULL) != LF_OK)
+                for (int k = 0; k < 18; k++) p[k] = NAN; /* singular F or overflow: the stepper rejects the step */
+            break;
         }
     }
 }
@@ -233,6 +243,16 @@ int lf_manifold_diff(const lf_manifold *M, const double *y0, const double *y1, d
         case LF_RM:
             for (int k = 0; k < f->nd; k++) x[k] = b[k] - a[k];
             break;
+        case LF_TS2: {
+            int rc = lf_ts2_diff(a, b, x, err);
+            if (rc != LF_OK) return lf_error_set(err, rc, "manifold diff: factor %d (ts2): antipodal base points", i + 1);
+            break;
+        }
+        case LF_TGL3: {
+            int rc = lf_tgl3_diff(a, b, f->right, x, err);
+            if (rc != LF_OK) return rc;
+            break;
+        }
         }
     }
     return LF_OK;
@@ -264,6 +284,11 @@ void lf_manifold_velocity(const lf_manifold *M, const double *y, const double *x
             else lf_m3_mul(x, p, v);
             break;
         case LF_RM: memcpy(v, x, (size_t)f->nd * sizeof(double)); break;
+        case LF_TS2: lf_ts2_velocity(p, x, v); break;
+        case LF_TGL3:
+            if (lf_tgl3_velocity(p, x, f->right, v, NULL) != LF_OK)
+                for (int k = 0; k < 18; k++) v[k] = NAN;
+            break;
         }
     }
 }
@@ -282,6 +307,8 @@ static void factor_bracket(const lf_factor *f, const double *a, const double *b,
         break;
     }
     case LF_RM: memset(out, 0, (size_t)f->nd * sizeof(double)); break;
+    case LF_TS2: lf_ts2_bracket(a, b, out); break;
+    case LF_TGL3: lf_tgl3_bracket(a, b, out); break;
     }
 }
 
@@ -308,7 +335,7 @@ static const double bernoulli_over_factorial[16] = {
 /* out = sum_{k < order} B_k/k! ad_u^k(v) for one factor (the truncated dexpinv at u). */
 static void truncated_dexpinv(const lf_factor *f, const double *u, const double *v, int order, double *out)
 {
-    double term[9], acc[9], tmp[9];
+    double term[LF_FACTOR_MAXD], acc[LF_FACTOR_MAXD], tmp[LF_FACTOR_MAXD];
     const int d = f->nd;
     if (f->kind == LF_RM) {
         memmove(out, v, (size_t)d * sizeof(double));
@@ -327,26 +354,43 @@ static void truncated_dexpinv(const lf_factor *f, const double *u, const double 
     memcpy(out, acc, (size_t)d * sizeof(double));
 }
 
+/* dexp (inverse = 0) or dexpinv (1) of one factor's action at u applied to v, or the transpose of
+ * either (transpose = 1, with respect to the dot product of the algebra coordinates); order > 0:
+ * the truncated dexpinv (not with transpose). */
 static int factor_dexp_any(const lf_factor *f, const double *uin, const double *v, int order, int inverse,
-                           double *out, lf_error *err)
+                           int transpose, double *out, lf_error *err)
 {
-    double u[9];
+    double u[LF_FACTOR_MAXD];
     const int d = f->nd;
     if (f->kind == LF_RM) {
         memmove(out, v, (size_t)d * sizeof(double));
         return LF_OK;
     }
     for (int k = 0; k < d; k++) u[k] = f->right ? -uin[k] : uin[k]; /* right action: dexp at -u */
-    if (inverse && order > 0) {
+    if (inverse && order > 0 && !transpose) {
         truncated_dexpinv(f, u, v, order, out);
         return LF_OK;
     }
-    if (f->kind == LF_GL3) return inverse ? lf_gl3_dexpinv(u, v, out, err) : lf_gl3_dexp(u, v, out, err);
-    double D[9];
-    if (inverse) lf_so3_dexpinv(u, D);
-    else lf_so3_dexp(u, D);
-    lf_m3_apply(D, v, out);
-    return LF_OK;
+    switch (f->kind) {
+    case LF_GL3: {
+        if (transpose) { /* ad_A^T = ad_{A^T} for the Frobenius product: (dexp_A)^T = dexp_{A^T} */
+            double t = u[1]; u[1] = u[3]; u[3] = t;
+            t = u[2]; u[2] = u[6]; u[6] = t;
+            t = u[5]; u[5] = u[7]; u[7] = t;
+        }
+        return inverse ? lf_gl3_dexpinv(u, v, out, err) : lf_gl3_dexp(u, v, out, err);
+    }
+    case LF_TS2: lf_ts2_dexp(u, v, inverse, transpose, out); return LF_OK;
+    case LF_TGL3: return lf_tgl3_dexp(u, v, inverse, transpose, out, err);
+    default: {
+        double D[9];
+        if (inverse) lf_so3_dexpinv(u, D);
+        else lf_so3_dexp(u, D);
+        if (transpose) lf_m3_tapply(D, v, out);
+        else lf_m3_apply(D, v, out);
+        return LF_OK;
+    }
+    }
 }
 
 int lf_manifold_dexpinv(const lf_manifold *M, const double *u, const double *v, int order, double *out,
@@ -354,7 +398,7 @@ int lf_manifold_dexpinv(const lf_manifold *M, const double *u, const double *v, 
 {
     for (int i = 0; i < M->n; i++) {
         const lf_factor *f = &M->f[i];
-        int rc = factor_dexp_any(f, u + f->od, v + f->od, order, 1, out + f->od, err);
+        int rc = factor_dexp_any(f, u + f->od, v + f->od, order, 1, 0, out + f->od, err);
         if (rc != LF_OK) return rc;
     }
     return LF_OK;
@@ -364,7 +408,18 @@ int lf_manifold_dexp(const lf_manifold *M, const double *u, const double *v, dou
 {
     for (int i = 0; i < M->n; i++) {
         const lf_factor *f = &M->f[i];
-        int rc = factor_dexp_any(f, u + f->od, v + f->od, 0, 0, out + f->od, err);
+        int rc = factor_dexp_any(f, u + f->od, v + f->od, 0, 0, 0, out + f->od, err);
+        if (rc != LF_OK) return rc;
+    }
+    return LF_OK;
+}
+
+int lf_manifold_dexp_transpose(const lf_manifold *M, const double *u, const double *v, int inverse, double *out,
+                               lf_error *err)
+{
+    for (int i = 0; i < M->n; i++) {
+        const lf_factor *f = &M->f[i];
+        int rc = factor_dexp_any(f, u + f->od, v + f->od, 0, inverse != 0, 1, out + f->od, err);
         if (rc != LF_OK) return rc;
     }
     return LF_OK;
@@ -392,6 +447,7 @@ static double factor_dist(const lf_factor *f, const double *a, const double *b)
     switch (f->kind) {
     case LF_S2: return sphere_angle(3, a, b);
     case LF_S3: return sphere_angle(4, a, b);
+    case LF_TS2: return lf_ts2_dist(a, b);
     default: return sqrt(sq_diff(f->np, a, b));
     }
 }
@@ -420,6 +476,7 @@ static double factor_defect(const lf_factor *f, const double *p)
     case LF_SO3: return lf_so3_orth_error(p);
     case LF_S2: return fabs(lf_v3_norm(p) - 1);
     case LF_S3: return fabs(sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]) - 1);
+    case LF_TS2: return fmax(fabs(lf_v3_norm(p) - 1), fabs(lf_v3_dot(p, p + 3)) / fmax(1, lf_v3_norm(p + 3)));
     default: return 0;
     }
 }
@@ -460,6 +517,18 @@ int lf_manifold_check_factor(const lf_manifold *M, int i, const double *y, doubl
         return LF_OK;
     }
     case LF_RM: return LF_OK;
+    case LF_TS2:
+        if (d > tol)
+            return lf_error_set(err, LF_EINVAL, "%s is not in TS^2 (ts2): ||q| - 1| = %.3g, |q . omega| = %.3g "
+                                                "(tolerance %g)", name, fabs(lf_v3_norm(p) - 1),
+                                fabs(lf_v3_dot(p, p + 3)), tol);
+        return LF_OK;
+    case LF_TGL3: {
+        double det = lf_m3_det(p);
+        if (!(fabs(det) > 0) || !isfinite(det))
+            return lf_error_set(err, LF_EINVAL, "%s (tgl3) has a singular F: det F = %g", name, det);
+        return LF_OK;
+    }
     }
     return LF_OK;
 }
@@ -487,6 +556,8 @@ void lf_manifold_identity(const lf_manifold *M, double *y)
         case LF_GL3: p[0] = p[4] = p[8] = 1; break;
         case LF_S2: p[2] = 1; break;
         case LF_S3: p[0] = 1; break;
+        case LF_TS2: p[2] = 1; break;
+        case LF_TGL3: p[0] = p[4] = p[8] = 1; break;
         case LF_RM: break;
         }
     }

@@ -11,9 +11,15 @@
  *        [a, b] = a x b as for so3
  *   gl3  invertible 3x3 matrix Y (9), algebra gl(3) (9 entries, row-major), [A, B] = AB - BA
  *   r<m> vector of R^m (m), additive group: y <- y + xi
+ *   ts2  tangent bundle TS^2: (q, omega) with |q| = 1, q . omega = 0 (6), acted on by SE(3):
+ *        (a, b) in R^6 moves it by (Q, v) = exp(a, b), (q, omega) <- (Q q, Q omega + v x Q q)
+ *        (ts2.h; the TS^2 gradient flow of Tumiotto, Cokaj, Celledoni, Owren, Arnold)
+ *   tgl3 cotangent bundle T*GL(3) as a Lie group: (F, P) two 3x3 matrices (18), algebra
+ *        gl(3) x gl(3) (18), the cotangent-lifted group law (tgl3.h; the pseudo-rigid body of
+ *        Celledoni, Eidnes, Owren, Ringholm)
  * The action (lf_manifold_act) is on the left, y <- exp(xi) y, for a right-trivialized ODE
  * y' = xi y (the spatial form of Ortolan's thesis, §6-7), or on the right, y <- y exp(xi), for a
- * left-trivialized ODE y' = y xi (body frame). s2 is acted on from the left whatever the
+ * left-trivialized ODE y' = y xi (body frame). s2 and ts2 are acted on from the left whatever the
  * trivialization (q' = xi x q), r<m> is additive either way.
  *
  * Derivative of the action: if y(t) = act(u(t), y0) then y' = xi(t) . y with xi = dexp(u) u'
@@ -26,7 +32,9 @@
 
 #include "error.h"
 
-typedef enum { LF_SO3 = 0, LF_S2, LF_S3, LF_GL3, LF_RM } lf_factor_kind;
+typedef enum { LF_SO3 = 0, LF_S2, LF_S3, LF_GL3, LF_RM, LF_TS2, LF_TGL3 } lf_factor_kind;
+/* The largest algebra dimension of a factor other than r<m> (tgl3). */
+#define LF_FACTOR_MAXD 18
 
 typedef enum {
     LF_RIGHT_TRIVIALIZED = 0, /* y' = xi . y, action y <- exp(xi) y */
@@ -46,7 +54,7 @@ typedef struct lf_manifold lf_manifold;
  * factor is LF_RM). NULL with err filled on bad input. */
 lf_manifold *lf_manifold_new(int n, const lf_factor_kind *kinds, const int *dims, lf_trivialization triv,
                              lf_error *err);
-/* Parse "so3", "s2", "s3", "gl3", "r<m>" (m >= 1): returns 0 and fills kind/dim, or -1. */
+/* Parse "so3", "s2", "s3", "gl3", "ts2", "tgl3", "r<m>" (m >= 1): returns 0 and fills kind/dim, or -1. */
 int lf_factor_parse(const char *name, lf_factor_kind *kind, int *dim);
 /* "so3", ... ; for LF_RM the caller formats "r%d". */
 const char *lf_factor_kind_name(lf_factor_kind kind);
@@ -77,18 +85,25 @@ int lf_manifold_dexpinv(const lf_manifold *M, const double *u, const double *v, 
                         lf_error *err);
 /* out = dexp of the action at u applied to v (exact); the inverse of the above. */
 int lf_manifold_dexp(const lf_manifold *M, const double *u, const double *v, double *out, lf_error *err);
+/* out = (dexp_u)^T v (inverse = 0) or (dexpinv_u)^T v (inverse = 1): the transposes with respect to
+ * lf_manifold_inner (the dexp* of Celledoni, Eidnes, Owren, Ringholm's order-4 method). Exact;
+ * out may alias v but not u. */
+int lf_manifold_dexp_transpose(const lf_manifold *M, const double *u, const double *v, int inverse, double *out,
+                               lf_error *err);
 /* out = [a, b] factor by factor (0 on r<m>). out may alias a or b. */
 void lf_manifold_bracket(const lf_manifold *M, const double *a, const double *b, double *out);
-/* Inner product on the algebra: sum of the factors' (dot product; Frobenius for gl3). */
+/* Inner product on the algebra: sum of the factors' (dot product; Frobenius for gl3 and tgl3). */
 double lf_manifold_inner(const lf_manifold *M, const double *a, const double *b);
 
-/* Distance of two points: root sum of squares of the factors' distances (so3 and gl3: Frobenius
- * norm of the difference; s2, s3: great-circle angle; r<m>: Euclidean). */
+/* Distance of two points: root sum of squares of the factors' distances (so3, gl3, tgl3: Frobenius
+ * norm of the difference; s2, s3: great-circle angle; r<m>: Euclidean; ts2: sqrt(angle(q0, q1)^2 +
+ * |omega0 - omega1|^2), not the Sasaki distance, see ts2.h). */
 double lf_manifold_dist(const lf_manifold *M, const double *y0, const double *y1);
 /* The same for factors [first, first + count) only. */
 double lf_manifold_dist_range(const lf_manifold *M, int first, int count, const double *y0, const double *y1);
-/* How far y is off the manifold: max over factors of ||R^T R - I||_F (so3), ||q| - 1| (s2, s3);
- * 0 for gl3 and r<m>; NaN if y has a non-finite entry. */
+/* How far y is off the manifold: max over factors of ||R^T R - I||_F (so3), ||q| - 1| (s2, s3),
+ * max(||q| - 1|, |q . omega| / max(1, |omega|)) (ts2); 0 for gl3, tgl3 and r<m>; NaN if y has a
+ * non-finite entry. */
 double lf_manifold_defect(const lf_manifold *M, const double *y);
 /* LF_OK if y is finite, on the manifold within tol (and det R > 0, det Y > 0 for gl3); else
  * LF_EINVAL with a message naming `what`, the factor and the defect. */
@@ -96,7 +111,8 @@ int lf_manifold_check(const lf_manifold *M, const double *y, double tol, const c
 /* The same for factor i alone, named `name` in messages. */
 int lf_manifold_check_factor(const lf_manifold *M, int i, const double *y, double tol, const char *name,
                              lf_error *err);
-/* A point to start from: identity (so3, gl3), e3 (s2), (1,0,0,0) (s3), 0 (r<m>). */
+/* A point to start from: identity (so3, gl3), e3 (s2), (1,0,0,0) (s3), 0 (r<m>), (e3, 0) (ts2),
+ * (I, 0) (tgl3). */
 void lf_manifold_identity(const lf_manifold *M, double *y);
 
 #endif

@@ -66,6 +66,8 @@ typedef struct lf_stepper_opts {
                             (block-diagonal per factor beyond 64 unknowns) */
     double rtol, atol;   /* adaptive methods: default 1e-6, 1e-9 */
     double h0;           /* adaptive methods: first trial step (default: the h of the first call) */
+    int quad_nodes;      /* discrete-gradient methods: Gauss–Legendre nodes of their integrals, 1..40
+                            (0: the method's default, 6) */
 } lf_stepper_opts;
 
 typedef struct lf_stepper_stats {

@@ -11,6 +11,8 @@ extern const lf_method lf_method_lie_euler, lf_method_lie_euler_implicit, lf_met
     lf_method_rkmk_gl4, lf_method_rkmk_gl6, lf_method_rkmk_gl4_sym, lf_method_rkmk_gl6_sym, lf_method_rkmk_dp45, lf_method_cg3,
     lf_method_cf4;
 extern const lf_method lf_method_eln_spatial, lf_method_rattle;
+extern const lf_method lf_method_ep2_avf, lf_method_ep2_gonzalez, lf_method_ep4, lf_method_ep4_start, lf_method_ep2_s2,
+    lf_method_ep2_s2_avf, lf_method_lie_midpoint;
 
 static const lf_method *const registry[] = {
     /* rigid bodies (form rigid) */
@@ -20,7 +22,10 @@ static const lf_method *const registry[] = {
     /* generic Lie-group methods (form lie_ode) */
     &lf_method_lie_euler, &lf_method_lie_euler_implicit, &lf_method_rkmk_heun, &lf_method_rkmk4, &lf_method_rkmk_gl4,
     &lf_method_rkmk_gl6, &lf_method_rkmk_gl4_sym, &lf_method_rkmk_gl6_sym, &lf_method_cg3, &lf_method_cf4,
-    &lf_method_rkmk_dp45,
+    &lf_method_rkmk_dp45, &lf_method_lie_midpoint,
+    /* discrete-gradient (energy-preserving) methods (form first_integral) */
+    &lf_method_ep2_avf, &lf_method_ep2_gonzalez, &lf_method_ep4, &lf_method_ep4_start, &lf_method_ep2_s2,
+    &lf_method_ep2_s2_avf,
     /* systems on spheres (Ortolan's thesis §7.1): forms second_order and constrained */
     &lf_method_eln_spatial, &lf_method_rattle,
 };

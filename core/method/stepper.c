@@ -62,9 +62,10 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     if (lanes_accepted(m, sys, lanes, err) != LF_OK) return NULL;
     if (opts && (!(opts->newton_tol >= 0) || opts->max_iter < 0 || opts->dexpinv_order < 0 || !(opts->rtol >= 0) ||
                  !(opts->atol >= 0) || !(opts->h0 >= 0) || opts->solver < 0 || opts->solver > LF_SOLVER_FIXED_POINT ||
-                 opts->jacobian < 0 || opts->jacobian > LF_JAC_BLOCK_FD)) {
+                 opts->jacobian < 0 || opts->jacobian > LF_JAC_BLOCK_FD || opts->quad_nodes < 0 ||
+                 opts->quad_nodes > 40)) {
         lf_error_set(err, LF_EINVAL, "lf_stepper_new: invalid options (negative tolerance, iteration count, order "
-                                     "or step, or unknown solver/jacobian)");
+                                     "or step, unknown solver/jacobian, or quadrature nodes outside 0..40)");
         return NULL;
     }
     lf_stepper *s = calloc(1, sizeof *s);
@@ -89,6 +90,7 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->opts.rtol = (opts && opts->rtol > 0) ? opts->rtol : 1e-6;
     s->opts.atol = (opts && opts->atol > 0) ? opts->atol : 1e-9;
     s->opts.h0 = opts ? opts->h0 : 0;
+    s->opts.quad_nodes = opts ? opts->quad_nodes : 0;
     s->h_next = s->opts.h0;
     s->ncache = m->cache_doubles ? m->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
     size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->work_doubles ? m->work_doubles(s) : 0;

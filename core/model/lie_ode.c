@@ -33,6 +33,27 @@ static int ode_energy(const lf_system *s, const double *y, double *E, lf_error *
     return d->energy(d->ctx, y, E, err);
 }
 
+static int ode_H(const lf_system *s, const double *y, double *H, lf_error *err)
+{
+    const lf_lie_ode_def *d = def_of(s);
+    if (!d->H) return lf_error_set(err, LF_EINVAL, "lie_ode %s: no first integral H was given", d->name);
+    return d->H(d->ctx, y, H, err);
+}
+
+static int ode_dH(const lf_system *s, const double *y, double *g, lf_error *err)
+{
+    const lf_lie_ode_def *d = def_of(s);
+    if (!d->dH) return lf_error_set(err, LF_EINVAL, "lie_ode %s: no differential dH was given", d->name);
+    return d->dH(d->ctx, y, g, err);
+}
+
+static int ode_skew(const lf_system *s, const double *y, const double *a, double *out, lf_error *err)
+{
+    const lf_lie_ode_def *d = def_of(s);
+    if (!d->skew) return lf_error_set(err, LF_EINVAL, "lie_ode %s: no skew map was given", d->name);
+    return d->skew(d->ctx, y, a, out, err);
+}
+
 /* [energy] | manifold defect */
 static int ode_observe(const lf_system *s, double t, const double *y, double *out, lf_error *err)
 {
@@ -55,11 +76,11 @@ static void ode_destroy(void *p)
 
 static const lf_system_class lie_ode_class = {
     .kind = "lie_ode", .forms = LF_FORM_LIE_ODE, .f = ode_f, .energy = ode_energy,
-    .observe = ode_observe, .destroy = ode_destroy,
+    .observe = ode_observe, .destroy = ode_destroy, .first_integral = ode_H, .dH = ode_dH, .skew = ode_skew,
 };
 static const lf_system_class lie_ode_jac_class = {
     .kind = "lie_ode", .forms = LF_FORM_LIE_ODE, .f = ode_f, .jacobian = ode_jacobian, .energy = ode_energy,
-    .observe = ode_observe, .destroy = ode_destroy,
+    .observe = ode_observe, .destroy = ode_destroy, .first_integral = ode_H, .dH = ode_dH, .skew = ode_skew,
 };
 
 const char *lf_lie_ode_name(const lf_system *s)
@@ -85,11 +106,14 @@ lf_system *lf_lie_ode_new(const lf_manifold *M, const double *y0, const lf_lie_o
     }
     c->def = *def;
     if (!c->def.name) c->def.name = "callback";
+    if (!c->def.energy) c->def.energy = c->def.H; /* the first integral is the energy to monitor */
     lf_system *s = lf_system_create(def->jacobian ? &lie_ode_jac_class : &lie_ode_class, c, Mc, y0, err);
     if (!s) return NULL;
-    s->has_energy = def->energy != NULL;
+    s->has_energy = c->def.energy != NULL;
+    if (def->H && def->dH) s->forms |= LF_FORM_FIRST_INTEGRAL;
+    s->has_skew = def->skew != NULL;
     lf_system_add_field(s, "y", 0, lf_manifold_nfactors(Mc), 0, 0);
-    if (def->energy) lf_system_add_observable(s, "energy", LF_OBS_SCALAR, 1, "energy");
+    if (c->def.energy) lf_system_add_observable(s, "energy", LF_OBS_SCALAR, 1, "energy");
     lf_system_add_observable(s, "manifold_defect", LF_OBS_SCALAR, 1, "manifold_defect");
     if (y0 && lf_system_check_state(s, y0, 1e-9, err) != LF_OK) {
         lf_system_free(s);

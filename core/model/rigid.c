@@ -101,6 +101,23 @@ static int rigid_energy(const lf_system *s, const double *y, double *E, lf_error
     return lf_rigid_energy(s, y, y + 9 * rigid(s)->nb, E, err);
 }
 
+/* The first-integral form: H = the energy, and its trivialized differential for the body-frame action
+ * (R, w) <- (R exp(hat xi), w + eta): d/de U(R exp(e hat xi)) = -tau . xi and d/de 1/2 (w + e eta)^T J
+ * (w + e eta) = J w . eta, so dH = (-tau_1..-tau_n, J_1 w_1..J_n w_n); <dH, f> = 0. No skew map of
+ * its own: the discrete-gradient methods use the default one. */
+static int rigid_dH(const lf_system *s, const double *y, double *g, lf_error *err)
+{
+    const rigid_ctx *c = lf_system_ctx(s);
+    const int nb = c->nb;
+    int rc = lf_potential_eval(c->pot, nb, y, NULL, g, err);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < 3 * nb; i++) {
+        g[i] = -g[i];
+        g[3 * nb + i] = c->J[i] * y[9 * nb + i];
+    }
+    return LF_OK;
+}
+
 /* energy | spatial momentum (3) | momentum (3 nb) | casimir | orthogonality */
 static int rigid_observe(const lf_system *s, double t, const double *y, double *out, lf_error *err)
 {
@@ -128,12 +145,14 @@ static void rigid_destroy(void *p)
 
 static const lf_system_class rigid_class = {
     .kind = "rigidbody",
-    .forms = LF_FORM_LIE_ODE | LF_FORM_RIGID | LF_FORM_SECOND_ORDER,
+    .forms = LF_FORM_LIE_ODE | LF_FORM_RIGID | LF_FORM_SECOND_ORDER | LF_FORM_FIRST_INTEGRAL,
     .f = rigid_f,
     .energy = rigid_energy,
     .observe = rigid_observe,
     .accel = accel,
     .destroy = rigid_destroy,
+    .first_integral = rigid_energy,
+    .dH = rigid_dH,
 };
 
 lf_system *lf_rigid_new(int nb, const double *J, const lf_potential *pot, lf_error *err)

@@ -168,6 +168,70 @@ int lf_system_observe(const lf_system *s, double t, const double *y, double *out
     return s->cls->observe(s, t, y, out, err);
 }
 
+/* ---------------------------------------------------------------- first-integral form */
+static int need_fi(const lf_system *s, lf_error *err)
+{
+    if (!(s->forms & LF_FORM_FIRST_INTEGRAL) || !s->cls->first_integral || !s->cls->dH)
+        return lf_error_set(err, LF_EINVAL, "%s: this system has no first integral (H and dH)", s->cls->kind);
+    return LF_OK;
+}
+
+int lf_system_first_integral(const lf_system *s, const double *y, double *H, lf_error *err)
+{
+    int rc = need_fi(s, err);
+    if (rc == LF_OK) rc = s->cls->first_integral(s, y, H, err);
+    if (rc == LF_OK && !isfinite(*H))
+        return lf_error_set(err, LF_EDOMAIN, "%s: the first integral H is not finite (%g)", s->cls->kind, *H);
+    return rc;
+}
+
+int lf_system_dH(const lf_system *s, const double *y, double *g, lf_error *err)
+{
+    int rc = need_fi(s, err);
+    if (rc == LF_OK) rc = s->cls->dH(s, y, g, err);
+    if (rc != LF_OK) return rc;
+    const int nd = lf_manifold_ndim(s->M);
+    for (int i = 0; i < nd; i++)
+        if (!isfinite(g[i]))
+            return lf_error_set(err, LF_EDOMAIN, "%s: dH is not finite (component %d = %g)", s->cls->kind, i + 1, g[i]);
+    return LF_OK;
+}
+
+int lf_system_has_skew(const lf_system *s) { return s->has_skew && s->cls->skew; }
+
+int lf_system_skew(const lf_system *s, double t, const double *y, const double *a, double *out, lf_error *err)
+{
+    int rc = need_fi(s, err);
+    if (rc != LF_OK) return rc;
+    const int nd = lf_manifold_ndim(s->M);
+    if (lf_system_has_skew(s)) {
+        rc = s->cls->skew(s, y, a, out, err);
+        for (int i = 0; rc == LF_OK && i < nd; i++)
+            if (!isfinite(out[i]))
+                rc = lf_error_set(err, LF_EDOMAIN, "%s: the skew map's result is not finite (component %d = %g)",
+                                  s->cls->kind, i + 1, out[i]);
+        return rc;
+    }
+    /* the default w(y)(a) = (f <g, a> - g <f, a>)/<g, g> (McLachlan, Quispel & Robidoux) */
+    double gbuf[64], fbuf[64];
+    double *g = nd <= 64 ? gbuf : malloc(2 * (size_t)nd * sizeof(double)), *f = nd <= 64 ? fbuf : g + nd;
+    if (!g) return lf_error_set(err, LF_ENOMEM, "skew map: out of memory");
+    rc = lf_system_dH(s, y, g, err);
+    if (rc == LF_OK) rc = lf_system_f(s, t, y, f, err);
+    if (rc == LF_OK) {
+        const lf_manifold *M = s->M;
+        double gg = lf_manifold_inner(M, g, g), ga = lf_manifold_inner(M, g, a), fa = lf_manifold_inner(M, f, a);
+        if (!(gg > 0))
+            rc = lf_error_set(err, LF_EDOMAIN, "%s: dH(y) = 0: the default skew map (f<g,.> - g<f,.>)/<g,g> is undefined "
+                                               "here (a relative equilibrium); give the system a skew map",
+                              s->cls->kind);
+        else
+            for (int i = 0; i < nd; i++) out[i] = (f[i] * ga - g[i] * fa) / gg;
+    }
+    if (g != gbuf) free(g);
+    return rc;
+}
+
 int lf_system_nconfig(const lf_system *s) { return s->nconfig; }
 
 int lf_system_accel(const lf_system *s, double t, const double *y, double *a, lf_error *err)

@@ -100,6 +100,18 @@ const lf_observable *lf_system_observable(const lf_system *s, int i);
 int lf_system_observables_dim(const lf_system *s);
 int lf_system_observe(const lf_system *s, double t, const double *y, double *out, lf_error *err);
 
+/* First-integral form (LF_FORM_FIRST_INTEGRAL; McLachlan, Quispel & Robidoux; Celledoni, Eidnes,
+ * Owren & Ringholm): a first integral H of the Lie ODE, its trivialized differential dH(y) in the
+ * algebra, <dH(y), xi> = d/de H(act(e xi, y)) at e = 0 for the manifold's inner product
+ * (lf_manifold_inner), and a skew map w(y) of the algebra, <a, w(y) b> = -<b, w(y) a>, with
+ * f(y) = w(y)(dH(y)) (up to the isotropy of the point). A system without its own skew map gets the
+ * default w(y)(a) = (f <g, a> - g <f, a>)/<g, g>, g = dH(y), f = f(t, y), which needs dH(y) != 0. */
+int lf_system_first_integral(const lf_system *s, const double *y, double *H, lf_error *err);
+int lf_system_dH(const lf_system *s, const double *y, double *g, lf_error *err);
+int lf_system_has_skew(const lf_system *s);
+/* out = w(y)(a) (the system's skew map, or the default above; LF_EDOMAIN where dH(y) = 0). */
+int lf_system_skew(const lf_system *s, double t, const double *y, const double *a, double *out, lf_error *err);
+
 /* Second-order form: the number of configuration factors (the velocity factors follow them), and
  * the acceleration a(t, y) of the velocity factors. */
 int lf_system_nconfig(const lf_system *s);

@@ -19,6 +19,10 @@ typedef struct lf_system_class {
     /* LF_FORM_SECOND_ORDER */
     int (*accel)(const lf_system *s, double t, const double *y, double *a, lf_error *err);
     void (*destroy)(void *ctx);
+    /* LF_FORM_FIRST_INTEGRAL (set per instance): H, dH and an optional skew map */
+    int (*first_integral)(const lf_system *s, const double *y, double *H, lf_error *err);
+    int (*dH)(const lf_system *s, const double *y, double *g, lf_error *err);
+    int (*skew)(const lf_system *s, const double *y, const double *a, double *out, lf_error *err);
 } lf_system_class;
 
 struct lf_system {
@@ -33,6 +37,7 @@ struct lf_system {
     lf_field fields[4];
     lf_observable obs[8];
     const lf_constrained *constrained; /* LF_FORM_CONSTRAINED: set by the kind (owned by its ctx) */
+    int has_skew;               /* first-integral form: cls->skew applies to this instance */
 };
 
 /* Make a system of class cls over ctx on manifold M (both owned from now on, also on failure:

@@ -975,6 +975,8 @@ local function factor_info(name)
     if name == "s2" then return { name = name, nd = 3, np = 3 } end
     if name == "s3" then return { name = name, nd = 3, np = 4 } end
     if name == "gl3" then return { name = name, nd = 9, np = 9 } end
+    if name == "ts2" then return { name = name, nd = 6, np = 6 } end
+    if name == "tgl3" then return { name = name, nd = 18, np = 18 } end
     local m = name:match("^r(%d+)$")
     if m then return { name = name, nd = tonumber(m), np = tonumber(m) } end
     error(fmt("autodiff: unknown factor '%s'", tostring(name)), 3)
@@ -983,6 +985,21 @@ end
 -- The parameters of a factor's value as a flat array of numbers (matrices row-major).
 local function flatten(name, v)
     local out = {}
+    if name == "ts2" or name == "tgl3" then -- {q = vec3, omega = vec3} / {F = mat3, P = mat3} (or arrays of two)
+        local k1, k2 = "q", "omega"
+        if name == "tgl3" then k1, k2 = "F", "P" end
+        for _, part in ipairs{v[k1] or v[1], v[k2] or v[2]} do
+            if name == "ts2" then
+                for i = 1, 3 do out[#out + 1] = val(part[i]) end
+            else
+                for i = 1, 3 do
+                    local r = part[i]
+                    for j = 1, 3 do out[#out + 1] = val(r[j]) end
+                end
+            end
+        end
+        return out
+    end
     if name == "so3" or name == "gl3" then
         for i = 1, 3 do
             local r = v[i]
@@ -1002,9 +1019,16 @@ local function seed_value(name, x, T, l0)
         local t1, t2, t3 = T[l0 + 1], T[l0 + 2], T[l0 + 3]
         return setmetatable({ x[p], t1 and t1[p] or 0, t2 and t2[p] or 0, t3 and t3[p] or 0 }, D)
     end
+    local function m3(o)
+        return newmat(newvec(entry(o + 1), entry(o + 2), entry(o + 3)), newvec(entry(o + 4), entry(o + 5), entry(o + 6)),
+            newvec(entry(o + 7), entry(o + 8), entry(o + 9)))
+    end
     if name == "so3" or name == "gl3" then
-        return newmat(newvec(entry(1), entry(2), entry(3)), newvec(entry(4), entry(5), entry(6)),
-            newvec(entry(7), entry(8), entry(9)))
+        return m3(0)
+    elseif name == "ts2" then
+        return { q = newvec(entry(1), entry(2), entry(3)), omega = newvec(entry(4), entry(5), entry(6)) }
+    elseif name == "tgl3" then
+        return { F = m3(0), P = m3(9) }
     elseif name == "s2" then
         return newvec(entry(1), entry(2), entry(3))
     end
@@ -1088,7 +1112,8 @@ function ad.lie_jacobian(f, t, y, names, triv)
 end
 
 --- ad.lie_gradient(H, y, factors, trivialization) -> g (nd numbers): the trivialized differential of a
---- scalar function, g_j = d/de H(act(e e_j, y)) at e = 0.
+--- scalar function, g_j = d/de H(act(e e_j, y)) at e = 0 (the dH of the first-integral form:
+--- <dH(y), xi> = d/de H(act(e xi, y)) for the dot product of the algebra coordinates).
 function ad.lie_gradient(H, y, names, triv)
     local g = {}
     along_action(H, y, names, triv, function(col, l, r)
@@ -1128,6 +1153,22 @@ function ad.r3_gradient(V, qs)
         end
     end
     return g
+end
+
+--- ad.algebra_elements(g, factors) -> {x_1, ...}: a flat array of algebra coordinates (nd numbers) as
+--- one algebra element per factor (vec3 for so3/s2/s3, mat3 rows for gl3, {a, b} for ts2, {A, B}
+--- for tgl3, m numbers for r<m>), the shape lf.lie_ode reads.
+function ad.algebra_elements(g, names)
+    local out, o = {}, 0
+    for i, n in ipairs(names) do
+        local f = factor_info(n)
+        local function slice(a, b) local t = {} for k = a, b do t[#t + 1] = g[o + k] end return t end
+        if n == "ts2" then out[i] = { slice(1, 3), slice(4, 6) }
+        elseif n == "tgl3" then out[i] = { slice(1, 9), slice(10, 18) }
+        else out[i] = slice(1, f.nd) end
+        o = o + f.nd
+    end
+    return out
 end
 
 -- ================================================================ registration and the module table

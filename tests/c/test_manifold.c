@@ -1,9 +1,10 @@
 /* One property battery over every factor of the manifold layer (core/lie/manifold.h), in both
  * trivializations (in the spirit of Sophus's generic group tests): diff is the inverse of act,
- * dexp . dexpinv = I, the truncated dexpinv errs like |u|^q, the derivative of the action is the
- * velocity of dexp (central differences), act agrees with the closed-form exponential of each
- * group, the distance is a metric, points stay on the manifold. Every measurement is printed,
- * then asserted. */
+ * dexp . dexpinv = I, the transposes of dexp and dexpinv are adjoint for the inner product, the
+ * truncated dexpinv errs like |u|^q, the derivative of the action is the velocity of dexp (central
+ * differences), act agrees with the closed-form exponential of each group (ts2: the 4x4 SE(3)
+ * exponential; tgl3: the 6x6 representation), the distance is a metric, points stay on the
+ * manifold. Every measurement is printed, then asserted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +27,7 @@ typedef struct {
 
 static const factor_case cases[] = {
     {"so3", LF_SO3, 0}, {"s2", LF_S2, 0}, {"s3", LF_S3, 0}, {"gl3", LF_GL3, 0}, {"r4", LF_RM, 4},
+    {"ts2", LF_TS2, 0}, {"tgl3", LF_TGL3, 0},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -61,6 +63,23 @@ static void random_point(gsl_rng *r, const lf_manifold *M, double *y)
     case LF_RM:
         for (int k = 0; k < f->nd; k++) y[k] = gsl_ran_ugaussian(r);
         break;
+    case LF_TS2: { /* q random, omega tangent at q */
+        double w[3];
+        rand_dir(r, y);
+        for (int k = 0; k < 3; k++) w[k] = gsl_ran_ugaussian(r);
+        lf_s2_tangent(y, w, y + 3);
+        break;
+    }
+    case LF_TGL3: { /* F = Q1 diag(d) Q2 with d in [0.5, 2] (condition <= 4: diff loses ~cond(F) eps), P normal */
+        double Q1[9], Q2[9], D[9] = {0};
+        lf_so3_random(gsl_rng_get(r), Q1);
+        lf_so3_random(gsl_rng_get(r), Q2);
+        for (int k = 0; k < 3; k++) D[4 * k] = 0.5 + 1.5 * gsl_rng_uniform(r);
+        lf_m3_mul(Q1, D, y);
+        lf_m3_mul(y, Q2, y);
+        for (int k = 9; k < 18; k++) y[k] = gsl_ran_ugaussian(r);
+        break;
+    }
     }
 }
 
@@ -71,6 +90,20 @@ static void random_xi(gsl_rng *r, const lf_manifold *M, const double *y, double 
     double n = 0;
     for (int k = 0; k < f->nd; k++) xi[k] = gsl_ran_ugaussian(r);
     if (f->kind == LF_S2) lf_s2_tangent(y, xi, xi);
+    if (f->kind == LF_TS2) { /* a tangent at q0; b with D(a) b tangent at q1 = exp(a) q0 (what diff returns) */
+        double q1[3], v[3], Di[9];
+        lf_s2_tangent(y, xi, xi);
+        double s = size / lf_v3_norm(xi);
+        if (s * lf_v3_norm(xi) > 3) s = 3 / lf_v3_norm(xi); /* angle below pi */
+        lf_v3_scale(xi, s, xi);
+        lf_v3_copy(y, q1);
+        lf_so3_rotate(xi, q1);
+        lf_s2_tangent(q1, xi + 3, v);
+        lf_v3_scale(v, size / lf_v3_norm(v), v);
+        lf_so3_dexpinv(xi, Di);
+        lf_m3_apply(Di, v, xi + 3);
+        return;
+    }
     for (int k = 0; k < f->nd; k++) n += xi[k] * xi[k];
     for (int k = 0; k < f->nd; k++) xi[k] *= size / sqrt(n);
 }
@@ -95,7 +128,8 @@ static void battery(const factor_case *c, lf_trivialization triv)
     const int np = lf_manifold_nparam(M), nd = lf_manifold_ndim(M);
     const char *tn = triv == LF_LEFT_TRIVIALIZED ? "left" : "right";
     gsl_rng *r = new_rng(11 + (unsigned long)c->kind * 7 + (unsigned long)triv);
-    double worst_log = 0, worst_exp = 0, worst_dexp = 0, worst_vel = 0, worst_fd = 0, worst_on = 0;
+    gsl_rng *r2 = new_rng(1011 + (unsigned long)c->kind * 7 + (unsigned long)triv);
+    double worst_log = 0, worst_exp = 0, worst_dexp = 0, worst_vel = 0, worst_fd = 0, worst_on = 0, worst_tr = 0;
     for (int trial = 0; trial < 200; trial++) {
         double y[NP_MAX], y1[NP_MAX], xi[NP_MAX], x2[NP_MAX], v[NP_MAX], a[NP_MAX], b[NP_MAX];
         lf_error e;
@@ -122,6 +156,17 @@ static void battery(const factor_case *c, lf_trivialization triv)
         if (lf_manifold_dexpinv(M, xi, v, 0, a, &e) != LF_OK || lf_manifold_dexp(M, xi, a, b, &e) != LF_OK)
             fail_msg("%s", e.msg);
         worst_dexp = fmax(worst_dexp, vdiff(nd, b, v));
+        /* transposes: <dexp_u v, w> = <v, dexp_u^T w>, the same for dexpinv */
+        {
+            double w2[NP_MAX], t1[NP_MAX], t2[NP_MAX];
+            random_xi(r2, M, y, 1.0, w2); /* its own stream: the other samples stay those of before */
+            for (int inv = 0; inv < 2; inv++) {
+                int rc = inv ? lf_manifold_dexpinv(M, xi, v, 0, t1, &e) : lf_manifold_dexp(M, xi, v, t1, &e);
+                if (rc != LF_OK || lf_manifold_dexp_transpose(M, xi, w2, inv, t2, &e) != LF_OK) fail_msg("%s", e.msg);
+                double lhs = lf_manifold_inner(M, t1, w2), rhs = lf_manifold_inner(M, v, t2);
+                worst_tr = fmax(worst_tr, fabs(lhs - rhs) / (vnorm(nd, t1) * vnorm(nd, w2)));
+            }
+        }
         /* derivative of the action: d/dt act(xi + t v, y) at t = 0 equals velocity(dexp(xi) v) at act(xi, y) */
         const double hfd = 1e-5;
         double yp[NP_MAX], ym[NP_MAX], xp[NP_MAX], fd[NP_MAX], vel[NP_MAX];
@@ -150,6 +195,7 @@ static void battery(const factor_case *c, lf_trivialization triv)
     CHECK_LE(worst_log, 1e-13, "log o exp: |diff(y, act(xi, y)) - xi| / |xi|");
     CHECK_LE(worst_exp, 1e-13, "exp o log: |act(diff(y, z), y) - z|");
     CHECK_LE(worst_dexp, 1e-13, "|dexp(dexpinv(v)) - v|");
+    CHECK_LE(worst_tr, 1e-14, "<dexp v, w> = <v, dexp^T w> (and dexpinv), relative");
     CHECK_LE(worst_fd, 1e-8, "d/dt act(xi + t v) = velocity(dexp(xi) v) (central FD)");
     CHECK_LE(worst_vel, 1e-8, "d/dt act(t v) = velocity(v) (central FD)");
     CHECK_LE(worst_on, 1e-15 * 8, "act keeps the point on the manifold");
@@ -196,6 +242,7 @@ static void battery(const factor_case *c, lf_trivialization triv)
     CHECK_LE(worst_sym, 1e-15, "|d(p, q) - d(q, p)|");
     CHECK_LE(worst_tri, 1e-15, "max d(p, q) - d(p, s) - d(s, q) (triangle inequality)");
     gsl_rng_free(r);
+    gsl_rng_free(r2);
     lf_manifold_free(M);
 }
 
@@ -265,6 +312,69 @@ static void test_act_matches_group_exp(void **state)
             worst[3] = fmax(worst[3], maxdiff(9, Yy, ref));
             lf_manifold_free(M);
         }
+    /* ts2: exp(a, b) is the 4x4 exponential of [[hat a, b], [0, 0]] = [[Q, v], [0, 1]] acting by
+     * (q, w) <- (Q q, Q w + v x Q q); tgl3: rep(exp(xi) y) = expm(rep(xi)) rep(y) (left action) and
+     * rep(y exp(xi)) = rep(y) expm(rep(xi)) (right), rep the 6x6 representation of tgl3.h */
+    double worst_ts2 = 0, worst_tgl3 = 0;
+    for (int trial = 0; trial < 100; trial++) {
+        lf_error e;
+        double xi[18], Z[16] = {0}, E[16], q[6], qy[6], ref[6], Q[9], v[3], c[3];
+        for (int k = 0; k < 6; k++) xi[k] = 1.5 * gsl_ran_ugaussian(r);
+        double A[9];
+        lf_so3_hat(xi, A);
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) Z[4 * i + j] = A[3 * i + j];
+            Z[4 * i + 3] = xi[3 + i];
+        }
+        if (lf_expm(4, Z, E, &e) != LF_OK) fail_msg("%s", e.msg);
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) Q[3 * i + j] = E[4 * i + j];
+            v[i] = E[4 * i + 3];
+        }
+        rand_dir(r, q);
+        double w[3] = {gsl_ran_ugaussian(r), gsl_ran_ugaussian(r), gsl_ran_ugaussian(r)};
+        lf_s2_tangent(q, w, q + 3);
+        lf_factor_kind k6 = LF_TS2;
+        lf_manifold *M = lf_manifold_new(1, &k6, NULL, LF_RIGHT_TRIVIALIZED, &e);
+        memcpy(qy, q, sizeof q);
+        lf_manifold_act(M, xi, qy);
+        lf_m3_apply(Q, q, ref);
+        lf_m3_apply(Q, q + 3, ref + 3);
+        lf_v3_cross(v, ref, c);
+        lf_v3_add(ref + 3, c, ref + 3);
+        worst_ts2 = fmax(worst_ts2, maxdiff(6, qy, ref));
+        lf_manifold_free(M);
+        /* tgl3 */
+        for (int t = 0; t < 2; t++) {
+            double y[18], yy[18], X[36] = {0}, EX[36], R[36], Ry[36], P6[36];
+            for (int k = 0; k < 18; k++) xi[k] = 0.5 * gsl_ran_ugaussian(r);
+            double Q1[9];
+            lf_so3_random(gsl_rng_get(r), Q1);
+            for (int k = 0; k < 9; k++) y[k] = Q1[k] * (1 + 0.3 * (k % 3));
+            for (int k = 9; k < 18; k++) y[k] = gsl_ran_ugaussian(r);
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) {
+                    X[6 * i + j] = X[6 * (i + 3) + j + 3] = -xi[3 * j + i];
+                    X[6 * i + j + 3] = xi[9 + 3 * i + j];
+                }
+            if (lf_expm(6, X, EX, &e) != LF_OK || lf_tgl3_rep(y, R) != LF_OK) fail_msg("expm / rep");
+            lf_factor_kind k18 = LF_TGL3;
+            M = lf_manifold_new(1, &k18, NULL, t ? LF_LEFT_TRIVIALIZED : LF_RIGHT_TRIVIALIZED, &e);
+            memcpy(yy, y, sizeof y);
+            lf_manifold_act(M, xi, yy);
+            if (lf_tgl3_rep(yy, Ry) != LF_OK) fail_msg("rep");
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 6; j++) {
+                    double sum = 0;
+                    for (int k = 0; k < 6; k++) sum += t ? R[6 * i + k] * EX[6 * k + j] : EX[6 * i + k] * R[6 * k + j];
+                    P6[6 * i + j] = sum;
+                }
+            worst_tgl3 = fmax(worst_tgl3, maxdiff(36, Ry, P6));
+            lf_manifold_free(M);
+        }
+    }
+    CHECK_LE(worst_ts2, 1e-14, "ts2 act vs the 4x4 SE(3) exponential (xi ~ 4)");
+    CHECK_LE(worst_tgl3, 1e-14, "tgl3 act vs the 6x6 representation's exponential");
     CHECK_LE(worst[0], 2e-15, "so3 act vs R exp(x), exp(x) R");
     CHECK_LE(worst[1], 2e-15, "s2 act vs exp(x) q");
     CHECK_LE(worst[2], 2e-15, "s3 act: R(q) moves by exp(x)");
@@ -285,6 +395,31 @@ static void test_checks(void **state)
     assert_int_equal(lf_factor_parse("r0", &k, &d), -1);
     assert_int_equal(lf_factor_parse("so4", &k, &d), -1);
     assert_int_equal(lf_factor_parse("r3x", &k, &d), -1);
+    assert_int_equal(lf_factor_parse("ts2", &k, &d), 0);
+    assert_int_equal(k, LF_TS2);
+    assert_int_equal(lf_factor_parse("tgl3", &k, &d), 0);
+    assert_int_equal(k, LF_TGL3);
+    {
+        lf_error e2;
+        lf_factor_kind kk[2] = {LF_TS2, LF_TGL3};
+        lf_manifold *M2 = lf_manifold_new(2, kk, NULL, LF_RIGHT_TRIVIALIZED, &e2);
+        assert_int_equal(lf_manifold_nparam(M2), 24);
+        assert_int_equal(lf_manifold_ndim(M2), 24);
+        double y2[24];
+        lf_manifold_identity(M2, y2);
+        assert_int_equal(lf_manifold_check(M2, y2, 1e-9, "y", &e2), LF_OK);
+        y2[3] = 0.1; /* omega not tangent at q = e3 */
+        y2[5] = 0.2;
+        assert_int_equal(lf_manifold_check(M2, y2, 1e-9, "y", &e2), LF_EINVAL);
+        printf("  %s\n", e2.msg);
+        assert_non_null(strstr(e2.msg, "TS^2"));
+        y2[5] = 0;
+        y2[6 + 4] = 0; /* F singular */
+        assert_int_equal(lf_manifold_check(M2, y2, 1e-9, "y", &e2), LF_EINVAL);
+        printf("  %s\n", e2.msg);
+        assert_non_null(strstr(e2.msg, "det F"));
+        lf_manifold_free(M2);
+    }
     lf_error e;
     lf_factor_kind kinds[3] = {LF_S2, LF_GL3, LF_S3};
     lf_manifold *M = lf_manifold_new(3, kinds, NULL, LF_RIGHT_TRIVIALIZED, &e);

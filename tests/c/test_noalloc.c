@@ -1,5 +1,7 @@
 /* No heap allocation inside a step: malloc/calloc/realloc are wrapped (-Wl,--wrap, see the Makefile)
- * and counted while every method takes 1000 steps with a built-in C potential. */
+ * and counted while every method takes 1000 steps with a built-in C potential (methods for spheres:
+ * on the built-in rigid body on S^2; the discrete-gradient methods also on the T*GL(3) and S^3
+ * built-ins). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +31,15 @@ static void test_steps_do_not_allocate(void **state)
         lf_error e;
         double y0[12];
         lf_system *sys = problem_system(&p, y0, &e);
+        if (lf_method_accepts(m, sys, NULL) != LF_OK) { /* a method for spheres: the rigid body on S^2 */
+            lf_system_free(sys);
+            lf_factor_kind k = LF_S2;
+            lf_manifold *M = lf_manifold_new(1, &k, NULL, LF_RIGHT_TRIVIALIZED, &e);
+            double I[3] = {1, 2, 2.5};
+            y0[0] = cos(1.1), y0[1] = 0, y0[2] = sin(1.1);
+            sys = lf_lie_ode_builtin("rigid_body_s2", M, y0, I, &e);
+            lf_manifold_free(M);
+        }
         lf_stepper *st = lf_stepper_new(m, sys, y0, 0, NULL, &e);
         assert_non_null(st);
         long before = allocations;
@@ -70,6 +81,35 @@ static void test_steps_do_not_allocate(void **state)
             }
         lf_system_free(sph[0]);
         lf_system_free(sph[1]);
+    }
+    /* the discrete-gradient methods on the pseudo-rigid body (T*GL(3)) and the quaternion attitude */
+    for (int i = 0; i < lf_method_count(); i++) {
+        const lf_method *m = lf_method_at(i);
+        if (lf_method_get_info(m)->form != LF_FORM_FIRST_INTEGRAL) continue;
+        lf_error e;
+        lf_factor_kind k[2] = {LF_TGL3, LF_S3};
+        double yc[18] = {1.05, 0.1, 0, -0.1, 0.97, 0.05, 0, 0, 1, 0.1, 0.3, 0, 0, 0.05, -0.2, 0.1, 0, 0.2};
+        double q[4] = {0.8, 0.2, -0.4, 0.4}, pc[5] = {1, 0.8, 0.6, 2, 2}, pb[6] = {1, 2, 2.5, 0.3, -0.5, 0.8};
+        const char *names[2] = {"pseudo_rigid_svk", "free_rigid_quat"};
+        const double *y0s[2] = {yc, q}, *ps[2] = {pc, pb};
+        for (int j = 0; j < 2; j++) {
+            lf_manifold *M = lf_manifold_new(1, &k[j], NULL, LF_RIGHT_TRIVIALIZED, &e);
+            lf_system *sys = lf_lie_ode_builtin(names[j], M, y0s[j], ps[j], &e);
+            lf_manifold_free(M);
+            assert_non_null(sys);
+            lf_stepper *st = lf_stepper_new(m, sys, y0s[j], 0, NULL, &e);
+            if (!st) { /* the methods for spheres */
+                lf_system_free(sys);
+                continue;
+            }
+            long before = allocations;
+            assert_int_equal(lf_stepper_step(st, 0.02, 200), LF_OK);
+            long during = allocations - before;
+            printf("  %-18s allocations in 200 steps on %s: %ld\n", lf_method_get_info(m)->name, names[j], during);
+            assert_int_equal(during, 0);
+            lf_stepper_free(st);
+            lf_system_free(sys);
+        }
     }
     /* the wrapper itself works: creating a system allocates */
     long before = allocations;

@@ -481,16 +481,18 @@ static void test_unit_length(void **state)
 {
     (void)state;
     lf_system *sys[3] = {pendulum(), double_pendulum(), dipoles(4, 4)};
+    /* the implicit RKMK methods by the thesis's fixed point (cheaper here than Newton), the others
+     * with their default solver */
     lf_stepper_opts fp = {.solver = LF_SOLVER_FIXED_POINT};
     double worst_all = 0;
     for (int i = 0; i < lf_method_count(); i++) {
         const lf_method *m = lf_method_at(i);
         if (!lie_method(m)) continue;
+        const int rkmk_implicit = lf_method_get_info(m)->implicit && strcmp(lf_method_get_info(m)->family, "rkmk") == 0;
         double worst = 0;
         for (int k = 0; k < 3; k++) {
             lf_error e;
-            const int implicit = lf_method_get_info(m)->implicit && m != lf_method_find("eln_spatial");
-            lf_stepper *st = lf_stepper_new(m, sys[k], lf_system_initial(sys[k]), 0, implicit ? &fp : NULL, &e);
+            lf_stepper *st = lf_stepper_new(m, sys[k], lf_system_initial(sys[k]), 0, rkmk_implicit ? &fp : NULL, &e);
             if (!st) fail_msg("%s", e.msg);
             /* h = 0.01 as the thesis; the first-order Lie-Euler methods at h = 0.001 (stable) */
             const double h = lf_method_get_info(m)->order == 1 ? 0.001 : 0.01;
