@@ -66,21 +66,54 @@ static int strictly_lower(int s, const double *A)
 
 /* ---------------------------------------------------------------- workspace */
 /* y0 (np) | Y (np) | mid (np) | u (nd) | k (nd) | v (nd) | kt (s nd) | U (s nd) | err (nd) |
- * Jacobian scratch (4 nd^2) | Newton (s nd). The fixed-point solver needs neither the Jacobian
- * scratch nor Newton's (s nd)^2 matrix (large systems: 16 x 16 needles, nd = 1536). */
+ * Jacobian scratch (4 nd^2, analytic Jacobians only) | unknowns (s nd) | Newton. The fixed-point solver needs
+ * neither the Jacobian scratch nor Newton's matrix; the block Jacobian by body stores its blocks
+ * only, not the (s nd)^2 matrix (large systems: 32 x 32 needles, nd = 6144). */
 static int fixed_point(const lf_stepper *st) { return st->opts.solver == LF_SOLVER_FIXED_POINT; }
+
+/* The Jacobian Newton uses (LF_JAC_AUTO resolved): the system's analytic one when it has one, else
+ * forward differences, block-diagonal by body beyond 64 unknowns. */
+static int jacobian_kind(const lf_stepper *st, int n)
+{
+    const int jac = st->opts.jacobian;
+    if (jac != LF_JAC_AUTO) return jac;
+    return lf_system_has_jacobian(st->sys) ? LF_JAC_ANALYTIC : (n <= 64 ? LF_JAC_FD : LF_JAC_BLOCK_FD);
+}
 
 static size_t jac_doubles(const lf_stepper *st)
 {
     const rk_tableau *T = st->method->data;
-    return (T->explicit_ || fixed_point(st)) ? 0 : 4 * (size_t)st->nd * st->nd;
+    if (T->explicit_ || fixed_point(st) || jacobian_kind(st, T->s * st->nd) != LF_JAC_ANALYTIC) return 0;
+    return 4 * (size_t)st->nd * st->nd;
+}
+
+/* The sum over the bodies (factor groups) of (s x the body's algebra dimension)^2: the doubles of
+ * a block Jacobian. 0 if it cannot be computed (then the full n^2). */
+static size_t block_doubles(const lf_stepper *st, int s)
+{
+    const int nf = lf_manifold_nfactors(st->M);
+    int *group = malloc(2 * (size_t)nf * sizeof(int));
+    if (!group) return 0;
+    int *gdim = group + nf;
+    const int ng = lf_system_factor_groups(st->sys, group);
+    for (int g = 0; g < ng; g++) gdim[g] = 0;
+    for (int f = 0; f < nf; f++) gdim[group[f]] += lf_manifold_factor(st->M, f)->nd;
+    size_t sum = 0;
+    for (int g = 0; g < ng; g++) sum += (size_t)(s * gdim[g]) * (size_t)(s * gdim[g]);
+    free(group);
+    return sum;
 }
 
 static size_t newton_doubles(const lf_stepper *st)
 {
     const rk_tableau *T = st->method->data;
     const int n = T->s * st->nd;
-    return fixed_point(st) ? lf_newton_fixed_point_work_size(n) : lf_newton_work_size(n);
+    if (fixed_point(st)) return lf_newton_fixed_point_work_size(n);
+    if (jacobian_kind(st, n) == LF_JAC_BLOCK_FD) {
+        const size_t b = block_doubles(st, T->s);
+        if (b) return lf_newton_block_work_size(n, b);
+    }
+    return lf_newton_work_size(n);
 }
 
 static size_t rk_work(const lf_stepper *st)
@@ -100,7 +133,7 @@ static size_t rk_cache(const lf_stepper *st)
 }
 
 typedef struct {
-    double *y0, *Y, *mid, *u, *k, *v, *kt, *U, *err, *jac, *newton;
+    double *y0, *Y, *mid, *u, *k, *v, *kt, *U, *err, *jac, *unknowns, *newton;
 } rk_buffers;
 
 static rk_buffers buffers(const lf_stepper *st)
@@ -119,6 +152,7 @@ static rk_buffers buffers(const lf_stepper *st)
     b.U = p; p += (size_t)s * nd;
     b.err = p; p += nd;
     b.jac = p; p += jac_doubles(st);
+    b.unknowns = p; p += (size_t)s * nd; /* implicit methods: the stage unknowns, then Newton's */
     b.newton = p;
     return b;
 }
@@ -371,15 +405,13 @@ static int implicit_step(lf_stepper *st, double h)
     /* predictor: every stage value f(t, y0) */
     int rc = lf_stepper_f(st, st->t, b.y0, b.k);
     if (rc != LF_OK) return rc;
-    double *Kt = b.newton + newton_doubles(st); /* the unknowns, after Newton's workspace (rk_work) */
+    double *Kt = b.unknowns;
     for (int i = 0; i < s; i++) memcpy(Kt + (size_t)i * nd, b.k, (size_t)nd * sizeof(double));
     implicit_ctx c = {st, T, &b, h};
     lf_newton_opts o = {0};
     if (st->opts.solver == LF_SOLVER_FIXED_POINT) o.fixed_point = 1;
     else {
-        int jac = st->opts.jacobian;
-        if (jac == LF_JAC_AUTO)
-            jac = lf_system_has_jacobian(st->sys) ? LF_JAC_ANALYTIC : (n <= 64 ? LF_JAC_FD : LF_JAC_BLOCK_FD);
+        const int jac = jacobian_kind(st, n);
         if (jac == LF_JAC_ANALYTIC && !lf_system_has_jacobian(st->sys))
             return lf_error_set(&st->err, LF_EINVAL, "the system has no analytic Jacobian: use jacobian = \"fd\" or \"block\"");
         o.jacobian = jac;
@@ -387,7 +419,7 @@ static int implicit_step(lf_stepper *st, double h)
         o.simplified = jac != LF_JAC_ANALYTIC;
         if (jac == LF_JAC_BLOCK_FD) { /* block: the factor's coupling group (a body), over every stage;
                                          color: (stage, position in the group) */
-            int *block = st->iwork + n, *color = block + n, *group = color + n;
+            int *block = st->iwork + lf_newton_iwork_size(n), *color = block + n, *group = color + n;
             const int nf = lf_manifold_nfactors(st->M), ng = lf_system_factor_groups(st->sys, group);
             int *gdim = group + nf, maxg = 0; /* each group's dimension so far, then the largest */
             for (int g = 0; g < ng; g++) gdim[g] = 0;

@@ -9,9 +9,13 @@
 #include "linalg.h"
 #include "method_internal.h"
 
-/* Newton pivots (s nd), the block Jacobian's block and color of each unknown (2 s nd) and the factor groups
- * (2 factors <= 2 nd), for up to 8 stages */
-size_t lf_stepper_iwork_ints(const lf_stepper *s) { return 16 + 12 * (size_t)s->nb + 26 * (size_t)s->nd; }
+/* Newton's ints for n = s nd unknowns (lf_newton_iwork_size: 5 n + 2), the block Jacobian's block and
+ * color of each unknown (2 n) and the factor groups (2 factors <= 2 nd), for up to 8 stages */
+size_t lf_stepper_iwork_ints(const lf_stepper *s)
+{
+    const size_t n = 8 * (size_t)(s->nd > 0 ? s->nd : 1);
+    return 16 + 12 * (size_t)s->nb + lf_newton_iwork_size((int)n) + 2 * n + 2 * (size_t)s->nd;
+}
 
 int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {

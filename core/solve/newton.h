@@ -48,13 +48,18 @@ typedef struct lf_newton_info {
     double update;    /* max-norm of the last update */
 } lf_newton_info;
 
-/* Workspace size (doubles) that lf_newton needs for dimension n; iwork: n ints. */
+/* Workspace size (doubles) that lf_newton needs for dimension n; iwork: lf_newton_iwork_size(n)
+ * ints. A block-diagonal Jacobian is stored and factored block by block (the sum of the blocks'
+ * squares, LU of each block). */
 static inline size_t lf_newton_work_size(int n) { return (size_t)n * n + 5 * (size_t)n; }
+static inline size_t lf_newton_iwork_size(int n) { return 5 * (size_t)n + 2; }
+/* With LF_JAC_BLOCK_FD only the blocks are stored: sumsq = the sum of the blocks' squared sizes. */
+static inline size_t lf_newton_block_work_size(int n, size_t sumsq) { return sumsq + 5 * (size_t)n; }
 /* The fixed-point mode (opts->fixed_point) needs no Jacobian: this much suffices. */
 static inline size_t lf_newton_fixed_point_work_size(int n) { return 5 * (size_t)n; }
 
 /* Solve F(x) = 0 from the start x (overwritten with the solution). work: lf_newton_work_size(n)
- * doubles; iwork: n ints. Returns LF_OK, LF_ENOCONV (after max_iter updates, or at once on a
+ * doubles; iwork: lf_newton_iwork_size(n) ints (n suffice without a block Jacobian). Returns LF_OK, LF_ENOCONV (after max_iter updates, or at once on a
  * non-finite residual; message "newton did not converge in N iterations (|residual|=...)" or
  * "fixed-point iteration did not converge ..."), LF_EDOMAIN for an exactly singular Jacobian, or
  * the residual's error. info and err may be NULL. */
