@@ -4,12 +4,15 @@
  * other, on one core. Both give the same bits (checked here before timing). Also the cost per
  * body-step in microseconds, beside the figure LAMMPS reports for fix rigid/nve (NO_SQUISH) in its
  * rigid example, about 0.31 us per body-step including force summation.
- * Run by `make bench`; CPU time, median of 5 interleaved rounds. */
+ * Then the C ensemble API (lf_ensemble_run): the same members on 1, 2, ... threads, wall time,
+ * speed-up over one thread (bitwise the same results, checked).
+ * Run by `make bench`; CPU time (wall time for threads), median of 5 interleaved rounds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lieflow.h"
 
@@ -19,6 +22,13 @@ static double cpu(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
@@ -101,6 +111,38 @@ int main(int argc, char **argv)
         }
     }
     printf("LAMMPS fix rigid/nve (NO_SQUISH), rigid example: about 0.31 us per body-step including force summation\n");
+
+    /* lf_ensemble_run on threads: 64 members of vlv, wall time */
+    {
+        enum { NM = 64 };
+        static double out[5][NM][NP];
+        lf_ensemble_member mem[NM];
+        states(NM, y0);
+        const long n = steps / NM;
+        const int threads[] = {1, 2, 4};
+        double tw[3][5];
+        for (int r = 0; r < 5; r++)
+            for (int k = 0; k < 3; k++) {
+                for (int j = 0; j < NM; j++)
+                    mem[j] = (lf_ensemble_member){.sys = sys, .method = lf_method_find("vlv"), .y0 = y0 + NP * j,
+                                                  .t0 = 0, .T = n * h, .h = h, .y = out[k][j]};
+                const double t0 = wall();
+                if (lf_ensemble_run(mem, NM, threads[k], NULL, &e) != LF_OK) {
+                    fprintf(stderr, "%s\n", e.msg);
+                    return 1;
+                }
+                tw[k][r] = wall() - t0;
+            }
+        int same = memcmp(out[0], out[1], sizeof out[0]) == 0 && memcmp(out[0], out[2], sizeof out[0]) == 0;
+        ok &= same;
+        printf("lf_ensemble_run: %d vlv members of %ld steps, wall time (median of 5), %ld online CPUs\n", NM, n,
+               sysconf(_SC_NPROCESSORS_ONLN));
+        printf("%8s %16s %9s %11s   %s\n", "threads", "body-steps/s", "speed-up", "efficiency", "same bits");
+        for (int k = 0; k < 3; k++) qsort(tw[k], 5, sizeof(double), cmp);
+        for (int k = 0; k < 3; k++)
+            printf("%8d %16.0f %9.2f %10.0f%%   %s\n", threads[k], NM * n / tw[k][2], tw[0][2] / tw[k][2],
+                   100 * tw[0][2] / tw[k][2] / threads[k], same ? "yes" : "NO");
+    }
     lf_system_free(sys);
     lf_potential_free(pot);
     return ok ? 0 : 1;
