@@ -129,6 +129,7 @@ bench: all $(BENCH_STEPPERS) $(BENCH_LANES)
 	$(BENCH_STEPPERS)
 	$(BENCH_LANES)
 	$(EXE) bench/methods.lua
+	$(EXE) bench/autodiff.lua
 
 # Sanitized build of the C tests and the Lua specs (not part of `make test`).
 asan:
