@@ -121,6 +121,13 @@ local function forward_pass(U, R, i)
     end, R[i], 1, "forward")
 end
 
+-- a time in s as "12.3us", "4.56ms" or "7.89s"
+local function fmt_time(t)
+    if t < 1e-3 then return ("%.1fus"):format(t * 1e6) end
+    if t < 1 then return ("%.2fms"):format(t * 1e3) end
+    return ("%.2fs"):format(t)
+end
+
 local function maxreldiff(t1, t2)
     local worst = 0
     for i = 1, #t1 do
@@ -166,8 +173,8 @@ for _, pname in ipairs { "dipole", "lj" } do
         }, { "plain", "reverse", "forward", "pass" }, ROUNDS)
         local fwd = t.forward or t.pass * n
         results[pname .. n] = { plain = t.plain, forward = fwd, reverse = t.reverse }
-        print(("%-7s %5d %7d %10.1fus %s%10.1fus %10.1fus %9.1f %9.2f %9.1e"):format("", n, #pi, t.plain * 1e6,
-            full and " " or "~", fwd * 1e6, t.reverse * 1e6, fwd / t.plain, t.reverse / t.plain, diff))
+        print(("%-7s %5d %7d %12s %12s %12s %9.1f %9.2f %9.1e"):format("", n, #pi, fmt_time(t.plain),
+            (full and "" or "~") .. fmt_time(fwd), fmt_time(t.reverse), fwd / t.plain, t.reverse / t.plain, diff))
     end
 end
 
@@ -213,7 +220,7 @@ for _, pname in ipairs { "dipole", "lj" } do
             auto = function() its.auto:step() end,
         }, { "forward", "reverse", "auto" }, ROUNDS)
         local fwd = t.forward or results[pname .. n].forward
-        print(("%-7s %5d %s%11.0f %12.0f %12.0f"):format(pname, n, full and " " or "~", n / fwd, n / t.reverse,
-            n / t.auto))
+        print(("%-7s %5d %12s %12.0f %12.0f"):format(pname, n, (full and "" or "~") .. ("%.0f"):format(n / fwd),
+            n / t.reverse, n / t.auto))
     end
 end

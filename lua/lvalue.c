@@ -224,6 +224,8 @@ static int l_vec3(lua_State *L)
 static int l_mat3(lua_State *L)
 {
     double M[9];
+    int nres;
+    if (lfb_dual_dispatch(L, "mat3", &nres)) return nres;
     if (lua_gettop(L) == 1 && holds_duals(L, 1, 1)) return dual_constructor(L, "mat3");
     if (lua_isnoneornil(L, 1)) lf_m3_identity(M);
     else lfb_tomat3(L, 1, M, "argument #1 to 'lf.mat3'");

@@ -939,10 +939,10 @@ function MM.copy(M) return M end
 local XYZ = { 1, 2, 3, x = 1, y = 2, z = 3 }
 
 RV.__index = function(v, k)
+    local f = VM[k] -- methods first: components are found in the node once read
+    if f ~= nil then return f end
     local i = XYZ[k]
     if i then return component(v, i) end
-    local f = VM[k]
-    if f ~= nil then return f end
     if type(k) == "number" then error(fmt("vec3 index out of range: %s (expected 1, 2 or 3)", tostring(k)), 2) end
     return nil
 end
@@ -1262,7 +1262,24 @@ local function evaluate_and_sweep(f, arg, what, at)
         u[ADJ] = 1
         local nd = last
         while nd do
-            nd[BACK](nd)
+            -- the scalar rules inline (most nodes), the others called
+            local bw = nd[BACK]
+            if bw == back2 then
+                local g = nd[ADJ]
+                if g ~= 0 then
+                    local a, b = nd[SA], nd[SB]
+                    a[ADJ] = a[ADJ] + g * nd[SDA]
+                    b[ADJ] = b[ADJ] + g * nd[SDB]
+                end
+            elseif bw == back1 then
+                local g = nd[ADJ]
+                if g ~= 0 then
+                    local a = nd[SA]
+                    a[ADJ] = a[ADJ] + g * nd[SDA]
+                end
+            else
+                bw(nd)
+            end
             nd = nd[PREV]
         end
     end

@@ -81,6 +81,7 @@ local single = {
     return lf.vec3 { R[1][1], 2, R[3][2] }:norm() + lf.vec3(R[2][2], R[1][3], 1):dot(m)
         + lf.mat3 { R[1], R[2], { 1, 2, 3 } }:det() + lf.mat3 { { R[1][1], 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } }:trace()
         + (R / 3 - (-R) * 0.5):norm() + (R:T() * R1 - I):norm() + R:row(3):normalized():dot(B)
+        + lf.mat3(R)[2][1] * lf.vec3(R[3]):dot(m) + lf.mat3(R:totable())[1][3]
   end,
 }
 for _, U in pairs(single) do ad.natural(U) end
@@ -411,6 +412,8 @@ describe("reverse-mode autodiff", function()
       T.has(rtorque(function(R) return so3.dist(R[1], ad.mat3(R1)) end), "cannot mix forward-mode and reverse-mode")
       T.has(rtorque(function(R) return R[1][1]:dot(ad.vec3 { d, 0, 0 }) * 1 end), "cannot mix forward-mode and reverse-mode")
       T.has(rtorque(function(R) return M.atan2(R[1][1][1], d) end), "cannot mix forward-mode and reverse-mode")
+      T.has(rtorque(function(R) return ad.vec3 { d, 0, 0 }:dot(R[1][1]) end), "cannot mix forward-mode and reverse-mode")
+      T.has(rtorque(function(R) return (ad.mat3(R1) * R[2]):trace() end), "cannot mix forward-mode and reverse-mode")
     end)
 
     it("tape values are immutable; plain-number functions are explained", function()
