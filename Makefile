@@ -211,6 +211,7 @@ bench: all $(BENCH_STEPPERS) $(BENCH_LANES)
 	$(EXE) bench/methods.lua
 	$(EXE) bench/spheres.lua
 	$(EXE) bench/ensemble.lua
+	$(EXE) bench/autodiff.lua
 
 # Sanitized build of the C tests and the Lua specs (not part of `make test`).
 asan:

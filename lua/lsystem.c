@@ -1,8 +1,8 @@
 /* lieflow Lua binding — systems: the lf.system userdata over any lf_system (schema-driven fields,
  * observables and errors), rigid bodies (lf.rigidbody, lf.bodies) and their potentials
  * (lf.potential.*), including potentials written in Lua: U(R) (U(Rs) for several bodies), an
- * optional torque(R), and otherwise the torque from U by forward-mode autodiff
- * (scripts/lieflow/autodiff.lua). */
+ * optional torque(R), and otherwise the torque from U by automatic differentiation, forward or reverse
+ * mode (scripts/lieflow/autodiff.lua, reverse.lua; option autodiff = "forward" | "reverse" | "auto"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,8 @@
 #include "lbind.h"
 
 #define LFB_POTENTIAL "lf.potential"
+/* rigid systems: registry reference of the autodiff mode ("forward", "reverse", "auto") of a Lua U */
+#define LFB_REF_AUTODIFF 3
 
 /* ---------------------------------------------------------------- system lifetime */
 lfb_system *lfb_newsystem(lua_State *L)
@@ -83,14 +85,16 @@ static int push_rotations(lua_State *L, void *ud)
     return 1;
 }
 
-/* the registered autodiff torque(U, R, nb) */
+/* the registered autodiff torque(U, R, nb, mode) (mode nil: "auto") */
 static int push_autodiff_args(lua_State *L, void *ud)
 {
     const rot_args *a = ud;
     lua_rawgeti(L, LUA_REGISTRYINDEX, a->s->ref[LFB_REF_U]);
     push_rotations(L, ud);
     lua_pushinteger(L, a->nb);
-    return 3;
+    if (a->s->ref[LFB_REF_AUTODIFF] != LUA_NOREF) lua_rawgeti(L, LUA_REGISTRYINDEX, a->s->ref[LFB_REF_AUTODIFF]);
+    else lua_pushnil(L);
+    return 4;
 }
 
 /* Read nb torques (a vec3, or an array of nb vec3 / 3-number tables) raw from the value at top. */
@@ -365,11 +369,29 @@ static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3]
     if (!has_w && !has_p) w[0] = w[1] = w[2] = 0;
 }
 
+/* The field autodiff = "forward" | "reverse" | "auto" of table pt: how the torque of a Lua U without a
+ * torque function is differentiated (kept in the system for lua_potential_eval). */
+static void read_autodiff_mode(lua_State *L, int pt, lfb_system *s, const char *fn)
+{
+    if (lua_getfield(L, pt, "autodiff") != LUA_TNIL) {
+        const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (!m || (strcmp(m, "forward") != 0 && strcmp(m, "reverse") != 0 && strcmp(m, "auto") != 0))
+            luaL_error(L, "%s: field 'autodiff' must be \"forward\", \"reverse\" or \"auto\", got %s%s%s", fn,
+                       m ? "\"" : "", m ? m : lfb_typename(L, -1), m ? "\"" : "");
+        if (s->ref[LFB_REF_U] == LUA_NOREF || s->ref[LFB_REF_TAU] != LUA_NOREF)
+            luaL_error(L, "%s: field 'autodiff' applies to a Lua potential U without a 'torque' function", fn);
+        lua_pushvalue(L, -1);
+        s->ref[LFB_REF_AUTODIFF] = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_pop(L, 1);
+}
+
 /* Build a rigid system of nb bodies from the body tables (the table pt itself when `list` is 0, else
  * its elements pt[1..nb], read one at a time); potential/torque fields in table pt. */
 static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
 {
-    static const char *const body_keys[] = {"inertia", "R", "omega", "momentum", "potential", "torque", "nonphysical", NULL};
+    static const char *const body_keys[] = {"inertia", "R",           "omega",    "momentum", "potential",
+                                            "torque",  "nonphysical", "autodiff", NULL};
     static const char *const item_keys[] = {"inertia", "R", "omega", "momentum", NULL};
     if (!list) lfb_check_keys(L, pt, body_keys, fn, "field");
     lua_getfield(L, pt, "nonphysical");
@@ -417,6 +439,7 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
         return luaL_error(L, "%s: field 'torque' must be a function tau(R), got %s", fn, lfb_typename(L, -1));
     }
     lua_pop(L, 1);
+    read_autodiff_mode(L, pt, s, fn);
     s->sys = lf_rigid_new(nb, J, pot, &e);
     if (!s->sys) return lfb_error(L, &e);
     if (lf_system_set_initial(s->sys, y0, &e) != LF_OK) return lfb_error(L, &e);
@@ -424,7 +447,7 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     return 1;
 }
 
-/* lf.rigidbody{inertia=, R=, omega=|momentum=, potential=, torque=} */
+/* lf.rigidbody{inertia=, R=, omega=|momentum=, potential=, torque=, autodiff=} */
 static int l_rigidbody(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -432,14 +455,14 @@ static int l_rigidbody(lua_State *L)
     return build_rigid(L, 1, 1, 0, "lf.rigidbody");
 }
 
-/* lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs), torque = tau(Rs) } */
+/* lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs), torque = tau(Rs), autodiff = mode } */
 static int l_bodies(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
     if (n < 1) return luaL_error(L, "lf.bodies: at least one body table expected");
-    static const char *const keys[] = {"potential", "torque", "nonphysical", NULL};
+    static const char *const keys[] = {"potential", "torque", "nonphysical", "autodiff", NULL};
     lua_pushnil(L); /* the bodies 1..n and these fields */
     while (lua_next(L, 1)) {
         lua_pop(L, 1);

@@ -126,13 +126,43 @@ void lfb_torotation(lua_State *L, int idx, double R[9], const char *what)
 
 /* ---------------------------------------------------------------- autodiff dispatch */
 
+/* Push the dispatch table of the autodiff value at idx: its metatable's field __lf_dual when that is a
+ * table (reverse mode, scripts/lieflow/reverse.lua), else the registry table "lieflow.dual" (forward
+ * mode, whose metatables have __lf_dual = true). Returns the type of the pushed value. */
+static int push_dual_table(lua_State *L, int idx)
+{
+    lua_getmetatable(L, idx);
+    if (lua_getfield(L, -1, "__lf_dual") == LUA_TTABLE) {
+        lua_remove(L, -2);
+        return LUA_TTABLE;
+    }
+    lua_pop(L, 2);
+    return lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.dual");
+}
+
+/* The __lf_dual field of the autodiff value at idx, as an identity (NULL for forward mode's `true`). */
+static const void *dual_mode(lua_State *L, int idx)
+{
+    lua_getmetatable(L, idx);
+    lua_getfield(L, -1, "__lf_dual");
+    const void *p = lua_type(L, -1) == LUA_TTABLE ? lua_topointer(L, -1) : NULL;
+    lua_pop(L, 2);
+    return p;
+}
+
 int lfb_dual_dispatch(lua_State *L, const char *name, int *nres)
 {
-    int n = lua_gettop(L), any = 0;
-    for (int i = 1; i <= n && !any; i++) any = is_dual(L, i);
-    if (!any) return 0;
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.dual") != LUA_TTABLE || lua_getfield(L, -1, name) == LUA_TNIL)
-        luaL_error(L, "%s is not supported on autodiff (dual) values", name);
+    int n = lua_gettop(L), first = 0;
+    for (int i = 1; i <= n && !first; i++)
+        if (is_dual(L, i)) first = i;
+    if (!first) return 0;
+    const void *mode = dual_mode(L, first);
+    for (int i = first + 1; i <= n; i++)
+        if (is_dual(L, i) && dual_mode(L, i) != mode)
+            luaL_error(L, "%s: cannot mix forward-mode and reverse-mode autodiff values (%s and %s)", name,
+                       lfb_typename(L, first), lfb_typename(L, i));
+    if (push_dual_table(L, first) != LUA_TTABLE || lua_getfield(L, -1, name) == LUA_TNIL)
+        luaL_error(L, "%s is not supported on autodiff values (%s)", name, lfb_typename(L, first));
     lua_insert(L, 1);
     lua_pop(L, 1); /* the dispatch table */
     lua_call(L, n, LUA_MULTRET);
@@ -148,23 +178,29 @@ int lfb_dual_dispatch(lua_State *L, const char *name, int *nres)
 
 /* ---------------------------------------------------------------- constructors */
 /* A table (or rows of a table) holding autodiff duals: lf.vec3 / lf.mat3 of it make dual values
- * (the autodiff module's constructors), so that code written with lf.vec3 differentiates. */
+ * (the autodiff module's constructors), so that code written with lf.vec3 differentiates. Returns
+ * 1 and pushes the first dual found, else returns 0 and pushes nothing. */
 static int holds_duals(lua_State *L, int idx, int depth)
 {
     if (lua_type(L, idx) != LUA_TTABLE) return 0;
     for (int i = 1; i <= 9; i++) {
         int t = lua_rawgeti(L, idx, i);
-        int d = t == LUA_TTABLE && (is_dual(L, -1) || (depth > 0 && holds_duals(L, lua_gettop(L), depth - 1)));
+        if (t == LUA_TTABLE && is_dual(L, -1)) return 1;
+        if (t == LUA_TTABLE && depth > 0 && holds_duals(L, lua_gettop(L), depth - 1)) {
+            lua_remove(L, -2);
+            return 1;
+        }
         lua_pop(L, 1);
-        if (d) return 1;
         if (t == LUA_TNIL) break;
     }
     return 0;
 }
 
+/* lf.vec3 / lf.mat3 of a table holding the dual at the top of the stack: the constructor `name` of
+ * that dual's dispatch table (forward or reverse mode). */
 static int dual_constructor(lua_State *L, const char *name)
 {
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.dual") != LUA_TTABLE || lua_getfield(L, -1, name) != LUA_TFUNCTION)
+    if (push_dual_table(L, lua_gettop(L)) != LUA_TTABLE || lua_getfield(L, -1, name) != LUA_TFUNCTION)
         return luaL_error(L, "lf.%s of autodiff values needs the autodiff module (require \"lieflow\")", name);
     lua_pushvalue(L, 1);
     lua_call(L, 1, 1);
@@ -188,6 +224,8 @@ static int l_vec3(lua_State *L)
 static int l_mat3(lua_State *L)
 {
     double M[9];
+    int nres;
+    if (lfb_dual_dispatch(L, "mat3", &nres)) return nres;
     if (lua_gettop(L) == 1 && holds_duals(L, 1, 1)) return dual_constructor(L, "mat3");
     if (lua_isnoneornil(L, 1)) lf_m3_identity(M);
     else lfb_tomat3(L, 1, M, "argument #1 to 'lf.mat3'");

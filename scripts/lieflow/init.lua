@@ -47,14 +47,17 @@ local function natural_potential(spec)
   return spec
 end
 
---- lf.rigidbody{inertia=, R=, omega= | momentum=, potential=, torque=}: one rigid body (core.rigidbody).
+--- lf.rigidbody{inertia=, R=, omega= | momentum=, potential=, torque=, autodiff=}: one rigid body
+--- (core.rigidbody); autodiff = "forward" | "reverse" | "auto" (default) chooses how the torque of a
+--- Lua potential without a torque function is differentiated (lieflow.autodiff, lieflow.reverse).
 function lf.rigidbody(spec)
   local ok, sys = pcall(core.rigidbody, natural_potential(spec))
   if not ok then error(run.strip_position(sys), 2) end
   return sys
 end
 
---- lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs), torque = tau(Rs) }: several bodies.
+--- lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs), torque = tau(Rs), autodiff = mode }: several
+--- bodies; "auto" differentiates U in reverse mode from two bodies on (one sweep for all torques).
 function lf.bodies(spec)
   local ok, sys = pcall(core.bodies, natural_potential(spec))
   if not ok then error(run.strip_position(sys), 2) end

@@ -299,7 +299,7 @@ describe("lf.run streaming and its memory bound", function()
     has(errmsg(lf.run, body, {method = "vlv", h = 0.125, T = 1e6, memory_limit = 1e6}),
         "sample less often (every = ")
     has(errmsg(lf.run, body, {method = "vlv", h = 0.125, T = 1, stream = 3}), "option 'stream' must be a file path")
-    has(errmsg(lf.run, body, {method = "vlv", h = 0.125, T = 1, stream = "/nonexistent/dir/x.csv"}), "cannot open the stream")
+    has(errmsg(lf.run, body, {method = "vlv", h = 0.125, T = 1, stream = "/dev/null/x.csv"}), "cannot open the stream")
   end)
   it("keeps the samples taken before a failure in the stream", function()
     local bad = lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.05, 0}, omega = {0, 0.5, 0.625},
