@@ -84,10 +84,13 @@ $(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
 
 $(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h $(LIB_A) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -Itests/c -o $@ $< $(LIB_A) -lcmocka $(GSL_LIBS) $(TEST_LDFLAGS)
+	$(CC) $(ALLCFLAGS) -Itests/c -o $@ $< $(LIB_A) $(TEST_LIBS) -lcmocka $(GSL_LIBS) $(LDFLAGS) $(TEST_LDFLAGS)
 
 # count heap allocations during steps
 $(B)/tests/test_noalloc: TEST_LDFLAGS = -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
+# make every allocation fail, GSL's own included (GSL linked statically, so that --wrap reaches it)
+$(B)/tests/test_gsl_nomem: TEST_LIBS = -Wl,-Bstatic -lgsl -lgslcblas -Wl,-Bdynamic
+$(B)/tests/test_gsl_nomem: TEST_LDFLAGS = -Wl,--wrap=malloc -Wl,--wrap=calloc
 
 # ---------------------------------------------------------------- tests
 LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURDIR)/tests/lua/?.lua;/usr/share/lua/5.4/?.lua;/usr/share/lua/5.4/?/init.lua" \

@@ -21,15 +21,22 @@ int lf_s2_midpoint(const double p[3], const double q[3], double m[3], lf_error *
     double n = lf_v3_norm(s);
     if (!(n >= 1e-12))
         return lf_error_set(err, LF_EDOMAIN, "s2 midpoint: antipodal points (|p + q| = %.3g < 1e-12)", n);
-    lf_v3_scale(s, 1 / n, m);
+    for (int i = 0; i < 3; i++) m[i] = s[i] / n;
     return LF_OK;
 }
 
-void lf_s2_retract(const double x[3], const double v[3], double y[3])
+int lf_s2_retract(const double x[3], const double v[3], double y[3], lf_error *err)
 {
     double s[3];
     lf_v3_add(x, v, s);
-    lf_v3_scale(s, 1 / lf_v3_norm(s), y);
+    if (!lf_v3_isfinite(s))
+        return lf_error_set(err, LF_EDOMAIN, "s2 retract: x + v overflows (|v| = %.3g)", lf_v3_norm(v));
+    double n = lf_v3_norm(s); /* scaled: no overflow for |v| ~ 1e200, no underflow near -x */
+    if (!(n > 0))
+        return lf_error_set(err, LF_EDOMAIN, "s2 retract: x + v = 0 (v = -x): the retraction is undefined");
+    /* s/n, not s (1/n): 1/n overflows for a subnormal n */
+    for (int i = 0; i < 3; i++) y[i] = s[i] / n;
+    return LF_OK;
 }
 
 int lf_s2_retract_inv(const double x[3], const double y[3], double v[3], lf_error *err)
