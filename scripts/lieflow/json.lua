@@ -127,6 +127,9 @@ end
 
 --- json.encode(value [, {indent = true | "  "}]) -> string (see the rules above).
 function M.encode(value, opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error(("json.encode: argument #2 must be an options table {indent = true | \"  \"}, got %s"):format(type(opts)), 2)
+  end
   local indent = opts and opts.indent
   if indent == true then indent = "  " end
   if indent ~= nil and indent ~= false and type(indent) ~= "string" then

@@ -236,22 +236,28 @@ function M.run(system, opts)
 end
 
 --- traj:write_csv(path) -> path: header row of column names, then one row per sample (%.17g).
+--- The file appears complete or not at all (a temporary file renamed at the end); write errors
+--- (full disk, /dev/full) are errors with the OS's reason.
 function traj_methods:write_csv(path)
   if type(path) ~= "string" then error(("write_csv: path (string) expected, got %s"):format(type(path)), 2) end
-  local f, err = io.open(path, "w")
-  if not f then error(("write_csv: cannot open '%s' for writing: %s"):format(path, err), 2) end
-  local cols = self.columns
-  f:write(table.concat(cols, ","), "\n")
-  local arrays = {}
-  for i, c in ipairs(cols) do arrays[i] = self[c] end
-  local fmt = ("%.17g,"):rep(#cols):sub(1, -2) .. "\n"
-  local vals = {}
-  for r = 1, #arrays[1] do
-    for i = 1, #cols do vals[i] = arrays[i][r] end
-    f:write(fmt:format(table.unpack(vals, 1, #cols)))
-  end
-  local ok, werr = f:close()
-  if not ok then error(("write_csv: writing '%s' failed: %s"):format(path, tostring(werr)), 2) end
+  if path:find("\0", 1, true) then error("write_csv: the path contains a NUL byte", 2) end
+  local ok, err = pcall(function()
+    local f <close> = core.atomic_open(path, "write_csv")
+    local cols = self.columns
+    f:write(table.concat(cols, ","), "\n")
+    local arrays = {}
+    for i, c in ipairs(cols) do arrays[i] = self[c] end
+    local fmt = ("%.17g,"):rep(#cols):sub(1, -2) .. "\n"
+    local vals, buf = {}, {}
+    for r = 1, #arrays[1] do
+      for i = 1, #cols do vals[i] = arrays[i][r] end
+      buf[#buf + 1] = fmt:format(table.unpack(vals, 1, #cols))
+      if #buf == 256 then f:write(table.concat(buf)); buf = {} end
+    end
+    f:write(table.concat(buf))
+    f:commit()
+  end)
+  if not ok then error(err, 2) end
   return path
 end
 
@@ -314,10 +320,17 @@ end
 
 --- read_csv(path) -> {columns = {...}, [name] = array, ...}: reads what write_csv wrote.
 function M.read_csv(path)
+  if type(path) ~= "string" then error(("read_csv: path (string) expected, got %s"):format(type(path)), 2) end
+  if path:find("\0", 1, true) then error("read_csv: the path contains a NUL byte", 2) end
   local f, err = io.open(path, "r")
-  if not f then error(("read_csv: cannot open '%s': %s"):format(tostring(path), err), 2) end
-  local header = f:read("l")
-  if not header then f:close(); error(("read_csv: '%s' is empty"):format(path), 2) end
+  if not f then error(("read_csv: cannot open '%s': %s"):format(path, err), 2) end
+  local header, rerr = f:read("l")
+  if not header then
+    f:close()
+    -- a directory opens but cannot be read ("Is a directory"); only a readable end of file is "empty"
+    if rerr then error(("read_csv: cannot read '%s': %s"):format(path, rerr), 2) end
+    error(("read_csv: '%s' is empty"):format(path), 2)
+  end
   local out = {columns = {}}
   for c in header:gmatch("[^,]+") do out.columns[#out.columns + 1] = c; out[c] = {} end
   local r = 0
