@@ -33,7 +33,8 @@ MOD_SO   := $(B)/lua/lieflow/core.so
 EXE      := $(B)/lieflow
 EMBED    := $(B)/embed_host
 
-.PHONY: all deps test test-c test-lua test-repl test-embed test-examples test-install demo bench install clean asan valgrind
+.PHONY: all deps test test-c test-lua test-repl test-embed test-examples test-install test-fuzz demo bench install clean \
+        asan asan-build valgrind fuzz fuzz-c fuzz-c-build fuzz-c-corpus
 .DEFAULT_GOAL := all
 
 all: $(LIB_A) $(LIB_SO) $(MOD_SO) $(EXE) $(EMBED)
@@ -68,19 +69,19 @@ $(LIB_A): $(CORE_OBJ)
 	ar rcs $@ $^
 
 $(LIB_SO): $(CORE_OBJ)
-	$(CC) -shared -o $@ $^ $(GSL_LIBS)
+	$(CC) -shared -o $@ $^ $(GSL_LIBS) $(LDFLAGS)
 
 # The Lua C module: resolves Lua symbols from the host (lua5.4 or lieflow, which exports them).
 $(MOD_SO): $(BIND_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $(BIND_OBJ) $(LIB_A) $(GSL_LIBS)
+	$(CC) -shared -o $@ $(BIND_OBJ) $(LIB_A) $(GSL_LIBS) $(LDFLAGS)
 
 # The executable links the binding statically and exports the Lua API for other C modules.
 $(EXE): $(B)/lua/main.o $(BIND_OBJ) $(LIB_A)
-	$(CC) -o $@ $^ -Wl,-E $(LUA_LIBS) -lreadline $(GSL_LIBS) -ldl
+	$(CC) -o $@ $^ -Wl,-E $(LUA_LIBS) -lreadline $(GSL_LIBS) -ldl $(LDFLAGS)
 
 $(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
-	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl
+	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl $(LDFLAGS)
 
 $(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h $(LIB_A) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -97,7 +98,7 @@ LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURD
            LUA_CPATH="$(CURDIR)/$(B)/lua/?.so;/usr/lib/x86_64-linux-gnu/lua/5.4/?.so"
 
 test: all $(CTEST_BIN)
-	@$(MAKE) --no-print-directory test-c test-lua test-repl test-embed test-examples test-install
+	@$(MAKE) --no-print-directory test-c test-lua test-repl test-embed test-examples test-fuzz test-install
 
 test-c: $(CTEST_BIN)
 	@set -e; for t in $(CTEST_BIN); do echo "== $$t"; $$t; done
@@ -117,15 +118,56 @@ test-examples: $(EXE)
 test-install: all
 	bash tests/install_test.sh
 
+# the Lua API fuzzer, a short deterministic run (fixed seeds and call counts): tests/fuzz/fuzz.lua
+test-fuzz: $(EXE)
+	bash tests/fuzz/run.sh $(EXE) smoke
+
 demo: all
 	$(EXE) examples/stress_test.lua
 
 bench: all
 	$(EXE) bench/methods.lua
 
-# Sanitized build of the C tests and the Lua specs (not part of `make test`).
-asan:
-	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" test-c
+# ---------------------------------------------------------------- sanitizers and fuzzing
+# `make asan`: library, binding and executable built with AddressSanitizer + UBSan (every UB report
+# is fatal) in build-asan/, then the C tests, the Lua specs (run by the sanitized executable, which
+# links the binding statically), the examples --quick and the fuzz smoke run. Part of .ci/run.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+ASAN_B    := build-asan
+ASAN_ENV  := ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+asan-build:
+	@$(MAKE) --no-print-directory B=$(ASAN_B) CFLAGS="-O1 -g $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
+	  $(ASAN_B)/lieflow $(ASAN_B)/lua/lieflow/core.so $(CTEST_SRC:tests/c/%.c=$(ASAN_B)/tests/%)
+
+asan: asan-build
+	@set -e; for t in $(CTEST_SRC:tests/c/%.c=$(ASAN_B)/tests/%); do echo "== $$t"; $(ASAN_ENV) $$t >/dev/null; done
+	LIEFLOW_EXE=$(ASAN_B)/lieflow $(LUA_ENV) $(ASAN_ENV) $(ASAN_B)/lieflow /usr/bin/busted -o utfTerminal tests/lua
+	@set -e; for f in $(wildcard examples/*.lua); do echo "== asan $$f --quick"; $(ASAN_ENV) $(ASAN_B)/lieflow $$f --quick >/dev/null; done
+	bash tests/fuzz/run.sh $(ASAN_B)/lieflow smoke
+
+# `make fuzz SECONDS=n`: the Lua API fuzzer for n seconds (default 60), seed after seed.
+FUZZ_SECONDS = $(if $(SECONDS),$(SECONDS),60)
+fuzz: $(EXE)
+	bash tests/fuzz/run.sh $(EXE) $(FUZZ_SECONDS) $(if $(SEED),$(SEED),1)
+
+# `make fuzz-c SECONDS=n`: libFuzzer over the C API (tests/fuzz/fuzz_capi.c) with ASan + UBSan,
+# clang from Debian (package clang); the corpus in tests/fuzz/corpus_c grows in build-fuzz/corpus.
+FUZZ_B     := build-fuzz
+FUZZ_CC    := clang
+FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+fuzz-c-build: $(FUZZ_B)/fuzz_capi
+$(FUZZ_B)/fuzz_capi: tests/fuzz/fuzz_capi.c $(CORE_SRC) $(HEADERS)
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz-c needs clang (apt-get install clang)"; exit 1; }
+	@mkdir -p $(FUZZ_B)
+	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer $(CORE_INC) -o $@ \
+	  tests/fuzz/fuzz_capi.c $(CORE_SRC) $(GSL_LIBS)
+fuzz-c: $(FUZZ_B)/fuzz_capi
+	@mkdir -p $(FUZZ_B)/corpus
+	$(FUZZ_B)/fuzz_capi -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	  $(FUZZ_B)/corpus tests/fuzz/corpus_c
+# replay the checked-in corpus only (a regression test, seconds)
+fuzz-c-corpus: $(FUZZ_B)/fuzz_capi
+	$(FUZZ_B)/fuzz_capi -runs=0 tests/fuzz/corpus_c
 
 valgrind: $(CTEST_BIN)
 	@set -e; for t in $(CTEST_BIN); do valgrind -q --error-exitcode=1 --leak-check=full $$t; done
@@ -148,4 +190,4 @@ install: all
 	@echo "  export LUA_CPATH=\"$(LUA_CMOD)/?.so;;\""
 
 clean:
-	rm -rf build build-asan out
+	rm -rf build build-asan build-fuzz out

@@ -1,5 +1,6 @@
 /* lieflow Lua binding — the C helpers of scripts/lieflow/analysis.lua, run.lua and plot.lua:
- *   core.fit_linear(xs, ys)  -> slope, intercept, slope_stderr, resid_std   (core/analysis/analysis.h, GSL)
+ *   core.fit_linear(xs, ys)  -> slope, intercept, slope_stderr, resid_std   (core/analysis/analysis.h, GSL;
+ *                               slope_stderr is nil for 2 points, where it is undefined)
  *   core.isatty(fd)          -> boolean (is file descriptor fd a terminal: progress lines)
  *   core.wall_time()         -> seconds of a monotonic clock (run times, steps/s)
  *   core.mkdir_p(path)       -> true (mkdir -p: creates missing parents; error if impossible)
@@ -10,10 +11,11 @@
  *       a symbolic link is followed); anything else that exists (/dev/full, a FIFO, a terminal)
  *       is written in place. Every error names `who`, the path and the OS error ("No space left
  *       on device") and removes the temporary file. Paths with NUL bytes are errors.
- *   core.spawn(argv, input) -> status, code, stdout, stderr: runs argv[1] (PATH lookup, no shell)
- *       with `input` on its stdin and captures stdout and stderr (at most 64 MiB each), no
- *       temporary files. status "exited" (code = exit status) or "signaled" (code = signal).
- *       The lieflow executable's Ctrl-C flag stops the child (SIGTERM) and raises "interrupted". */
+ *   core.spawn(argv, input, timeout) -> status, code, stdout, stderr: runs argv[1] (PATH lookup,
+ *       no shell) with `input` on its stdin and captures stdout and stderr (at most 64 MiB each),
+ *       no temporary files. status "exited" (code = exit status), "signaled" (code = signal) or
+ *       "timeout" (the child ran longer than `timeout` seconds, default none: killed). The lieflow
+ *       executable's Ctrl-C flag stops the child (SIGTERM) and raises "interrupted". */
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -84,7 +86,8 @@ static int l_fit_linear(lua_State *L)
     if (st != LF_OK) return luaL_error(L, "%s: invalid input (%s)", fn, lf_status_name(st));
     lua_pushnumber(L, slope);
     lua_pushnumber(L, icpt);
-    lua_pushnumber(L, se);
+    if (nx > 2) lua_pushnumber(L, se);
+    else lua_pushnil(L); /* undefined with 2 points (the C API's NaN): absent, not a NaN */
     lua_pushnumber(L, rs);
     return 4;
 }
@@ -328,6 +331,8 @@ static int l_spawn(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     size_t inlen = 0;
     const char *input = luaL_optlstring(L, 2, "", &inlen);
+    double timeout = luaL_optnumber(L, 3, 0);
+    if (!(timeout >= 0)) return luaL_error(L, "spawn: timeout must be a number >= 0 (0: none)");
     lua_Integer argc = (lua_Integer)lua_rawlen(L, 1);
     if (argc < 1 || argc > 64) return luaL_error(L, "spawn: 1 to 64 arguments expected, got %I", argc);
     char **argv = lua_newuserdatauv(L, (size_t)(argc + 1) * sizeof(char *), 0);
@@ -378,13 +383,23 @@ static int l_spawn(lua_State *L)
 
     sbuf out = {0}, err = {0};
     size_t written = 0;
-    int win = pin[1], rout = pout[0], rerr = perr[0], interrupted = 0, nomem = 0;
+    int win = pin[1], rout = pout[0], rerr = perr[0], interrupted = 0, nomem = 0, timedout = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (inlen == 0) { close(win); win = -1; }
     else fcntl(win, F_SETFL, O_NONBLOCK);
     while (rout >= 0 || rerr >= 0 || win >= 0) {
         if (cancel && *cancel) {
             interrupted = 1;
             break;
+        }
+        if (timeout > 0) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > timeout) {
+                timedout = 1;
+                break;
+            }
         }
         struct pollfd pf[3];
         int np = 0, iw = -1, io = -1, ie = -1;
@@ -418,6 +433,7 @@ static int l_spawn(lua_State *L)
     if (rout >= 0) close(rout);
     if (rerr >= 0) close(rerr);
     if (interrupted) kill(pid, SIGTERM);
+    if (timedout) kill(pid, SIGKILL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     /* drop a SIGPIPE raised by our writes, then restore the mask */
@@ -432,7 +448,10 @@ static int l_spawn(lua_State *L)
         free(err.p);
         return luaL_error(L, interrupted ? "interrupted!" : "spawn: not enough memory for the output of '%s'", argv[0]);
     }
-    if (WIFSIGNALED(status)) {
+    if (timedout) {
+        lua_pushliteral(L, "timeout");
+        lua_pushnumber(L, timeout);
+    } else if (WIFSIGNALED(status)) {
         lua_pushliteral(L, "signaled");
         lua_pushinteger(L, WTERMSIG(status));
     } else {

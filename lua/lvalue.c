@@ -340,6 +340,7 @@ static int l_unm(lua_State *L)
     operand a;
     read_operand(L, 1, &a, "-");
     for (int i = 0; i < a.kind; i++) a.x[i] = -a.x[i];
+    check_finite_result(L, &a, "-"); /* __unm called by hand on inf */
     push_operand(L, &a);
     return 1;
 }

@@ -9,7 +9,8 @@ local M = {json = json}
 
 --- lf.fit_linear(xs, ys) -> slope, intercept, slope_stderr, resid_std
 --- Ordinary least squares (GSL gsl_fit_linear, core/analysis/analysis.c). resid_std is the standard
---- deviation of the residuals about the line (n - 2 degrees of freedom).
+--- deviation of the residuals about the line (n - 2 degrees of freedom); slope_stderr is nil for
+--- two points (undefined), never NaN.
 function M.fit_linear(xs, ys)
   if type(xs) ~= "table" or type(ys) ~= "table" then
     error(("lf.fit_linear: two arrays of numbers expected, got %s and %s"):format(type(xs), type(ys)), 2)

@@ -38,6 +38,10 @@ local M = {}
 
 -- largest image side in pixels (a 10000 x 10000 RGBA image is 400 MB for cairo)
 M.max_size = 10000
+-- largest base of a log axis (gnuplot 5.4 does not finish with a base of 1e8 or more)
+M.max_log_base = 1e6
+-- seconds gnuplot may take before it is stopped (a bug of gnuplot's must not hang lf.plot)
+M.timeout = 120
 
 local DEFAULT_SIZE = { 900, 600 }
 local DUMB_SIZE = { 100, 30 }
@@ -149,29 +153,33 @@ function M.gnuplot_available(exe)
 end
 
 -- ------------------------------------------------------------------ validation
+-- Arrays are read raw (rawlen, rawget) and copied: a __len or __index on them can neither lie
+-- about the data nor run later while the files are written.
 local function check_array(a, name, n)
   if type(a) ~= "table" then
     fail(("%s: array of numbers expected, got %s"):format(name, type(a)))
   end
-  local len = #a
+  local len = rawlen(a)
   if len == 0 then fail(("%s: empty"):format(name)) end
   if n and len ~= n then
     fail(("%s: length %d, but x has length %d"):format(name, len, n))
   end
+  local copy = {}
   for i = 1, len do
-    local v = a[i]
+    local v = rawget(a, i)
     if type(v) ~= "number" then
       fail(("%s[%d]: number expected, got %s"):format(name, i, type(v)))
     end
+    copy[i] = v
   end
-  return len
+  return len, copy
 end
 
 local function log_base(v, name)
   if v == nil or v == false then return nil end
   if v == true then return true end -- base chosen later
-  if type(v) == "number" and v > 1 then return v end
-  fail(("%s: true, false or a base > 1 expected, got %s"):format(name, tostring(v)))
+  if type(v) == "number" and v > 1 and v <= M.max_log_base then return v end
+  fail(("%s: true, false or a base in (1, %g] expected, got %s"):format(name, M.max_log_base, tostring(v)))
 end
 
 local function check_style(s, name)
@@ -230,14 +238,14 @@ local function prepare(spec)
   local y = spec.y
   if y == nil then fail("y: missing (one or more series: y = {{...}, {label = , data = }})") end
   if type(y) ~= "table" then fail(("y: table of series expected, got %s"):format(type(y))) end
-  if type(y[1]) == "number" or (y.data ~= nil) then y = { y } end -- a single series
-  if #y == 0 then fail("y: no series") end
+  if type(rawget(y, 1)) == "number" or (rawget(y, "data") ~= nil) then y = { y } end -- a single series
+  if rawlen(y) == 0 then fail("y: no series") end
 
-  local n
-  if spec.x ~= nil then n = check_array(spec.x, "x") end
+  local n, xcopy
+  if spec.x ~= nil then n, xcopy = check_array(spec.x, "x") end
   P.series = {}
-  for k = 1, #y do
-    local s = y[k]
+  for k = 1, rawlen(y) do
+    local s = rawget(y, k)
     local name = ("y[%d]"):format(k)
     if type(s) ~= "table" then
       fail(("%s: series expected (array of numbers or {label = , data = }), got %s")
@@ -254,12 +262,12 @@ local function prepare(spec)
     if type(data) ~= "table" then
       fail(("%s: array of numbers expected, got %s"):format(what, type(data)))
     end
-    n = n or #data
-    check_array(data, what, n)
-    P.series[k] = { data = data, label = label, style = style, what = what }
+    n = n or rawlen(data)
+    local _, copy = check_array(data, what, n)
+    P.series[k] = { data = copy, label = label, style = style, what = what }
   end
   if spec.x ~= nil then
-    P.x = spec.x
+    P.x = xcopy
   else
     P.x = {}
     for i = 1, n do P.x[i] = i end
@@ -674,7 +682,7 @@ end
 local function run_gnuplot(exe, args, input)
   local argv = { exe }
   for _, a in ipairs(args) do argv[#argv + 1] = a end
-  local okc, status, code, out, err = pcall(core.spawn, argv, input)
+  local okc, status, code, out, err = pcall(core.spawn, argv, input, M.timeout)
   if not okc then
     if tostring(status):find("interrupted!", 1, true) then error(status, 0) end
     return false, "", tostring(status)
@@ -682,7 +690,8 @@ local function run_gnuplot(exe, args, input)
   local ok = status == "exited" and code == 0
   if not ok then
     err = ("%s(gnuplot %s %s)"):format(err ~= "" and (err .. "\n") or "",
-      status == "exited" and "exit" or "signal", tostring(code))
+      status == "exited" and "exit" or status == "timeout" and "stopped after" or "signal",
+      status == "timeout" and (tostring(code) .. " s") or tostring(code))
   end
   return ok, out, err
 end

@@ -7,7 +7,7 @@ local lf = require "lieflow"
 local T = require "testlib"
 local errmsg, has, shq, read = T.errmsg, T.has, T.shq, T.read
 
-local EXE = "build/lieflow"
+local EXE = os.getenv("LIEFLOW_EXE") or "build/lieflow"
 local have_exe = io.open(EXE, "rb") ~= nil
 local it_exe = have_exe and it or pending
 local have_gp = lf.gnuplot_available()
@@ -281,5 +281,60 @@ describe("item 6: errors that explain themselves", function()
     assert.is_truthy(msg:find("%.%.%.$") or msg:find("\n%.%.%.$"), msg)
     local before = msg:gsub("%.%.%.$", "")
     assert.is_truthy(before:find("abcdefgh ?$") or before:find("\n$"), msg)
+  end)
+end)
+
+describe("found by the Lua API fuzzer (tests/fuzz) in these files", function()
+  it("read_csv of an endless file (/dev/full) stops with an error (before: hung, eating memory)", function()
+    has(errmsg(lf.read_csv, "/dev/full"), "has a line longer than 1048576 bytes: not a CSV file")
+  end)
+  it("json: a number beyond the double range is refused (before: decoded as inf)", function()
+    has(errmsg(lf.json.decode, "[1, 1e400]"), "json.decode: number out of the double range at $.2")
+  end)
+  it("json.encode reads tables raw and bounds the depth (before: a yielding __len broke it; deep = stack overflow)", function()
+    assert.are.equal("[1,2]", lf.json.encode(setmetatable({1, 2}, {__len = function() coroutine.yield() end})))
+    local t, c = {}, nil
+    c = t
+    for _ = 1, 5000 do c[1] = {}; c = c[1] end
+    has(errmsg(lf.json.encode, t), "json.encode: nested more than 1000 levels deep")
+    has(errmsg(lf.json.number, {}), "json.number: number expected, got table")
+  end)
+  it("lf.plot reads arrays raw (before: a __len of 1e200 crashed string.format)", function()
+    local dir = T.make_tmpdir()
+    local old = lf.plot -- the series is the raw {1, 0.5, -1}: a plot, warnings only
+    local P = require "lieflow.plot"
+    local warn = P.warn
+    P.warn = function() end
+    local ok, e = pcall(lf.plot, {x = {1, 2, 3}, y = setmetatable({1, 0.5, -1}, {__len = function() return 1e200 end}),
+                                  gnuplot = "/nonexistent/gnuplot", file = dir .. "/p.png", logy = true})
+    P.warn = warn
+    assert.is_true(ok, e)
+    assert.are.equal(old, lf.plot)
+    os.execute("rm -rf " .. shq(dir))
+  end)
+  it("lf.plot refuses a log base that makes gnuplot hang (before: 2^63 hung forever)", function()
+    has(errmsg(lf.plot, {y = {1, 2, 3}, logx = 2 ^ 63}), "logx: true, false or a base in (1, 1e+06] expected")
+  end)
+  it("core.spawn stops a child that runs too long", function()
+    local t0 = lf.core.wall_time()
+    local status, code = lf.core.spawn({"sleep", "5"}, "", 0.3)
+    assert.are.equal("timeout", status)
+    assert.are.equal(0.3, code)
+    assert.is_true(lf.core.wall_time() - t0 < 2)
+  end)
+  it("write_csv called on something else than a trajectory explains itself", function()
+    local tr = lf.run(lf.stress_system(), {method = "vlv", h = 0.5, T = 1})
+    has(errmsg(tr.write_csv, 0, "x.csv"), "write_csv: call it as traj:write_csv(path) on a trajectory, got number")
+  end)
+  it("fit_linear's slope error with two points is nil, not NaN", function()
+    local s, c, se, rs = lf.fit_linear({1, 2}, {3, 4})
+    assert.are.equal(1, s); assert.are.equal(2, c); assert.is_nil(se); assert.are.equal(0, rs)
+  end)
+end)
+
+describe("found by the fuzzer: metamethods called by hand", function()
+  it("vec3/mat3 __unm on an infinite number raises (before: returned inf)", function()
+    has(errmsg(getmetatable(lf.mat3()).__unm, -1 / 0), "non-finite component")
+    has(errmsg(getmetatable(lf.vec3{1, 2, 3}).__mul, 1e200, 1e200), "non-finite component")
   end)
 end)
