@@ -34,7 +34,7 @@ EXE      := $(B)/lieflow
 EMBED    := $(B)/embed_host
 
 .PHONY: all deps test test-c test-lua test-repl test-embed test-examples test-install test-fuzz demo bench install clean \
-        asan asan-build valgrind fuzz fuzz-c fuzz-c-build fuzz-c-corpus
+        asan asan-build valgrind fuzz fuzz-c fuzz-c-build fuzz-c-corpus fuzz-c-deps
 .DEFAULT_GOAL := all
 
 all: $(LIB_A) $(LIB_SO) $(MOD_SO) $(EXE) $(EMBED)
@@ -155,6 +155,12 @@ fuzz: $(EXE)
 FUZZ_B     := build-fuzz
 FUZZ_CC    := clang
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# clang for libFuzzer: installed like the other packages (as root), else the command is printed
+fuzz-c-deps:
+	@command -v $(FUZZ_CC) >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang; \
+	else echo "make fuzz-c needs clang: sudo apt-get install -y clang"; exit 1; fi
 fuzz-c-build: $(FUZZ_B)/fuzz_capi
 $(FUZZ_B)/fuzz_capi: tests/fuzz/fuzz_capi.c $(CORE_SRC) $(HEADERS)
 	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz-c needs clang (apt-get install clang)"; exit 1; }
@@ -164,6 +170,7 @@ $(FUZZ_B)/fuzz_capi: tests/fuzz/fuzz_capi.c $(CORE_SRC) $(HEADERS)
 fuzz-c: $(FUZZ_B)/fuzz_capi
 	@mkdir -p $(FUZZ_B)/corpus
 	$(FUZZ_B)/fuzz_capi -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_B)/ \
 	  $(FUZZ_B)/corpus tests/fuzz/corpus_c
 # replay the checked-in corpus only (a regression test, seconds)
 fuzz-c-corpus: $(FUZZ_B)/fuzz_capi

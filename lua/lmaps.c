@@ -251,6 +251,13 @@ static int s2_exp(lua_State *L)
     double x[3], v[3], y[3];
     unitarg(L, 1, x, "s2.exp");
     vecarg(L, 2, v, "s2.exp");
+    /* exp is defined for tangent vectors: another v would leave the sphere */
+    double xv = lf_v3_dot(x, v), nv = lf_v3_norm(v);
+    if (!(fabs(xv) <= 1e-9 * fmax(1.0, nv))) {
+        char num[32];
+        snprintf(num, sizeof num, "%.3g", xv);
+        return luaL_error(L, "argument #2 to 's2.exp': tangent vector at x expected, x . v = %s (use s2.tangent(x, v))", num);
+    }
     lf_s2_exp(x, v, y);
     check_result_arg(L, y, 3, v, 2, "s2.exp");
     lfb_pushvec3(L, y);

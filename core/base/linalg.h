@@ -123,10 +123,11 @@ static inline double lf_m3_fnorm(const double *A)
     return lf_m3_fnorm_scaled(A);
 }
 /* Inverse for arbitrary finite A, without spurious overflow or underflow: A is scaled by a power
- * of two so that its largest entry is in [0.5, 1), inverted by the adjugate, and scaled back.
- * *rcond (if not NULL) receives 1/(||As||_F ||As^-1||_F) of the scaled matrix, an estimate of the
- * reciprocal condition number. Returns LF_EDOMAIN when A is singular to working precision
- * (rcond < 1e-15 or det = 0) or when the inverse overflows; Ai is then untouched. (linalg_scaled.c) */
+ * of two so that its largest entry is in [0.5, 1), inverted by LU with partial pivoting (backward
+ * stable), and scaled back. *rcond (if not NULL) receives 1/(||As||_F ||As^-1||_F) of the scaled
+ * matrix, an estimate of the reciprocal condition number. Returns LF_EDOMAIN when A is singular to
+ * working precision (an exactly zero pivot, or rcond < 1e-15) or when the inverse overflows (then
+ * *rcond >= 1e-15); Ai is then untouched. (linalg_scaled.c) */
 int lf_m3_inverse_scaled(const double *A, double *Ai, double *rcond);
 static inline int lf_m3_isfinite(const double *A)
 {

@@ -25,7 +25,8 @@ void lf_so3_hat(const double w[3], double W[9]);
 /* w = vee(W) for skew W; for a general W it returns vee of the skew part (W - W^T)/2. */
 void lf_so3_vee(const double W[9], double w[3]);
 
-/* R = exp(hat(x)) by Rodrigues' formula; coefficients by Taylor series for small |x|. */
+/* R = exp(hat(x)) by Rodrigues' formula; coefficients by Taylor series for small |x|, the unit
+ * axis for |x| > 2^500 (a rotation for every x whose norm is a double; NaN beyond DBL_MAX). */
 void lf_so3_exp(const double x[3], double R[9]);
 /* x = log(R) with |x| in [0, pi]. The angle is atan2(|vee(R)|, (tr R - 1)/2), accurate at every
  * angle; for angles < pi/2 the axis comes from the skew part (no cancellation, series for tiny

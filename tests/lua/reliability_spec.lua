@@ -332,6 +332,13 @@ describe("found by the Lua API fuzzer (tests/fuzz) in these files", function()
   end)
 end)
 
+describe("found by the C API fuzzer (make fuzz-c)", function()
+  it("s2.exp of a vector that is not tangent is an error (before: a point off the sphere)", function()
+    has(errmsg(lf.s2.exp, {1, 0, 0}, {1, 0, 0}), "tangent vector at x expected")
+    assert.is_true(math.abs(lf.s2.exp({1, 0, 0}, {0, 1, 0}):norm() - 1) < 1e-15)
+  end)
+end)
+
 describe("found by the fuzzer: metamethods called by hand", function()
   it("vec3/mat3 __unm on an infinite number raises (before: returned inf)", function()
     has(errmsg(getmetatable(lf.mat3()).__unm, -1 / 0), "non-finite component")
