@@ -16,11 +16,18 @@ static inline double lf_v3_dot(const double *a, const double *b) { return a[0] *
 /* Euclidean norm without spurious overflow or underflow. In the common range (|a|^2 between 2^-968
  * and DBL_MAX) it is sqrt(a.a), bit for bit; outside it the slow path scales a by a power of two
  * first (as hypot does), so vec3{1e200, 0, 0} has norm 1e200, not inf. NaN if a has a NaN. */
-double lf_v3_norm_scaled(const double *a);
+#if defined(__GNUC__)
+#define LF_COLD __attribute__((cold))
+#define LF_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define LF_COLD
+#define LF_LIKELY(x) (x)
+#endif
+LF_COLD double lf_v3_norm_scaled(const double *a);
 static inline double lf_v3_norm(const double *a)
 {
     double s = lf_v3_dot(a, a);
-    if (s >= 0x1p-968 && s <= 0x1.fffffffffffffp+1023) return sqrt(s);
+    if (LF_LIKELY(s >= 0x1p-968 && s <= 0x1.fffffffffffffp+1023)) return sqrt(s);
     return lf_v3_norm_scaled(a);
 }
 static inline void lf_v3_add(const double *a, const double *b, double *r) { r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2]; }
@@ -103,7 +110,7 @@ static inline double lf_m3_det_raw(const double *A)
 /* Determinant by cofactors of the first row. Without spurious overflow or underflow: when the
  * plain formula leaves the safe range, each row is scaled by a power of two (exact) and the
  * exponents are added back, so the result is inf only when |det A| > DBL_MAX. */
-double lf_m3_det_scaled(const double *A);
+LF_COLD double lf_m3_det_scaled(const double *A);
 static inline double lf_m3_det(const double *A)
 {
     /* every product of three entries is 0 or in [2^-900, 2^900]: nothing over- or underflows */
@@ -114,12 +121,12 @@ static inline double lf_m3_det(const double *A)
     return lf_m3_det_raw(A);
 }
 /* Frobenius norm (scaled like lf_v3_norm outside the safe range of the sum of squares) */
-double lf_m3_fnorm_scaled(const double *A);
+LF_COLD double lf_m3_fnorm_scaled(const double *A);
 static inline double lf_m3_fnorm(const double *A)
 {
     double s = 0;
     for (int i = 0; i < 9; i++) s += A[i] * A[i];
-    if (s >= 0x1p-968 && s <= 0x1.fffffffffffffp+1023) return sqrt(s);
+    if (LF_LIKELY(s >= 0x1p-968 && s <= 0x1.fffffffffffffp+1023)) return sqrt(s);
     return lf_m3_fnorm_scaled(A);
 }
 /* Inverse for arbitrary finite A, without spurious overflow or underflow: A is scaled by a power
@@ -135,10 +142,11 @@ static inline int lf_m3_isfinite(const double *A)
         if (!isfinite(A[i])) return 0;
     return 1;
 }
-/* Inverse by the adjugate; returns LF_EDOMAIN when |det| <= 1e-300. */
+/* Inverse by the adjugate; returns LF_EDOMAIN when |det| <= 1e-300. (The plain determinant: this
+ * is the Newton steps' hot path; lf_m3_inverse_scaled is the careful one.) */
 static inline int lf_m3_inverse(const double *A, double *Ai)
 {
-    double d = lf_m3_det(A);
+    double d = lf_m3_det_raw(A);
     if (!(fabs(d) > 1e-300)) return LF_EDOMAIN;
     double t[9] = {
         (A[4] * A[8] - A[5] * A[7]) / d, (A[2] * A[7] - A[1] * A[8]) / d, (A[1] * A[5] - A[2] * A[4]) / d,

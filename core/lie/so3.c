@@ -179,13 +179,14 @@ void lf_so3_log(const double R[9], double x[3])
 
 void lf_so3_cay(const double x[3], double R[9])
 {
-    double t = lf_v3_norm(x), n[3];
-    if (t > HUGE_ANGLE) { /* 4t/(4 + t^2), 2t^2/(4 + t^2) */
+    double d = lf_v3_dot(x, x), n[3];
+    if (!(d <= 0x1p+1000)) { /* |x| > 2^500 (or |x|^2 overflowed): 4t/(4 + t^2), 2t^2/(4 + t^2) */
+        double t = lf_v3_norm(x);
         unit_axis(x, t, n);
         quadratic(n, 1.0, 4 / (t + 4 / t), 2 / (1 + 4 / t / t), R);
         return;
     }
-    double q = 1 / (4 + lf_v3_dot(x, x));
+    double q = 1 / (4 + d);
     quadratic(x, 1.0, 4 * q, 2 * q, R);
 }
 
@@ -231,13 +232,14 @@ void lf_so3_dexpinv(const double x[3], double D[9])
 
 void lf_so3_dcay(const double x[3], double D[9])
 {
-    double t = lf_v3_norm(x), n[3];
-    if (t > HUGE_ANGLE) { /* q = 4/(4 + t^2), q t/2 = 2/(t + 4/t) */
+    double d = lf_v3_dot(x, x), n[3];
+    if (!(d <= 0x1p+1000)) { /* q = 4/(4 + t^2), q t/2 = 2/(t + 4/t) */
+        double t = lf_v3_norm(x);
         unit_axis(x, t, n);
         quadratic(n, 4 / t / (t + 4 / t), 2 / (t + 4 / t), 0.0, D);
         return;
     }
-    double q = 4 / (4 + lf_v3_dot(x, x));
+    double q = 4 / (4 + d);
     quadratic(x, q, 0.5 * q, 0.0, D);
 }
 

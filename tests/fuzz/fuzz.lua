@@ -580,7 +580,12 @@ local function run_call(c, argexprs, args_finite)
   end
   -- a dual number among the arguments sends vec3/mat3/so3 calls to autodiff.lua
   c.dual_arg = nil
-  for i = 1, n do if mtname(args[i]):find("^lf%.dual") then c.dual_arg = true end end
+  for i = 1, n do
+    local mt = getmetatable(args[i])
+    if mtname(args[i]):find("^lf%.dual") or (type(mt) == "table" and rawget(mt, "__lf_dual") ~= nil) then
+      c.dual_arg = true -- (a real dual number, or a table that claims to be one: V.fake_dual)
+    end
+  end
   local clamped = bound_work(c, args)
   if clamped then
     stats.clamped = stats.clamped + 1
