@@ -46,7 +46,9 @@ MPI_SO   := $(B)/lua/lieflow/mpi.so
 EXE      := $(B)/lieflow
 EMBED    := $(B)/embed_host
 
-.PHONY: FORCE all deps test test-c test-lua test-repl test-compat test-standalone test-embed test-examples test-mpi test-install demo bench install clean asan valgrind
+.PHONY: FORCE all deps test test-c test-lua test-repl test-compat test-standalone test-embed test-examples test-mpi \
+        test-install test-fuzz demo bench install clean asan asan-build valgrind fuzz fuzz-c fuzz-c-build \
+        fuzz-c-corpus fuzz-c-deps
 .DEFAULT_GOAL := all
 
 all: $(LIB_A) $(LIB_SO) $(BIND_A) $(BIND_SO) $(MOD_SO) $(EXE) $(EMBED) $(MPI_SO)
@@ -81,7 +83,7 @@ $(LIB_A): $(CORE_OBJ)
 	ar rcs $@ $^
 
 $(LIB_SO): $(CORE_OBJ)
-	$(CC) -shared -o $@ $^ $(GSL_LIBS)
+	$(CC) -shared -o $@ $^ $(GSL_LIBS) $(LDFLAGS)
 
 $(BIND_A): $(BIND_OBJ)
 	@rm -f $@
@@ -89,16 +91,16 @@ $(BIND_A): $(BIND_OBJ)
 
 # Lua symbols come from the host program (-llua5.4), the core from liblieflow.so.
 $(BIND_SO): $(BIND_OBJ) $(LIB_SO)
-	$(CC) -shared -o $@ $(BIND_OBJ) -L$(B) -llieflow $(GSL_LIBS)
+	$(CC) -shared -o $@ $(BIND_OBJ) -L$(B) -llieflow $(GSL_LIBS) $(LDFLAGS)
 
 # The Lua C module: resolves Lua symbols from the host (lua5.4 or lieflow, which exports them).
 $(MOD_SO): $(BIND_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $(BIND_OBJ) $(LIB_A) $(GSL_LIBS)
+	$(CC) -shared -o $@ $(BIND_OBJ) $(LIB_A) $(GSL_LIBS) $(LDFLAGS)
 
 # The executable links the binding statically and exports the Lua API for other C modules.
 $(EXE): $(B)/lua/main.o $(SCRIPTS_OBJ) $(BIND_OBJ) $(LIB_A)
-	$(CC) -o $@ $^ -Wl,-E $(LUA_LIBS) -lreadline $(GSL_LIBS) -ldl
+	$(CC) -o $@ $^ -Wl,-E $(LUA_LIBS) -lreadline $(GSL_LIBS) -ldl $(LDFLAGS)
 
 # lieflow.mpi (lf.ensemble under mpirun): built when OpenMPI's development files are installed
 # (decided when the rule runs, so that a `make` that has just installed them builds it).
@@ -148,21 +150,24 @@ $(SCRIPTS_OBJ): $(GEN)/lieflow_scripts.c
 	$(CC) $(ALLCFLAGS) -c $< -o $@
 
 $(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
-	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl
+	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl $(LDFLAGS)
 
 $(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h $(LIB_A) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -Itests/c -o $@ $< $(LIB_A) -lcmocka $(GSL_LIBS) $(TEST_LDFLAGS)
+	$(CC) $(ALLCFLAGS) -Itests/c -o $@ $< $(LIB_A) $(TEST_LIBS) -lcmocka $(GSL_LIBS) $(LDFLAGS) $(TEST_LDFLAGS)
 
 # count heap allocations during steps
 $(B)/tests/test_noalloc: TEST_LDFLAGS = -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
+# make every allocation fail, GSL's own included (GSL linked statically, so that --wrap reaches it)
+$(B)/tests/test_gsl_nomem: TEST_LIBS = -Wl,-Bstatic -lgsl -lgslcblas -Wl,-Bdynamic
+$(B)/tests/test_gsl_nomem: TEST_LDFLAGS = -Wl,--wrap=malloc -Wl,--wrap=calloc
 
 # ---------------------------------------------------------------- tests
 LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURDIR)/tests/lua/?.lua;/usr/share/lua/5.4/?.lua;/usr/share/lua/5.4/?/init.lua" \
            LUA_CPATH="$(CURDIR)/$(B)/lua/?.so;/usr/lib/x86_64-linux-gnu/lua/5.4/?.so"
 
 # Every suite runs (also after a failure); the last line sums up what passed (tests/run_suites.sh).
-SUITES := test-c test-lua test-repl test-compat test-standalone test-embed test-examples test-mpi test-install
+SUITES := test-c test-lua test-repl test-compat test-standalone test-embed test-examples test-mpi test-fuzz test-install
 test: all $(CTEST_BIN)
 	@bash tests/run_suites.sh $(B)/test-logs "$(MAKE)" $(SUITES)
 
@@ -194,6 +199,10 @@ test-mpi: $(EXE)
 test-install: all
 	bash tests/install_test.sh
 
+# the Lua API fuzzer, a short deterministic run (fixed seeds and call counts): tests/fuzz/fuzz.lua
+test-fuzz: $(EXE)
+	bash tests/fuzz/run.sh $(EXE) smoke
+
 demo: all
 	$(EXE) examples/stress_test.lua
 
@@ -213,9 +222,53 @@ bench: all $(BENCH_STEPPERS) $(BENCH_LANES)
 	$(EXE) bench/ensemble.lua
 	$(EXE) bench/autodiff.lua
 
-# Sanitized build of the C tests and the Lua specs (not part of `make test`).
-asan:
-	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" test-c
+# ---------------------------------------------------------------- sanitizers and fuzzing
+# `make asan`: library, binding and executable built with AddressSanitizer + UBSan (every UB report
+# is fatal) in build-asan/, then the C tests, the Lua specs (run by the sanitized executable, which
+# links the binding statically), the examples --quick and the fuzz smoke run. Part of .ci/run.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+ASAN_B    := build-asan
+ASAN_ENV  := ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+asan-build:
+	@$(MAKE) --no-print-directory B=$(ASAN_B) CFLAGS="-O1 -g $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
+	  $(ASAN_B)/lieflow $(ASAN_B)/lua/lieflow/core.so $(CTEST_SRC:tests/c/%.c=$(ASAN_B)/tests/%)
+
+asan: asan-build
+	@set -e; for t in $(CTEST_SRC:tests/c/%.c=$(ASAN_B)/tests/%); do echo "== $$t"; $(ASAN_ENV) $$t >/dev/null; done
+	LIEFLOW_EXE=$(ASAN_B)/lieflow $(LUA_ENV) $(ASAN_ENV) $(ASAN_B)/lieflow /usr/bin/busted -o utfTerminal tests/lua
+	@set -e; for f in $(wildcard examples/*.lua); do echo "== asan $$f --quick"; $(ASAN_ENV) $(ASAN_B)/lieflow $$f --quick >/dev/null; done
+	bash tests/fuzz/run.sh $(ASAN_B)/lieflow smoke
+
+# `make fuzz SECONDS=n`: the Lua API fuzzer for n seconds (default 60), seed after seed.
+FUZZ_SECONDS = $(if $(SECONDS),$(SECONDS),60)
+fuzz: $(EXE)
+	bash tests/fuzz/run.sh $(EXE) $(FUZZ_SECONDS) $(if $(SEED),$(SEED),1)
+
+# `make fuzz-c SECONDS=n`: libFuzzer over the C API (tests/fuzz/fuzz_capi.c) with ASan + UBSan,
+# clang from Debian (package clang); the corpus in tests/fuzz/corpus_c grows in build-fuzz/corpus.
+FUZZ_B     := build-fuzz
+FUZZ_CC    := clang
+FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# clang for libFuzzer: installed like the other packages (as root), else the command is printed
+fuzz-c-deps:
+	@command -v $(FUZZ_CC) >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang; \
+	else echo "make fuzz-c needs clang: sudo apt-get install -y clang"; exit 1; fi
+fuzz-c-build: $(FUZZ_B)/fuzz_capi
+$(FUZZ_B)/fuzz_capi: tests/fuzz/fuzz_capi.c $(CORE_SRC) $(HEADERS)
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz-c needs clang (apt-get install clang)"; exit 1; }
+	@mkdir -p $(FUZZ_B)
+	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer $(CORE_INC) -o $@ \
+	  tests/fuzz/fuzz_capi.c $(CORE_SRC) $(GSL_LIBS)
+fuzz-c: $(FUZZ_B)/fuzz_capi
+	@mkdir -p $(FUZZ_B)/corpus
+	$(FUZZ_B)/fuzz_capi -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_B)/ \
+	  $(FUZZ_B)/corpus tests/fuzz/corpus_c
+# replay the checked-in corpus only (a regression test, seconds)
+fuzz-c-corpus: $(FUZZ_B)/fuzz_capi
+	$(FUZZ_B)/fuzz_capi -runs=0 tests/fuzz/corpus_c
 
 valgrind: $(CTEST_BIN)
 	@set -e; for t in $(CTEST_BIN); do valgrind -q --error-exitcode=1 --leak-check=full $$t; done
@@ -250,4 +303,4 @@ install: all
 	@echo "instead: cc prog.c -o prog \$$(pkg-config --cflags lieflow) \$$(pkg-config --variable=static_libs lieflow)"
 
 clean:
-	rm -rf build build-asan out
+	rm -rf build build-asan build-fuzz out

@@ -1,4 +1,5 @@
 /* lieflow Lua binding — lf.so3, lf.s2, lf.quat: thin wrappers over core/lie/so3.h, s2.h, quat.h. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,15 +34,19 @@ static void rotarg(lua_State *L, int i, double R[9], const char *fn)
 }
 
 /* A finite argument whose result overflows (|x| ~ 1e154 and beyond) is an error, not NaNs. */
-static void check_result(lua_State *L, const double *out, int n, const double *in, const char *fn)
+static void check_result_arg(lua_State *L, const double *out, int n, const double *in, int argn, const char *fn)
 {
     for (int i = 0; i < n; i++)
         if (!isfinite(out[i])) {
             char msg[200];
-            snprintf(msg, sizeof msg, "argument #1 to '%s' is too large (components %g, %g, %g): the result is not finite",
-                     fn, in[0], in[1], in[2]);
+            snprintf(msg, sizeof msg, "argument #%d to '%s' is too large (components %g, %g, %g): the result is not finite",
+                     argn, fn, in[0], in[1], in[2]);
             luaL_error(L, "%s", msg);
         }
+}
+static void check_result(lua_State *L, const double *out, int n, const double *in, const char *fn)
+{
+    check_result_arg(L, out, n, in, 1, fn);
 }
 
 /* vec3 -> mat3 maps */
@@ -106,6 +111,7 @@ static int so3_Ad(lua_State *L)
     double x[3], y[3]; /* Ad_R x */
     vecarg(L, 2, x, "so3.Ad");
     lf_m3_apply(A, x, y);
+    check_result_arg(L, y, 3, x, 2, "so3.Ad");
     lfb_pushvec3(L, y);
     return 1;
 }
@@ -146,7 +152,8 @@ static int so3_random(lua_State *L)
     lua_Integer seed = luaL_optinteger(L, 1, 0);
     luaL_argcheck(L, seed >= 0, 1, "seed must be a non-negative integer");
     double R[9];
-    lf_so3_random((unsigned long)seed, R);
+    lf_error e;
+    if (lf_so3_random((unsigned long)seed, R, &e) != LF_OK) return lfb_error(L, &e);
     lfb_pushmat3(L, R);
     return 1;
 }
@@ -155,7 +162,13 @@ static int so3_orth_error(lua_State *L)
 {
     double M[9];
     matarg(L, 1, M, "so3.orth_error");
-    lua_pushnumber(L, lf_so3_orth_error(M));
+    double e = lf_so3_orth_error(M);
+    if (!isfinite(e)) {
+        char num[32];
+        snprintf(num, sizeof num, "%.3g", lf_m3_fnorm(M));
+        return luaL_error(L, "so3.orth_error: ||M^T M - I|| overflows (||M|| = %s)", num);
+    }
+    lua_pushnumber(L, e);
     return 1;
 }
 
@@ -203,9 +216,10 @@ static int s2_midpoint(lua_State *L)
 static int s2_retract(lua_State *L)
 {
     double x[3], v[3], y[3];
+    lf_error e;
     unitarg(L, 1, x, "s2.retract");
     vecarg(L, 2, v, "s2.retract");
-    lf_s2_retract(x, v, y);
+    if (lf_s2_retract(x, v, y, &e) != LF_OK) return lfb_error(L, &e);
     lfb_pushvec3(L, y);
     return 1;
 }
@@ -227,6 +241,7 @@ static int s2_tangent(lua_State *L)
     unitarg(L, 1, x, "s2.tangent");
     vecarg(L, 2, v, "s2.tangent");
     lf_s2_tangent(x, v, t);
+    check_result_arg(L, t, 3, v, 2, "s2.tangent");
     lfb_pushvec3(L, t);
     return 1;
 }
@@ -236,19 +251,31 @@ static int s2_exp(lua_State *L)
     double x[3], v[3], y[3];
     unitarg(L, 1, x, "s2.exp");
     vecarg(L, 2, v, "s2.exp");
+    /* exp is defined for tangent vectors: another v would leave the sphere */
+    double xv = lf_v3_dot(x, v), nv = lf_v3_norm(v);
+    if (!(fabs(xv) <= 1e-9 * fmax(1.0, nv))) {
+        char num[32];
+        snprintf(num, sizeof num, "%.3g", xv);
+        return luaL_error(L, "argument #2 to 's2.exp': tangent vector at x expected, x . v = %s (use s2.tangent(x, v))", num);
+    }
     lf_s2_exp(x, v, y);
-    check_result(L, y, 3, v, "s2.exp");
+    check_result_arg(L, y, 3, v, 2, "s2.exp");
     lfb_pushvec3(L, y);
     return 1;
 }
 
 /* ---------------------------------------------------------------- quaternions, plain tables {w,x,y,z} */
+/* A quaternion is a table of 4 numbers, read raw: neither __len nor __index runs (a metatable that
+ * lies about the length or the elements cannot make us read something else). */
 static void quatarg(lua_State *L, int i, double q[4], const char *fn)
 {
-    luaL_checktype(L, i, LUA_TTABLE);
-    if (luaL_len(L, i) != 4) luaL_error(L, "argument #%d to '%s': quaternion {w, x, y, z} expected", i, fn);
+    if (lua_type(L, i) != LUA_TTABLE)
+        luaL_error(L, "argument #%d to '%s': quaternion {w, x, y, z} expected, got %s", i, fn, lfb_typename(L, i));
+    if (lua_rawlen(L, i) != 4)
+        luaL_error(L, "argument #%d to '%s': quaternion {w, x, y, z} expected, got a table of length %I", i, fn,
+                   (lua_Integer)lua_rawlen(L, i));
     for (int k = 0; k < 4; k++) {
-        lua_geti(L, i, k + 1);
+        lua_rawgeti(L, i, k + 1);
         char w[96];
         argname(w, sizeof w, i, fn);
         q[k] = lfb_checkfinite(L, -1, w);
@@ -265,12 +292,30 @@ static void pushquat(lua_State *L, const double q[4])
     }
 }
 
+/* Scale q by 2^-e (exact) so that its largest component is in [0.5, 1); returns e. */
+static int quat_scale(double q[4])
+{
+    double m = 0;
+    for (int k = 0; k < 4; k++) m = fmax(m, fabs(q[k]));
+    int e = 0;
+    if (m > 0) frexp(m, &e);
+    for (int k = 0; k < 4; k++) q[k] = ldexp(q[k], -e);
+    return e;
+}
+
 static int quat_mul(lua_State *L)
 {
     double p[4], q[4], r[4];
     quatarg(L, 1, p, "quat.mul");
     quatarg(L, 2, q, "quat.mul");
+    /* on scaled factors (no spurious overflow in the products: |p q| = |p| |q|), then scaled back */
+    int e = quat_scale(p) + quat_scale(q);
     lf_quat_mul(p, q, r);
+    for (int k = 0; k < 4; k++) {
+        r[k] = ldexp(r[k], e);
+        if (!isfinite(r[k]))
+            return luaL_error(L, "quat.mul: the product overflows (component %d exceeds %f)", k + 1, DBL_MAX);
+    }
     pushquat(L, r);
     return 1;
 }
@@ -286,7 +331,7 @@ static int quat_to_matrix(lua_State *L)
 {
     double q[4], R[9];
     quatarg(L, 1, q, "quat.to_matrix");
-    if (!(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 0))
+    if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0)
         return luaL_error(L, "quat.to_matrix: the zero quaternion is not a rotation");
     lf_quat_to_matrix(q, R);
     check_result(L, R, 9, q + 1, "quat.to_matrix");
@@ -306,6 +351,7 @@ static int quat_exp(lua_State *L)
     double v[3], q[4];
     vecarg(L, 1, v, "quat.exp");
     lf_quat_exp(v, q);
+    check_result(L, q, 4, v, "quat.exp");
     pushquat(L, q);
     return 1;
 }

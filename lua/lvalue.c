@@ -1,5 +1,6 @@
 /* lieflow Lua binding — vec3 and mat3 userdata: constructors, conversion from plain tables,
  * arithmetic metamethods, indexing, methods, printing. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,18 +60,20 @@ static void check_components(lua_State *L, const double *x, int n, const char *w
 static double table_number(lua_State *L, int idx, lua_Integer i, const char *what, const char *expect)
 {
     int ok;
-    lua_geti(L, idx, i);
+    lua_rawgeti(L, idx, i);
     double x = lua_tonumberx(L, -1, &ok);
-    if (!ok) luaL_error(L, "%s: %s expected, element %d is %s", what, expect, (int)i, lfb_typename(L, -1));
+    if (!ok) luaL_error(L, "%s: %s expected, element %I is %s", what, expect, i, lfb_typename(L, -1));
     lua_pop(L, 1);
     return x;
 }
 
-/* An autodiff value: a table whose metatable has the field __lf_dual. */
+/* An autodiff value: a table whose metatable has the field __lf_dual (read raw: a metatable's own
+ * __index must not run). */
 static int is_dual(lua_State *L, int idx)
 {
     if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return 0;
-    int d = lua_getfield(L, -1, "__lf_dual") != LUA_TNIL;
+    lua_pushliteral(L, "__lf_dual");
+    int d = lua_rawget(L, -2) != LUA_TNIL;
     lua_pop(L, 2);
     return d;
 }
@@ -80,10 +83,12 @@ void lfb_tovec3(lua_State *L, int idx, double v[3], const char *what)
     idx = lua_absindex(L, idx);
     const double *u = lfb_testvec3(L, idx);
     if (u) memcpy(v, u, 3 * sizeof(double));
-    else if (lua_type(L, idx) == LUA_TTABLE && !is_dual(L, idx)) { /* plain tables, with a metatable or not */
-        if (luaL_len(L, idx) != 3)
-            luaL_error(L, "%s: vec3 or table of 3 numbers expected, got a table of length %d", what,
-                       (int)luaL_len(L, idx));
+    else if (lua_type(L, idx) == LUA_TTABLE && !is_dual(L, idx)) { /* plain tables (a metatable is
+                                                                       not consulted: lengths and
+                                                                       entries are read raw) */
+        if (lua_rawlen(L, idx) != 3)
+            luaL_error(L, "%s: vec3 or table of 3 numbers expected, got a table of length %I", what,
+                       (lua_Integer)lua_rawlen(L, idx));
         for (int i = 0; i < 3; i++) v[i] = table_number(L, idx, i + 1, what, "vec3 (3 numbers)");
     } else
         luaL_error(L, "%s: vec3 or table of 3 numbers expected, got %s", what, lfb_typename(L, idx));
@@ -95,23 +100,23 @@ void lfb_tomat3(lua_State *L, int idx, double M[9], const char *what)
     idx = lua_absindex(L, idx);
     const double *u = lfb_testmat3(L, idx);
     if (u) memcpy(M, u, 9 * sizeof(double));
-    else if (lua_type(L, idx) == LUA_TTABLE && !is_dual(L, idx)) { /* plain tables, with a metatable or not */
-        lua_Integer n = luaL_len(L, idx);
-        lua_geti(L, idx, 1);
+    else if (lua_type(L, idx) == LUA_TTABLE && !is_dual(L, idx)) { /* plain tables, read raw */
+        lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+        lua_rawgeti(L, idx, 1);
         int nested = lua_type(L, -1) != LUA_TNUMBER;
         lua_pop(L, 1);
         if (!nested && n == 9) {
             for (int i = 0; i < 9; i++) M[i] = table_number(L, idx, i + 1, what, "mat3 (9 numbers)");
         } else if (nested && n == 3) {
             for (int r = 0; r < 3; r++) {
-                lua_geti(L, idx, r + 1);
+                lua_rawgeti(L, idx, r + 1);
                 char rw[200];
                 snprintf(rw, sizeof rw, "%s row %d", what, r + 1);
                 lfb_tovec3(L, -1, M + 3 * r, rw);
                 lua_pop(L, 1);
             }
         } else
-            luaL_error(L, "%s: mat3, 9 numbers or 3 rows of 3 expected, got a table of length %d", what, (int)n);
+            luaL_error(L, "%s: mat3, 9 numbers or 3 rows of 3 expected, got a table of length %I", what, n);
     } else
         luaL_error(L, "%s: mat3 or table (9 numbers or 3 rows) expected, got %s", what, lfb_typename(L, idx));
     check_components(L, M, 9, what);
@@ -132,7 +137,8 @@ void lfb_torotation(lua_State *L, int idx, double R[9], const char *what)
 static int push_dual_table(lua_State *L, int idx)
 {
     lua_getmetatable(L, idx);
-    if (lua_getfield(L, -1, "__lf_dual") == LUA_TTABLE) {
+    lua_pushliteral(L, "__lf_dual");
+    if (lua_rawget(L, -2) == LUA_TTABLE) {
         lua_remove(L, -2);
         return LUA_TTABLE;
     }
@@ -144,7 +150,8 @@ static int push_dual_table(lua_State *L, int idx)
 static const void *dual_mode(lua_State *L, int idx)
 {
     lua_getmetatable(L, idx);
-    lua_getfield(L, -1, "__lf_dual");
+    lua_pushliteral(L, "__lf_dual");
+    lua_rawget(L, -2);
     const void *p = lua_type(L, -1) == LUA_TTABLE ? lua_topointer(L, -1) : NULL;
     lua_pop(L, 2);
     return p;
@@ -280,6 +287,16 @@ typedef struct {
     double x[9];
 } operand;
 
+/* A table without a metatable (the only tables taken as vectors and matrices: no __len or
+ * __index of the caller's runs while we read). */
+static int plain_table(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE) return 0;
+    if (!lua_getmetatable(L, idx)) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
 static void read_operand(lua_State *L, int idx, operand *o, const char *op)
 {
     double *u;
@@ -292,16 +309,16 @@ static void read_operand(lua_State *L, int idx, operand *o, const char *op)
     } else if ((u = lfb_testmat3(L, idx))) {
         o->kind = 9;
         memcpy(o->x, u, 9 * sizeof(double));
-    } else if (lua_type(L, idx) == LUA_TTABLE && luaL_len(L, idx) == 3) {
+    } else if (plain_table(L, idx) && lua_rawlen(L, idx) == 3) {
         char what[64];
         snprintf(what, sizeof what, "operand %d of '%s'", idx, op);
-        lua_geti(L, idx, 1);
+        lua_rawgeti(L, idx, 1);
         int nested = lua_type(L, -1) == LUA_TTABLE;
         lua_pop(L, 1);
         o->kind = nested ? 9 : 3;
         if (nested) lfb_tomat3(L, idx, o->x, what);
         else lfb_tovec3(L, idx, o->x, what);
-    } else if (lua_type(L, idx) == LUA_TTABLE && luaL_len(L, idx) == 9) {
+    } else if (plain_table(L, idx) && lua_rawlen(L, idx) == 9) {
         char what[64];
         snprintf(what, sizeof what, "operand %d of '%s'", idx, op);
         o->kind = 9;
@@ -309,6 +326,19 @@ static void read_operand(lua_State *L, int idx, operand *o, const char *op)
     } else
         luaL_error(L, "attempt to perform '%s' on %s and %s (numbers, vec3 or mat3 expected)", op,
                    lfb_typename(L, 1), lfb_typename(L, 2));
+}
+
+/* vec3 and mat3 hold finite numbers only (their constructors refuse others): a result that
+ * overflowed, or came from a division by 0 or a NaN scalar, is an error. */
+static void check_finite_result(lua_State *L, const operand *o, const char *op)
+{
+    for (int i = 0; i < o->kind; i++)
+        if (!isfinite(o->x[i])) {
+            char num[32];
+            snprintf(num, sizeof num, "%g", o->x[i]);
+            luaL_error(L, "'%s' on %s and %s: the result has a non-finite component (%s); vec3 and mat3 hold finite numbers only",
+                       op, lfb_typename(L, 1), lua_isnoneornil(L, 2) && op[0] == '-' ? "nothing" : lfb_typename(L, 2), num);
+        }
 }
 
 static void push_operand(lua_State *L, const operand *o)
@@ -328,6 +358,7 @@ static int arith_addsub(lua_State *L, int sign, const char *op, const char *dual
         return luaL_error(L, "attempt to perform '%s' on %s and %s (operands must both be vec3 or both mat3)", op,
                           lfb_typename(L, 1), lfb_typename(L, 2));
     for (int i = 0; i < a.kind; i++) a.x[i] += sign * b.x[i];
+    check_finite_result(L, &a, op);
     push_operand(L, &a);
     return 1;
 }
@@ -355,6 +386,7 @@ static int l_mul(lua_State *L)
         lf_m3_tapply(b.x, a.x, r.x);
     } else
         return luaL_error(L, "attempt to multiply two vec3 (use v:dot(w) or v:cross(w))");
+    check_finite_result(L, &r, "*");
     push_operand(L, &r);
     return 1;
 }
@@ -368,7 +400,9 @@ static int l_div(lua_State *L)
     if (b.kind != 1 || a.kind == 1)
         return luaL_error(L, "attempt to divide %s by %s (only vec3/mat3 divided by a number)", lfb_typename(L, 1),
                           lfb_typename(L, 2));
+    if (b.x[0] == 0) return luaL_error(L, "attempt to divide %s by zero", lfb_typename(L, 1));
     for (int i = 0; i < a.kind; i++) a.x[i] /= b.x[0];
+    check_finite_result(L, &a, "/");
     push_operand(L, &a);
     return 1;
 }
@@ -379,6 +413,7 @@ static int l_unm(lua_State *L)
     operand a;
     read_operand(L, 1, &a, "-");
     for (int i = 0; i < a.kind; i++) a.x[i] = -a.x[i];
+    check_finite_result(L, &a, "-"); /* __unm called by hand on inf */
     push_operand(L, &a);
     return 1;
 }
@@ -398,6 +433,15 @@ static int l_eq(lua_State *L)
     return 1;
 }
 
+/* A number computed from finite vec3/mat3 entries that overflowed (|v . w| > DBL_MAX, ...): an
+ * error naming the method, not inf. */
+static int push_finite(lua_State *L, double x, const char *fn)
+{
+    if (!isfinite(x)) return luaL_error(L, "%s: the result overflows (its magnitude exceeds %f)", fn, DBL_MAX);
+    lua_pushnumber(L, x);
+    return 1;
+}
+
 /* ---------------------------------------------------------------- vec3 methods and indexing */
 static int vec3_dot(lua_State *L)
 {
@@ -405,8 +449,7 @@ static int vec3_dot(lua_State *L)
     double a[3], b[3];
     lfb_tovec3(L, 1, a, "vec3:dot self");
     lfb_tovec3(L, 2, b, "argument #1 to 'vec3:dot'");
-    lua_pushnumber(L, lf_v3_dot(a, b));
-    return 1;
+    return push_finite(L, lf_v3_dot(a, b), "vec3:dot");
 }
 
 static int vec3_cross(lua_State *L)
@@ -416,6 +459,7 @@ static int vec3_cross(lua_State *L)
     lfb_tovec3(L, 1, a, "vec3:cross self");
     lfb_tovec3(L, 2, b, "argument #1 to 'vec3:cross'");
     lf_v3_cross(a, b, c);
+    if (!lf_v3_isfinite(c)) return luaL_error(L, "vec3:cross: the result overflows (a component exceeds %f)", DBL_MAX);
     lfb_pushvec3(L, c);
     return 1;
 }
@@ -423,16 +467,19 @@ static int vec3_cross(lua_State *L)
 static int vec3_norm(lua_State *L)
 {
     const double *v = luaL_checkudata(L, 1, LFB_VEC3);
-    lua_pushnumber(L, lf_v3_norm(v));
-    return 1;
+    return push_finite(L, lf_v3_norm(v), "vec3:norm"); /* scaled: inf only beyond DBL_MAX */
 }
 
 static int vec3_normalized(lua_State *L)
 {
     const double *v = luaL_checkudata(L, 1, LFB_VEC3);
-    double n = lf_v3_norm(v), r[3];
-    if (!(n > 0)) return luaL_error(L, "vec3:normalized: the zero vector has no direction");
-    lf_v3_scale(v, 1 / n, r);
+    double r[3], m = fmax(fmax(fabs(v[0]), fabs(v[1])), fabs(v[2]));
+    if (!(m > 0)) return luaL_error(L, "vec3:normalized: the zero vector has no direction");
+    /* divide by the largest component first (exact up to rounding, no overflow), then by the norm
+     * of the result, which is in [1, sqrt 3]: no 1/|v| that overflows for subnormal v */
+    for (int i = 0; i < 3; i++) r[i] = v[i] / m;
+    double n = lf_v3_norm(r);
+    for (int i = 0; i < 3; i++) r[i] /= n;
     lfb_pushvec3(L, r);
     return 1;
 }
@@ -513,25 +560,27 @@ static int mat3_T(lua_State *L)
 static int mat3_det(lua_State *L)
 {
     DUAL("det");
-    lua_pushnumber(L, lf_m3_det(selfmat(L)));
-    return 1;
+    return push_finite(L, lf_m3_det(selfmat(L)), "mat3:det"); /* scaled: inf only when |det| > DBL_MAX */
 }
 static int mat3_trace(lua_State *L)
 {
     DUAL("trace");
-    lua_pushnumber(L, lf_m3_trace(selfmat(L)));
-    return 1;
+    return push_finite(L, lf_m3_trace(selfmat(L)), "mat3:trace");
 }
 static int mat3_norm(lua_State *L)
 {
     DUAL("norm");
-    lua_pushnumber(L, lf_m3_fnorm(selfmat(L)));
-    return 1;
+    return push_finite(L, lf_m3_fnorm(selfmat(L)), "mat3:norm");
 }
 static int mat3_inv(lua_State *L)
 {
-    double A[9];
-    if (lf_m3_inverse(selfmat(L), A) != LF_OK) return luaL_error(L, "mat3:inv: the matrix is singular");
+    double A[9], rcond;
+    if (lf_m3_inverse_scaled(selfmat(L), A, &rcond) != LF_OK) {
+        char num[32];
+        snprintf(num, sizeof num, "%.3g", rcond);
+        if (rcond >= 1e-15) return luaL_error(L, "mat3:inv: the inverse overflows (its entries exceed %f)", DBL_MAX);
+        return luaL_error(L, "mat3:inv: the matrix is singular to working precision (reciprocal condition number %s < 1e-15)", num);
+    }
     lfb_pushmat3(L, A);
     return 1;
 }

@@ -13,7 +13,23 @@
 static inline void lf_v3_set(double *r, double x, double y, double z) { r[0] = x; r[1] = y; r[2] = z; }
 static inline void lf_v3_copy(const double *a, double *r) { r[0] = a[0]; r[1] = a[1]; r[2] = a[2]; }
 static inline double lf_v3_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static inline double lf_v3_norm(const double *a) { return sqrt(lf_v3_dot(a, a)); }
+/* Euclidean norm without spurious overflow or underflow. In the common range (|a|^2 between 2^-968
+ * and DBL_MAX) it is sqrt(a.a), bit for bit; outside it the slow path scales a by a power of two
+ * first (as hypot does), so vec3{1e200, 0, 0} has norm 1e200, not inf. NaN if a has a NaN. */
+#if defined(__GNUC__)
+#define LF_COLD __attribute__((cold))
+#define LF_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define LF_COLD
+#define LF_LIKELY(x) (x)
+#endif
+LF_COLD double lf_v3_norm_scaled(const double *a);
+static inline double lf_v3_norm(const double *a)
+{
+    double s = lf_v3_dot(a, a);
+    if (LF_LIKELY(s >= 0x1p-968 && s <= 0x1.fffffffffffffp+1023)) return sqrt(s);
+    return lf_v3_norm_scaled(a);
+}
 static inline void lf_v3_add(const double *a, const double *b, double *r) { r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2]; }
 static inline void lf_v3_sub(const double *a, const double *b, double *r) { r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2]; }
 static inline void lf_v3_scale(const double *a, double s, double *r) { r[0] = s * a[0]; r[1] = s * a[1]; r[2] = s * a[2]; }
@@ -87,27 +103,50 @@ static inline void lf_m3_add(const double *A, const double *B, double *C) { for 
 static inline void lf_m3_sub(const double *A, const double *B, double *C) { for (int i = 0; i < 9; i++) C[i] = A[i] - B[i]; }
 static inline void lf_m3_scale(const double *A, double s, double *C) { for (int i = 0; i < 9; i++) C[i] = s * A[i]; }
 static inline double lf_m3_trace(const double *A) { return A[0] + A[4] + A[8]; }
-static inline double lf_m3_det(const double *A)
+static inline double lf_m3_det_raw(const double *A)
 {
     return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
 }
-/* Frobenius norm */
+/* Determinant by cofactors of the first row. Without spurious overflow or underflow: when the
+ * plain formula leaves the safe range, each row is scaled by a power of two (exact) and the
+ * exponents are added back, so the result is inf only when |det A| > DBL_MAX. */
+LF_COLD double lf_m3_det_scaled(const double *A);
+static inline double lf_m3_det(const double *A)
+{
+    /* every product of three entries is 0 or in [2^-900, 2^900]: nothing over- or underflows */
+    for (int i = 0; i < 9; i++) {
+        double a = fabs(A[i]);
+        if (a > 0x1p+300 || (a < 0x1p-300 && a != 0)) return lf_m3_det_scaled(A);
+    }
+    return lf_m3_det_raw(A);
+}
+/* Frobenius norm (scaled like lf_v3_norm outside the safe range of the sum of squares) */
+LF_COLD double lf_m3_fnorm_scaled(const double *A);
 static inline double lf_m3_fnorm(const double *A)
 {
     double s = 0;
     for (int i = 0; i < 9; i++) s += A[i] * A[i];
-    return sqrt(s);
+    if (LF_LIKELY(s >= 0x1p-968 && s <= 0x1.fffffffffffffp+1023)) return sqrt(s);
+    return lf_m3_fnorm_scaled(A);
 }
+/* Inverse for arbitrary finite A, without spurious overflow or underflow: A is scaled by a power
+ * of two so that its largest entry is in [0.5, 1), inverted by LU with partial pivoting (backward
+ * stable), and scaled back. *rcond (if not NULL) receives 1/(||As||_F ||As^-1||_F) of the scaled
+ * matrix, an estimate of the reciprocal condition number. Returns LF_EDOMAIN when A is singular to
+ * working precision (an exactly zero pivot, or rcond < 1e-15) or when the inverse overflows (then
+ * *rcond >= 1e-15); Ai is then untouched. (linalg_scaled.c) */
+int lf_m3_inverse_scaled(const double *A, double *Ai, double *rcond);
 static inline int lf_m3_isfinite(const double *A)
 {
     for (int i = 0; i < 9; i++)
         if (!isfinite(A[i])) return 0;
     return 1;
 }
-/* Inverse by the adjugate; returns LF_EDOMAIN when |det| <= 1e-300. */
+/* Inverse by the adjugate; returns LF_EDOMAIN when |det| <= 1e-300. (The plain determinant: this
+ * is the Newton steps' hot path; lf_m3_inverse_scaled is the careful one.) */
 static inline int lf_m3_inverse(const double *A, double *Ai)
 {
-    double d = lf_m3_det(A);
+    double d = lf_m3_det_raw(A);
     if (!(fabs(d) > 1e-300)) return LF_EDOMAIN;
     double t[9] = {
         (A[4] * A[8] - A[5] * A[7]) / d, (A[2] * A[7] - A[1] * A[8]) / d, (A[1] * A[5] - A[2] * A[4]) / d,

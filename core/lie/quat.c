@@ -24,7 +24,18 @@ void lf_quat_to_matrix(const double q[4], double R[9])
 {
     /* Euler–Rodrigues with s = 2/|q|^2, which is the same as normalizing q first. */
     double w = q[0], x = q[1], y = q[2], z = q[3];
-    double s = 2 / (w * w + x * x + y * y + z * z);
+    double n2 = w * w + x * x + y * y + z * z;
+    if (!(n2 >= 0x1p-968 && n2 <= 0x1.fffffffffffffp+1023)) {
+        /* |q|^2 over- or underflows: scale q by a power of two first (R does not depend on |q|) */
+        double m = fmax(fmax(fabs(w), fabs(x)), fmax(fabs(y), fabs(z)));
+        if (m > 0 && isfinite(m)) {
+            int e;
+            frexp(m, &e);
+            w = ldexp(w, -e); x = ldexp(x, -e); y = ldexp(y, -e); z = ldexp(z, -e);
+            n2 = w * w + x * x + y * y + z * z;
+        }
+    }
+    double s = 2 / n2;
     R[0] = 1 - s * (y * y + z * z); R[1] = s * (x * y - w * z);     R[2] = s * (x * z + w * y);
     R[3] = s * (x * y + w * z);     R[4] = 1 - s * (x * x + z * z); R[5] = s * (y * z - w * x);
     R[6] = s * (x * z - w * y);     R[7] = s * (y * z + w * x);     R[8] = 1 - s * (x * x + y * y);

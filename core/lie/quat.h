@@ -8,7 +8,8 @@
 void lf_quat_mul(const double p[4], const double q[4], double r[4]);
 /* r = conjugate (w, -x, -y, -z). */
 void lf_quat_conj(const double q[4], double r[4]);
-/* R = rotation matrix of the unit quaternion q (Euler–Rodrigues); q is normalized first. */
+/* R = rotation matrix of the quaternion q (Euler–Rodrigues); q is normalized first (any finite
+ * nonzero q; scaled by a power of two when |q|^2 would over- or underflow). */
 void lf_quat_to_matrix(const double q[4], double R[9]);
 /* q with w >= 0 from a rotation matrix (Shepperd's method, stable for every angle). */
 void lf_quat_from_matrix(const double R[9], double q[4]);

@@ -1,10 +1,15 @@
 /* lieflow — SO(3) maps (conventions in so3.h). */
 #include "so3.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "gsl_guard_internal.h"
 #include "linalg.h"
 #include "quat.h"
 #include "so3_kernels_internal.h"
@@ -66,6 +71,17 @@ static double coef_d(double t)
     return (1 - h / tan(h)) / (t * t);
 }
 
+/* For |x| > 2^500 the coefficient forms below over- or underflow (t^2, t^3): the maps are then
+ * evaluated on the unit axis n = x/t with the coefficients multiplied by t and t^2 in closed form.
+ * (Rotation angles that large are meaningless physically, but the result is still the exact
+ * rotation of the double x, as sin and cos of any double are.) */
+#define HUGE_ANGLE 0x1p+500
+
+static void unit_axis(const double x[3], double t, double n[3])
+{
+    for (int i = 0; i < 3; i++) n[i] = x[i] / t;
+}
+
 /* ---------------------------------------------------------------- hat / vee */
 
 void lf_so3_hat(const double w[3], double W[9])
@@ -75,19 +91,33 @@ void lf_so3_hat(const double w[3], double W[9])
     W[6] = -w[1]; W[7] = w[0];  W[8] = 0;
 }
 
+/* (a - b)/2 without overflow: halving is exact, so both forms round the same way unless a - b
+ * overflows (then the halves are subtracted) or is subnormal (then the difference is kept). */
+static double halfdiff(double a, double b)
+{
+    double d = a - b;
+    return isfinite(d) || !isfinite(a) || !isfinite(b) ? 0.5 * d : 0.5 * a - 0.5 * b;
+}
+
 void lf_so3_vee(const double W[9], double w[3])
 {
-    w[0] = 0.5 * (W[7] - W[5]);
-    w[1] = 0.5 * (W[2] - W[6]);
-    w[2] = 0.5 * (W[3] - W[1]);
+    w[0] = halfdiff(W[7], W[5]);
+    w[1] = halfdiff(W[2], W[6]);
+    w[2] = halfdiff(W[3], W[1]);
 }
 
 /* ---------------------------------------------------------------- exp / log */
 
 void lf_so3_exp(const double x[3], double R[9])
 {
-    double A, B;
-    coef_ab(lf_v3_norm(x), &A, &B); /* |x|^2 may underflow: then t = 0 and the series is exact */
+    double A, B, t = lf_v3_norm(x), n[3];
+    if (t > HUGE_ANGLE) { /* A t = sin t, B t^2 = 1 - cos t */
+        double h = sin(0.5 * t);
+        unit_axis(x, t, n);
+        lf_so3_quadratic(n, 1.0, sin(t), 2 * h * h, R);
+        return;
+    }
+    coef_ab(t, &A, &B); /* |x|^2 may underflow: then t = 0 and the series is exact */
     lf_so3_quadratic(x, 1.0, A, B, R);
 }
 
@@ -133,7 +163,17 @@ void lf_so3_log(const double R[9], double x[3])
 
 /* ---------------------------------------------------------------- Cayley */
 
-void lf_so3_cay(const double x[3], double R[9]) { lf_so3_cay_kernel(x, R); }
+void lf_so3_cay(const double x[3], double R[9])
+{
+    double d = lf_v3_dot(x, x), n[3];
+    if (!(d <= 0x1p+1000)) { /* |x| > 2^500 (or |x|^2 overflowed): 4t/(4 + t^2), 2t^2/(4 + t^2) */
+        double t = lf_v3_norm(x);
+        unit_axis(x, t, n);
+        lf_so3_quadratic(n, 1.0, 4 / (t + 4 / t), 2 / (1 + 4 / t / t), R);
+        return;
+    }
+    lf_so3_cay_kernel(x, R);
+}
 
 int lf_so3_cayinv(const double R[9], double x[3], lf_error *err)
 {
@@ -152,25 +192,46 @@ int lf_so3_cayinv(const double R[9], double x[3], lf_error *err)
 
 void lf_so3_dexp(const double x[3], double D[9])
 {
-    double t = lf_v3_norm(x), A, B;
+    double t = lf_v3_norm(x), A, B, n[3];
+    if (t > HUGE_ANGLE) { /* B t = (1 - cos t)/t, C t^2 = (t - sin t)/t */
+        double h = sin(0.5 * t);
+        unit_axis(x, t, n);
+        lf_so3_quadratic(n, 1.0, 2 * h * h / t, 1 - sin(t) / t, D);
+        return;
+    }
     coef_ab(t, &A, &B);
     lf_so3_quadratic(x, 1.0, B, coef_c(t), D);
 }
 
 void lf_so3_dexpinv(const double x[3], double D[9])
 {
-    lf_so3_quadratic(x, 1.0, -0.5, coef_d(lf_v3_norm(x)), D);
+    double t = lf_v3_norm(x), n[3];
+    if (t > HUGE_ANGLE) { /* -t/2, D t^2 = 1 - (t/2) cot(t/2) */
+        double h = 0.5 * t;
+        unit_axis(x, t, n);
+        lf_so3_quadratic(n, 1.0, -h, 1 - h / tan(h), D);
+        return;
+    }
+    lf_so3_quadratic(x, 1.0, -0.5, coef_d(t), D);
 }
 
 void lf_so3_dcay(const double x[3], double D[9])
 {
-    double q = 4 / (4 + lf_v3_dot(x, x));
+    double d = lf_v3_dot(x, x), n[3];
+    if (!(d <= 0x1p+1000)) { /* q = 4/(4 + t^2), q t/2 = 2/(t + 4/t) */
+        double t = lf_v3_norm(x);
+        unit_axis(x, t, n);
+        lf_so3_quadratic(n, 4 / t / (t + 4 / t), 2 / (t + 4 / t), 0.0, D);
+        return;
+    }
+    double q = 4 / (4 + d);
     lf_so3_quadratic(x, q, 0.5 * q, 0.0, D);
 }
 
 void lf_so3_dcayinv(const double x[3], double D[9])
 {
-    /* I - hat(x)/2 + x x^T/4 = (1 + |x|^2/4) I - hat(x)/2 + hat(x)^2/4 */
+    /* I - hat(x)/2 + x x^T/4 = (1 + |x|^2/4) I - hat(x)/2 + hat(x)^2/4 (overflows only where the
+     * entries themselves do, |x| > ~1e154) */
     lf_so3_quadratic(x, 1 + 0.25 * lf_v3_dot(x, x), -0.5, 0.25, D);
 }
 
@@ -194,58 +255,324 @@ double lf_so3_angle(const double R1[9], const double R2[9])
 
 /* ---------------------------------------------------------------- projection, random, checks */
 
-int lf_so3_project(const double M[9], double R[9], lf_error *err)
+/* The nearest rotation R to M maximizes f(R) = tr(R^T M). With M = U S V^T (s1 >= s2 >= s3 >= 0)
+ * it is U diag(1, 1, d) V^T, d = sign det(U V^T); it is unique iff s2 + d s3 > 0 (rank >= 2, and
+ * no tie s2 = s3 when a reflection has to be undone).
+ *
+ * How well a computed candidate R is determined is checked after the fact, whatever SVD produced
+ * it: at the answer H = R^T M is symmetric; its skew part a = vee(H) is the gradient of f, and
+ * G = tr(S) I - S (S the symmetric part of H) is the Hessian (times 2) on the tangent space, so
+ * R is within an angle 2|a|/lambda_min(G) of the maximizer (a Newton step; the step is inside the
+ * region of quadratic convergence when 2|a| s1/lambda_min(G)^2 is small). |a| gets the rounding
+ * error of forming H added, bounded componentwise by 4u (|R|^T |M|)_ij, and lambda_min(G) is
+ * bounded from below componentwise too (Gershgorin on G scaled to unit diagonal) or normwise
+ * (s2 + d s3 - 8u s1). Componentwise matters for graded matrices: diag(1, 1, 1e104), whose answer
+ * I is exact, passes; the same matrix in a rotated frame, whose answer double precision cannot
+ * resolve, does not.
+ *
+ * Candidates, in this order: one-sided Jacobi SVD of M (no allocation; relative accuracy for
+ * graded M = B D with B well conditioned), Golub-Reinsch SVD (normwise accurate), Jacobi of M^T
+ * (graded rows), and Newton's polar iteration (below). The first candidate that passes is
+ * returned. GSL errors (Golub-Reinsch does not always converge on subnormal entries) only drop
+ * that candidate. */
+#define PROJECT_TOL 1e-9
+#define UNIT_ROUNDOFF 0x1p-53
+
+typedef struct {
+    double R[9];
+    double sv[3];   /* singular values of the scaled M, decreasing */
+    double bound;   /* error bound of R (angle), +inf when it does not pass */
+    int reflect;
+    int singular;   /* s2 + d s3 is 0 within rounding: not unique */
+    int gsl_errno;  /* GSL error of the SVD (0: none) */
+    char reason[128];
+} project_candidate;
+
+/* The a posteriori bound of the candidate c->R (see above); mu = s2 + d s3 from the SVD, or 0
+ * when unknown (then only the componentwise lower bound of lambda_min(G) counts). */
+static void certify(const double Ms[9], double mu, project_candidate *c)
 {
-    if (!lf_m3_isfinite(M))
-        return lf_error_set(err, LF_EINVAL, "so3 project: matrix has a non-finite entry");
-    /* Golub-Reinsch SVD on stack views. (GSL 2.7 still allocates three small temporaries inside
-     * gsl_linalg_bidiag_decomp; the allocation-free gsl_linalg_SV_decomp_jacobi is not usable
-     * here: it leaves zero columns in U for a rank-deficient M.) */
+    const double *sv = c->sv;
+    double H[9], A[9], Ma[9], Ra[9], a[3], Gm[9], noise[9];
+    lf_m3_tmul(c->R, Ms, H);
+    lf_so3_vee(H, a);
+    for (int i = 0; i < 9; i++) {
+        Ma[i] = fabs(Ms[i]);
+        Ra[i] = fabs(c->R[i]);
+    }
+    lf_m3_tmul(Ra, Ma, A);
+    for (int i = 0; i < 9; i++) noise[i] = 8 * UNIT_ROUNDOFF * A[i];
+    double na = 0.5 * fmax(fmax(fmax(A[1], A[2]), fmax(A[3], A[5])), fmax(A[6], A[7])) * 8 * UNIT_ROUNDOFF;
+    /* G = tr(S) I - S; its diagonal as sums of the other two (no cancellation against the trace:
+     * G_33 = S_11 + S_22 = 2e-104 next to S_33 = 1 for diag(1e-104, 1e-104, 1)) */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) Gm[3 * i + j] = -0.5 * (H[3 * i + j] + H[3 * j + i]);
+    Gm[0] = H[4] + H[8];
+    Gm[4] = H[0] + H[8];
+    Gm[8] = H[0] + H[4];
+    double gnoise[3] = {noise[4] + noise[8], noise[0] + noise[8], noise[0] + noise[4]};
+    double gmin = INFINITY, r = 0;
+    int pos = 1;
+    for (int i = 0; i < 3; i++) {
+        double d = Gm[4 * i] - gnoise[i];
+        if (!(d > 0)) pos = 0;
+        gmin = fmin(gmin, d);
+    }
+    if (pos)
+        for (int i = 0; i < 3; i++) {
+            double ri = 0;
+            for (int j = 0; j < 3; j++)
+                if (j != i)
+                    ri += (fabs(Gm[3 * i + j]) + noise[3 * i + j] + noise[3 * j + i]) /
+                          sqrt((Gm[4 * i] - gnoise[i]) * (Gm[4 * j] - gnoise[j]));
+            r = fmax(r, ri);
+        }
+    double mu_g = pos && r < 1 ? (1 - r) * gmin : 0;
+    double mu_n = mu - 8 * UNIT_ROUNDOFF * sv[0];
+    double mu_lo = fmax(mu_g, mu_n);
+    double res = lf_v3_norm(a) + na;
+    if (!(mu_lo > 0)) return;
+    double bound = 2 * res / mu_lo;
+    /* Normwise, the step must also lie in the region of quadratic convergence. Componentwise
+     * (Gershgorin: G positive definite at R itself), a point with a tiny gradient and a
+     * negative definite Hessian of f is next to the one local maximum f has on SO(3). */
+    if (mu_g < mu_n && !(2 * res * sv[0] / (mu_lo * mu_lo) <= 0.1)) return;
+    double oe = lf_so3_orth_error(c->R), d = lf_m3_det(c->R);
+    if (!(oe <= 1e-12) || !(fabs(d - 1) <= 1e-12)) return; /* never a non-rotation */
+    c->bound = bound;
+}
+
+/* Candidate 3: the orthogonal polar factor by Newton's iteration X <- (g X + X^-T/g)/2 with the
+ * Frobenius scaling g = sqrt(|X^-1|/|X|) (Higham), inverses by the adjugate. It needs no SVD and
+ * keeps the grading of a matrix like one huge entry next to O(1) ones, where the SVDs lose the
+ * small singular values. For det M < 0 it runs on -M, whose polar factor Q is a rotation; M =
+ * (-Q) P, and the nearest rotation is Q (2 v v^T - I) with v the eigenvector of the smallest
+ * eigenvalue of P = -Q^T M (inverse iteration, also by the adjugate). */
+static int inv_adjugate(const double X[9], double Y[9]) /* Y = X^-1 */
+{
+    double d = lf_m3_det(X);
+    if (!(d != 0) || !isfinite(d)) return 0;
+    Y[0] = (X[4] * X[8] - X[5] * X[7]) / d; Y[1] = (X[2] * X[7] - X[1] * X[8]) / d; Y[2] = (X[1] * X[5] - X[2] * X[4]) / d;
+    Y[3] = (X[5] * X[6] - X[3] * X[8]) / d; Y[4] = (X[0] * X[8] - X[2] * X[6]) / d; Y[5] = (X[2] * X[3] - X[0] * X[5]) / d;
+    Y[6] = (X[3] * X[7] - X[4] * X[6]) / d; Y[7] = (X[1] * X[6] - X[0] * X[7]) / d; Y[8] = (X[0] * X[4] - X[1] * X[3]) / d;
+    return lf_m3_isfinite(Y);
+}
+
+static void polar_newton(const double Ms[9], project_candidate *c)
+{
+    double X[9], Y[9], Yt[9];
+    c->bound = INFINITY;
+    c->singular = 0;
+    c->gsl_errno = 0;
+    double det = lf_m3_det(Ms);
+    c->reflect = det < 0;
+    lf_v3_set(c->sv, lf_m3_fnorm(Ms), 0, 0);
+    if (!(det != 0) || !isfinite(det)) return;
+    lf_m3_scale(Ms, c->reflect ? -1 : 1, X);
+    int scaled = 1, converged = 0;
+    for (int it = 0; it < 100 && !converged; it++) {
+        if (!inv_adjugate(X, Y)) return;
+        lf_m3_transpose(Y, Yt);
+        double g = scaled ? sqrt(lf_m3_fnorm(Y) / lf_m3_fnorm(X)) : 1, diff = 0, nx = 0;
+        if (!(g > 0) || !isfinite(g)) return;
+        for (int i = 0; i < 9; i++) {
+            double x = 0.5 * (g * X[i] + Yt[i] / g);
+            diff = fmax(diff, fabs(x - X[i]));
+            nx = fmax(nx, fabs(x));
+            X[i] = x;
+        }
+        if (diff <= 1e-2 * nx) scaled = 0; /* near the end: unscaled, quadratic convergence */
+        converged = diff <= 4 * UNIT_ROUNDOFF * nx;
+    }
+    if (!converged) return;
+    if (c->reflect) {
+        double P[9], Pi[9], v[3] = {1, 1, 1}, w[3];
+        double Mn[9];
+        lf_m3_scale(Ms, -1, Mn);
+        lf_m3_tmul(X, Mn, P);
+        if (!inv_adjugate(P, Pi)) return;
+        /* start from the unit vector of the largest diagonal entry of P^-1 */
+        int k = 0;
+        for (int i = 1; i < 3; i++)
+            if (fabs(Pi[4 * i]) > fabs(Pi[4 * k])) k = i;
+        lf_v3_set(v, 0, 0, 0);
+        v[k] = 1;
+        for (int it = 0; it < 200; it++) {
+            lf_m3_apply(Pi, v, w);
+            double n = lf_v3_norm(w);
+            if (!(n > 0) || !isfinite(n)) return;
+            for (int i = 0; i < 3; i++) w[i] /= n;
+            double dv = fmax(fmax(fabs(w[0] - v[0]), fabs(w[1] - v[1])), fabs(w[2] - v[2]));
+            lf_v3_copy(w, v);
+            if (dv <= 4 * UNIT_ROUNDOFF) break;
+        }
+        double F[9]; /* 2 v v^T - I */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) F[3 * i + j] = 2 * v[i] * v[j] - (i == j);
+        lf_m3_mul(X, F, X);
+    }
+    lf_m3_copy(X, c->R);
+    certify(Ms, 0, c);
+}
+
+/* One candidate from the SVD of Ms (method 0: Golub-Reinsch, 1: Jacobi, 2: Jacobi of Ms^T). */
+static void project_try(const double Ms[9], int method, project_candidate *c)
+{
     double u[9], v[9], sv[3], work[3];
-    lf_m3_copy(M, u);
+    c->bound = INFINITY;
+    c->singular = 0;
+    c->gsl_errno = 0;
+    if (method == 2) lf_m3_transpose(Ms, u);
+    else lf_m3_copy(Ms, u);
     gsl_matrix_view U = gsl_matrix_view_array(u, 3, 3); /* overwritten with U */
     gsl_matrix_view V = gsl_matrix_view_array(v, 3, 3);
     gsl_vector_view S = gsl_vector_view_array(sv, 3);
     gsl_vector_view W = gsl_vector_view_array(work, 3);
-    int st = gsl_linalg_SV_decomp(&U.matrix, &V.matrix, &S.vector, &W.vector);
-    if (st)
-        return lf_error_set(err, LF_EINVAL, "so3 project: SVD failed (%s)", gsl_strerror(st));
-    /* M = U S V^T. A reflection (det(U V^T) < 0) is fixed by flipping the direction of the
-     * smallest singular value: R = U diag(1, 1, -1) V^T in that ordering. */
-    /* GSL sorts sv descending. The nearest rotation is unique unless rank M < 2, or a reflection
-     * has to be undone and the two smallest singular values tie (then any axis in their plane works). */
-    int reflect = lf_m3_det(u) * lf_m3_det(v) < 0;
-    if (!(sv[1] > 1e-14 * sv[0]) || (reflect && sv[1] - sv[2] <= 1e-14 * sv[0]))
-        return lf_error_set(err, LF_EDOMAIN,
-                            "so3 project: the nearest rotation is not unique (singular values %.3g, %.3g, %.3g%s)",
-                            sv[0], sv[1], sv[2], reflect ? ", det < 0" : "");
-    if (reflect) {
-        int k = 0;
-        for (int i = 1; i < 3; i++)
-            if (sv[i] < sv[k]) k = i;
-        for (int i = 0; i < 3; i++) u[3 * i + k] = -u[3 * i + k];
+    /* GSL errors (no convergence, no memory) are recorded by the guard, never abort()ed.
+     * (GSL 2.7 allocates three small temporaries inside gsl_linalg_bidiag_decomp.) */
+    if (method == 3) {
+        polar_newton(Ms, c);
+        return;
     }
-    lf_m3_mult(u, v, R);
-    return LF_OK;
+    if (method == 0) {
+        /* GSL 2.7's gsl_linalg_bidiag_decomp does not check its small allocations: when they
+         * fail, the error handler returns and GSL dereferences NULL. Do not call it when a
+         * small allocation fails here. (The Jacobi SVD does not allocate.) */
+        void *probe = malloc(4096);
+        if (!probe) {
+            c->gsl_errno = GSL_ENOMEM;
+            snprintf(c->reason, sizeof c->reason, "no memory for the Golub-Reinsch SVD");
+            return;
+        }
+        free(probe);
+    }
+    lf_gsl_guard g;
+    lf_gsl_guard_begin(&g);
+    int st = method == 0 ? gsl_linalg_SV_decomp(&U.matrix, &V.matrix, &S.vector, &W.vector)
+                         : gsl_linalg_SV_decomp_jacobi(&U.matrix, &V.matrix, &S.vector);
+    int gerr = lf_gsl_guard_end(&g);
+    if (st || gerr) {
+        c->gsl_errno = gerr ? gerr : st;
+        snprintf(c->reason, sizeof c->reason, "%s", gerr ? g.reason : gsl_strerror(st));
+        return;
+    }
+    if (method == 2) { /* Ms^T = U S V^T, so Ms = V S U^T */
+        double t[9];
+        lf_m3_copy(u, t);
+        lf_m3_copy(v, u);
+        lf_m3_copy(t, v);
+    }
+    /* sort decreasingly (Jacobi), permuting the columns of U and V alike */
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2 - i; j++)
+            if (sv[j] < sv[j + 1]) {
+                double t = sv[j]; sv[j] = sv[j + 1]; sv[j + 1] = t;
+                for (int r = 0; r < 3; r++) {
+                    t = u[3 * r + j]; u[3 * r + j] = u[3 * r + j + 1]; u[3 * r + j + 1] = t;
+                    t = v[3 * r + j]; v[3 * r + j] = v[3 * r + j + 1]; v[3 * r + j + 1] = t;
+                }
+            }
+    if (!lf_m3_isfinite(u) || !lf_m3_isfinite(v) || !(sv[2] >= 0)) return;
+    if (method != 0) { /* Jacobi leaves a zero column in U for a zero singular value: complete the basis */
+        double c0[3] = {u[0], u[3], u[6]}, c1[3] = {u[1], u[4], u[7]}, c2[3];
+        if (fabs(u[2] * u[2] + u[5] * u[5] + u[8] * u[8] - 1) > 1e-8) {
+            lf_v3_cross(c0, c1, c2);
+            u[2] = c2[0]; u[5] = c2[1]; u[8] = c2[2];
+        }
+        double d0[3] = {v[0], v[3], v[6]}, d1[3] = {v[1], v[4], v[7]}, d2[3];
+        if (fabs(v[2] * v[2] + v[5] * v[5] + v[8] * v[8] - 1) > 1e-8) {
+            lf_v3_cross(d0, d1, d2);
+            v[2] = d2[0]; v[5] = d2[1]; v[8] = d2[2];
+        }
+    }
+    lf_v3_copy(sv, c->sv);
+    c->reflect = lf_m3_det(u) * lf_m3_det(v) < 0;
+    double mu = c->reflect ? sv[1] - sv[2] : sv[1] + sv[2];
+    /* M = U S V^T. A reflection (det(U V^T) < 0) is undone by flipping the direction of the
+     * smallest singular value. */
+    if (c->reflect)
+        for (int i = 0; i < 3; i++) u[3 * i + 2] = -u[3 * i + 2];
+    lf_m3_mult(u, v, c->R);
+    /* s2 + d s3 is 0 within normwise rounding (the message then says "not unique"; the check
+     * below may still certify R componentwise, as for diag(1, 1, 1e104)) */
+    c->singular = !(mu > 4 * UNIT_ROUNDOFF * sv[0]);
+    certify(Ms, mu, c);
 }
 
-void lf_so3_random(unsigned long seed, double R[9])
+int lf_so3_project(const double M[9], double R[9], lf_error *err)
+{
+    if (!lf_m3_isfinite(M))
+        return lf_error_set(err, LF_EINVAL, "so3 project: matrix has a non-finite entry");
+    /* Scale by a power of two so that the largest entry is in [0.5, 1): exact, and it keeps the
+     * SVD clear of overflow (entries ~1e200) and of subnormal numbers (entries ~1e-310, for which
+     * GSL returned non-orthogonal factors). */
+    double m = 0;
+    for (int i = 0; i < 9; i++) m = fmax(m, fabs(M[i]));
+    if (m == 0)
+        return lf_error_set(err, LF_EDOMAIN, "so3 project: the nearest rotation to the zero matrix is not unique");
+    int e;
+    frexp(m, &e);
+    double Ms[9];
+    for (int i = 0; i < 9; i++) Ms[i] = ldexp(M[i], -e);
+    project_candidate c[4];
+    int best = -1;
+    static const int order[4] = {1, 0, 2, 3}; /* Jacobi, Golub-Reinsch, Jacobi of M^T, polar Newton */
+    for (int k = 0; k < 4; k++) {
+        project_try(Ms, order[k], &c[k]);
+        if (c[k].bound <= PROJECT_TOL) {
+            lf_m3_copy(c[k].R, R);
+            return LF_OK;
+        }
+        if (!c[k].gsl_errno && (best < 0 || c[k].bound < c[best].bound)) best = k;
+    }
+    if (best < 0) {
+        int ge = c[1].gsl_errno;
+        return lf_error_set(err, ge == GSL_ENOMEM ? LF_ENOMEM : LF_ENOCONV, "so3 project: SVD failed (%s: %s)",
+                            gsl_strerror(ge), c[1].reason);
+    }
+    /* the message quotes the Golub-Reinsch singular values (normwise accurate; Jacobi may round
+     * tiny ones of a graded matrix to 0) */
+    const project_candidate *b = c[1].gsl_errno ? &c[best] : &c[1];
+    if (b->singular) {
+        double s1 = b->sv[1], s2 = b->sv[2];
+        int exact = b->reflect ? s1 == s2 : s1 == 0;
+        return lf_error_set(err, LF_EDOMAIN, "so3 project: the nearest rotation is not unique%s (%ssingular values %.3g, %.3g, %.3g%s)",
+                            exact ? "" : " within rounding error", exact ? "" : "computed ", ldexp(b->sv[0], e),
+                            ldexp(s1, e), ldexp(s2, e), b->reflect ? ", det < 0" : "");
+    }
+    return lf_error_set(err, LF_EDOMAIN,
+                        "so3 project: the nearest rotation cannot be determined to %g in double precision "
+                        "(singular values %.3g, %.3g, %.3g%s; error bound %.2g)",
+                        PROJECT_TOL, ldexp(b->sv[0], e), ldexp(b->sv[1], e), ldexp(b->sv[2], e),
+                        b->reflect ? ", det < 0" : "", b->bound);
+}
+
+int lf_so3_random(unsigned long seed, double R[9], lf_error *err)
 {
     /* A normalized vector of 4 independent normal deviates is uniform on S^3, and the
      * corresponding rotation is Haar-distributed. Note: GSL's mt19937 maps seed 0 to its
      * default seed 4357. */
+    lf_gsl_guard g;
+    lf_gsl_guard_begin(&g);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, seed);
     double q[4], n2;
-    do {
-        n2 = 0;
-        for (int i = 0; i < 4; i++) {
-            q[i] = gsl_ran_ugaussian(rng);
-            n2 += q[i] * q[i];
-        }
-    } while (!(n2 > 1e-20));
-    gsl_rng_free(rng);
+    if (rng) {
+        gsl_rng_set(rng, seed);
+        do {
+            n2 = 0;
+            for (int i = 0; i < 4; i++) {
+                q[i] = gsl_ran_ugaussian(rng);
+                n2 += q[i] * q[i];
+            }
+        } while (!(n2 > 1e-20));
+        gsl_rng_free(rng);
+    }
+    int gerr = lf_gsl_guard_end(&g);
+    if (!rng || gerr)
+        return lf_error_set(err, gerr == GSL_ENOMEM || !rng ? LF_ENOMEM : LF_EINVAL,
+                            "so3 random: GSL random number generator failed (%s)", gerr ? g.reason : "no memory");
     lf_quat_to_matrix(q, R); /* normalizes q */
+    return LF_OK;
 }
 
 double lf_so3_orth_error(const double R[9])

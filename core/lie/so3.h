@@ -25,7 +25,8 @@ void lf_so3_hat(const double w[3], double W[9]);
 /* w = vee(W) for skew W; for a general W it returns vee of the skew part (W - W^T)/2. */
 void lf_so3_vee(const double W[9], double w[3]);
 
-/* R = exp(hat(x)) by Rodrigues' formula; coefficients by Taylor series for small |x|. */
+/* R = exp(hat(x)) by Rodrigues' formula; coefficients by Taylor series for small |x|, the unit
+ * axis for |x| > 2^500 (a rotation for every x whose norm is a double; NaN beyond DBL_MAX). */
 void lf_so3_exp(const double x[3], double R[9]);
 /* x = log(R) with |x| in [0, pi]. The angle is atan2(|vee(R)|, (tr R - 1)/2), accurate at every
  * angle; for angles < pi/2 the axis comes from the skew part (no cancellation, series for tiny
@@ -59,13 +60,17 @@ double lf_so3_dist(const double R1[9], const double R2[9]);
 double lf_so3_angle(const double R1[9], const double R2[9]);
 
 /* Nearest rotation to M in the Frobenius norm: U diag(1,1,det(U V^T)) V^T from the SVD M = U S V^T
- * (GSL, singular values in decreasing order). LF_EINVAL for non-finite input. For rank(M) < 2 the
- * nearest rotation is not unique and one of them is returned. */
+ * (GSL, singular values in decreasing order; M is first scaled by a power of two, so any finite
+ * magnitude works). LF_EINVAL for non-finite input; LF_EDOMAIN when the nearest rotation is not
+ * unique (rank < 2, or a reflection with s2 = s3) or not determined to 1e-9 in double precision
+ * (an a posteriori bound, see so3.c); LF_ENOCONV/LF_ENOMEM when GSL fails. R is a rotation to
+ * 1e-12 whenever LF_OK is returned. */
 int lf_so3_project(const double M[9], double R[9], lf_error *err);
 
 /* Uniformly distributed (Haar) rotation from a seed (unit quaternion of 4 normal deviates, GSL mt19937).
- * The same seed always gives the same rotation (GSL maps seed 0 to its default 4357). */
-void lf_so3_random(unsigned long seed, double R[9]);
+ * The same seed always gives the same rotation (GSL maps seed 0 to its default 4357).
+ * LF_ENOMEM (message in err) if GSL cannot allocate its generator. */
+int lf_so3_random(unsigned long seed, double R[9], lf_error *err);
 
 /* ||R^T R - I||_F */
 double lf_so3_orth_error(const double R[9]);

@@ -9,7 +9,8 @@ local M = {json = json}
 
 --- lf.fit_linear(xs, ys) -> slope, intercept, slope_stderr, resid_std
 --- Ordinary least squares (GSL gsl_fit_linear, core/analysis/analysis.c). resid_std is the standard
---- deviation of the residuals about the line (n - 2 degrees of freedom).
+--- deviation of the residuals about the line (n - 2 degrees of freedom); slope_stderr is nil for
+--- two points (undefined), never NaN.
 function M.fit_linear(xs, ys)
   if type(xs) ~= "table" or type(ys) ~= "table" then
     error(("lf.fit_linear: two arrays of numbers expected, got %s and %s"):format(type(xs), type(ys)), 2)
@@ -29,13 +30,20 @@ function M.write_json(path, value, opts)
   if type(path) ~= "string" then error(("lf.write_json: path (string) expected, got %s"):format(type(path)), 2) end
   local ok, s = pcall(json.encode, value, opts or {indent = true})
   if not ok then error("lf.write_json: " .. tostring(s), 2) end
-  local dir = path:match("^(.*)/[^/]*$")
-  if dir and dir ~= "" then core.mkdir_p(dir) end
-  local f, err = io.open(path, "w")
-  if not f then error(("lf.write_json: cannot open '%s' for writing: %s"):format(path, err), 2) end
-  f:write(s, "\n")
-  local cok, cerr = f:close()
-  if not cok then error(("lf.write_json: writing '%s' failed: %s"):format(path, tostring(cerr)), 2) end
+  if path:find("\0", 1, true) then error("lf.write_json: the path contains a NUL byte", 2) end
+  -- the whole file or nothing: a temporary file renamed when complete (core.atomic_open), and a
+  -- write error (full disk, /dev/full) is an error with the OS's reason
+  local wok, werr = pcall(function()
+    local dir = path:match("^(.*)/[^/]*$")
+    if dir and dir ~= "" then core.mkdir_p(dir) end
+    local f <close> = core.atomic_open(path, "lf.write_json")
+    f:write(s, "\n")
+    f:commit()
+  end)
+  if not wok then
+    local msg = tostring(werr)
+    error(msg:find("^lf%.write_json") and msg or ("lf.write_json: " .. msg), 2)
+  end
   return path
 end
 
@@ -186,27 +194,41 @@ function M.drift(traj, opts)
   local threshold = opts.threshold == nil and M.drift_threshold or opts.threshold
   run.positive(threshold, "option 'threshold'", fn)
   local t, e = traj.t, traj.energy_error
-  local n = #t
+  -- raw lengths and elements: a __len or __index on the arrays can neither lie nor run
+  local n, ne = rawlen(t), rawlen(e)
   if n < 3 then error(("%s: at least 3 samples needed, the trajectory has %d"):format(fn, n), 2) end
-  if #e ~= n then error(("%s: t and energy_error differ in length (%d and %d)"):format(fn, n, #e), 2) end
+  if ne ~= n then error(("%s: t and energy_error differ in length (%d and %d)"):format(fn, n, ne), 2) end
   local ok, slope, intercept, se, rs = pcall(core.fit_linear, t, e)
   if not ok then error(fn .. ": " .. tostring(slope), 2) end
-  local span = t[n] - t[1]
+  local span = rawget(t, n) - rawget(t, 1)
   local maxerr = 0
-  for i = 1, n do maxerr = math.max(maxerr, math.abs(e[i])) end
-  local E0 = traj.energy and traj.energy[1] or 0
+  for i = 1, n do maxerr = math.max(maxerr, math.abs(rawget(e, i))) end
+  local E0 = 0
+  if traj.energy ~= nil then
+    E0 = type(traj.energy) == "table" and rawget(traj.energy, 1) or nil
+    if type(E0) ~= "number" then
+      error(fn .. ": traj.energy must be an array of numbers (its first entry sets the round-off level)", 2)
+    end
+  end
   local roundoff = opts.roundoff == nil and 1e-11 * math.max(1, math.abs(E0)) or opts.roundoff
   if type(roundoff) ~= "number" or not (roundoff >= 0) then
     error(("%s: option 'roundoff' must be a number >= 0, got %s"):format(fn, tostring(opts.roundoff)), 2)
   end
-  local trend = math.abs(slope) * span
+  -- |slope| span / rs, in an order that cannot overflow to inf * 0 (data up to 1e308)
   local stat
-  if rs > 0 then stat = trend / rs else stat = trend > 0 and math.huge or 0 end
+  if slope == 0 then stat = 0
+  elseif rs > 0 then stat = (math.abs(slope) / rs) * span
+  else stat = math.huge end
+  if stat ~= stat then
+    error(("%s: the drift statistic is undefined (slope %g, residual std %g, span %g)"):format(fn, slope, rs, span), 2)
+  end
   local verdict = (stat > threshold and maxerr > roundoff) and "drift" or "bounded"
-  -- sign changes of the residuals: how many oscillations the run resolves
+  -- sign changes of the residuals: how many oscillations the run resolves (in units of the
+  -- largest error, a power of two, so that errors near 1e308 do not overflow to inf - inf)
+  local scale = maxerr > 0 and 2.0 ^ math.floor(math.log(maxerr, 2)) or 1
   local crossings, prev = 0, nil
   for i = 1, n do
-    local r = e[i] - (intercept + slope * t[i])
+    local r = rawget(e, i) / scale - (intercept / scale + (slope / scale) * rawget(t, i))
     if r ~= 0 then
       local pos = r > 0
       if prev ~= nil and pos ~= prev then crossings = crossings + 1 end
@@ -224,14 +246,19 @@ end
 --- with alpha = 0.3, Rm = exp(v_m), v_m = (2.5, 0, 2.5)/sqrt 2, R0 = exp(0, 0.7227, 0),
 --- w0 = (0, 0, 0.625).
 function M.stress_system(opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error(("lf.stress_system: argument #1 must be an options table {alpha = }, got %s"):format(type(opts)), 2)
+  end
   opts = opts or {}
   local s = 2.5 / math.sqrt(2)
-  return core.rigidbody{
+  local ok, sys = pcall(core.rigidbody, {
     inertia = {2, 2, 4},
     R = core.so3.exp{0, 0.7227, 0},
     omega = {0, 0, 0.625},
-    potential = core.potential.stress{alpha = opts.alpha or 0.3, Rm = core.so3.exp{s, 0, s}},
-  }
+    potential = core.potential.stress{alpha = opts.alpha == nil and 0.3 or opts.alpha, Rm = core.so3.exp{s, 0, s}},
+  })
+  if not ok then error("lf.stress_system: " .. tostring(sys), 2) end
+  return sys
 end
 
 --- lf.stress_test(method, {h = {0.125, 0.25} | number, T = 10000, every = 40, threshold=,

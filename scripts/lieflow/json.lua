@@ -20,6 +20,7 @@ M.array_mt = {__name = "lf.json.array"}
 M.null = setmetatable({}, {__name = "lf.json.null", __tojson = function() return nil end})
 
 local function num2str(x)
+  if type(x) ~= "number" then error(("json.number: number expected, got %s"):format(type(x)), 2) end
   if x ~= x or x == math.huge or x == -math.huge then return "null" end
   if math.type(x) == "integer" then return string.format("%d", x) end
   if x == math.floor(x) and math.abs(x) < 2 ^ 53 then return string.format("%.1f", x) end
@@ -39,11 +40,13 @@ local function quote(s, path)
   return '"' .. s:gsub('[%c"\\]', function(c) return escapes[c] or ("\\u%04x"):format(c:byte()) end) .. '"'
 end
 
+-- Tables are read raw (rawlen, next, rawget): a __len, __index or __pairs of the value can
+-- neither lie about its contents nor run (raise, yield) in the middle of encoding.
 local function is_array(t)
-  local n = #t
+  local n = rawlen(t)
   if n == 0 then return getmetatable(t) == M.array_mt end
   local count = 0
-  for k in pairs(t) do
+  for k in next, t do
     if math.type(k) ~= "integer" or k < 1 or k > n then return false end
     count = count + 1
   end
@@ -61,19 +64,24 @@ local function key_string(k, path)
   error(("json.encode: object key of type %s at %s"):format(type(k), path), 0)
 end
 
+M.max_depth = 1000
+
 local function encode(v, out, path, seen, indent, depth)
+  if depth > M.max_depth then
+    error(("json.encode: nested more than %d levels deep at %s"):format(M.max_depth, path:sub(1, 200) .. (#path > 200 and "..." or "")), 0)
+  end
   local tv = type(v)
   if tv == "nil" then out[#out + 1] = "null"; return end
   if tv == "boolean" then out[#out + 1] = tostring(v); return end
   if tv == "number" then out[#out + 1] = num2str(v); return end
   if tv == "string" then out[#out + 1] = quote(v, path); return end
   local mt = getmetatable(v)
-  if type(mt) == "table" and mt.__tojson then
+  if type(mt) == "table" and rawget(mt, "__tojson") then
     -- not a tail call: v stays in `seen`, so a __tojson that returns v (or leads back to it)
     -- is a reference cycle, not an endless loop
     if seen[v] then error(("json.encode: reference cycle at %s"):format(path), 0) end
     seen[v] = true
-    encode(mt.__tojson(v), out, path, seen, indent, depth)
+    encode(rawget(mt, "__tojson")(v), out, path, seen, indent, depth + 1)
     seen[v] = nil
     return
   end
@@ -87,22 +95,23 @@ local function encode(v, out, path, seen, indent, depth)
   local nl, pad, pad1 = "", "", ""
   if indent then nl = "\n"; pad = indent:rep(depth); pad1 = indent:rep(depth + 1) end
   if is_array(v) then
-    if #v == 0 then out[#out + 1] = "[]" else
+    local n = rawlen(v)
+    if n == 0 then out[#out + 1] = "[]" else
       -- arrays of plain numbers stay on one line even when indenting
       local flat = true
-      for i = 1, #v do if type(v[i]) ~= "number" then flat = false; break end end
+      for i = 1, n do if type(rawget(v, i)) ~= "number" then flat = false; break end end
       out[#out + 1] = "["
-      for i = 1, #v do
+      for i = 1, n do
         if i > 1 then out[#out + 1] = "," end
         if not flat then out[#out + 1] = nl .. pad1 elseif indent and i > 1 then out[#out + 1] = " " end
-        encode(v[i], out, ("%s[%d]"):format(path, i), seen, indent, depth + 1)
+        encode(rawget(v, i), out, ("%s[%d]"):format(path, i), seen, indent, depth + 1)
       end
       if not flat then out[#out + 1] = nl .. pad end
       out[#out + 1] = "]"
     end
   else
     local keys, names = {}, {}
-    for k in pairs(v) do
+    for k in next, v do
       local s = key_string(k, path)
       if names[s] ~= nil then -- e.g. 1 and "1": two members with the same name, one value lost
         error(("json.encode: keys %s and %s at %s both become the member name %s"):format(
@@ -117,7 +126,7 @@ local function encode(v, out, path, seen, indent, depth)
       for i, s in ipairs(keys) do
         if i > 1 then out[#out + 1] = "," end
         out[#out + 1] = nl .. pad1 .. quote(s, path) .. (indent and ": " or ":")
-        encode(v[names[s]], out, path .. "." .. s, seen, indent, depth + 1)
+        encode(rawget(v, names[s]), out, path .. "." .. s, seen, indent, depth + 1)
       end
       out[#out + 1] = nl .. pad .. "}"
     end
@@ -127,6 +136,9 @@ end
 
 --- json.encode(value [, {indent = true | "  "}]) -> string (see the rules above).
 function M.encode(value, opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error(("json.encode: argument #2 must be an options table {indent = true | \"  \"}, got %s"):format(type(opts)), 2)
+  end
   local indent = opts and opts.indent
   if indent == true then indent = "  " end
   if indent ~= nil and indent ~= false and type(indent) ~= "string" then
@@ -144,6 +156,15 @@ function M.decode(s)
   if not ok then error("json.decode needs dkjson (Debian package lua-dkjson)", 2) end
   local v, pos, err = dk.decode(s, 1, nil)
   if err then error(("json.decode: %s (at character %s)"):format(err, tostring(pos)), 2) end
+  -- a number literal beyond the double range ("1e400") would come back as inf: refuse it
+  local function check(x, path, depth)
+    if type(x) == "number" and (x ~= x or x == math.huge or x == -math.huge) then
+      error(("json.decode: number out of the double range at %s"):format(path), 3 + depth)
+    elseif type(x) == "table" and depth < M.max_depth then
+      for k, y in next, x do check(y, path .. "." .. tostring(k), depth + 1) end
+    end
+  end
+  check(v, "$", 0)
   return v
 end
 

@@ -25,7 +25,23 @@
 -- Without gnuplot, the .dat and .gp are written anyway and a message says how to render them;
 -- the function then returns nil, info. info = {image=, data=, script=, rendered=, text=, message=}.
 -- Errors name the offending argument; warnings (skipped points on log axes) go through M.warn.
+-- info has a __tostring (one line), so that the REPL does not print the drawing a second time.
+--
+-- Files are complete or absent: .dat, .gp and the image are written to temporary files beside
+-- them and renamed when complete (core.atomic_open; the image: gnuplot writes a temporary name
+-- given with -e lf_tmp=..., renamed when gnuplot succeeded); a write error (full disk, /dev/full)
+-- is an error with the OS's reason. gnuplot runs without a shell (core.spawn); the terminal
+-- drawing gets its script and data on gnuplot's stdin (an inline datablock), so it leaves no
+-- file anywhere, even when interrupted.
+local core = require "lieflow.core"
 local M = {}
+
+-- largest image side in pixels (a 10000 x 10000 RGBA image is 400 MB for cairo)
+M.max_size = 10000
+-- largest base of a log axis (gnuplot 5.4 does not finish with a base of 1e8 or more)
+M.max_log_base = 1e6
+-- seconds gnuplot may take before it is stopped (a bug of gnuplot's must not hang lf.plot)
+M.timeout = 120
 
 local DEFAULT_SIZE = { 900, 600 }
 local DUMB_SIZE = { 100, 30 }
@@ -53,7 +69,7 @@ local function shq(s) return "'" .. tostring(s):gsub("'", [['\'']]) .. "'" end
 local function file_arg(p)
   p = tostring(p)
   if p:sub(1, 1) == "-" then p = "./" .. p end
-  return shq(p)
+  return p
 end
 
 -- gnuplot string expression for arbitrary text: single-quoted pieces (no backquote command
@@ -72,25 +88,22 @@ local function fmt(v)
   return string.format("%.17g", v)
 end
 
-local function file_exists(p)
+local function file_size(p)
   local f = io.open(p, "rb")
-  if f then f:close() return true end
-  return false
-end
-
-local function read_all(p)
-  local f = io.open(p, "rb")
-  if not f then return "" end
-  local s = f:read("a")
+  if not f then return nil end
+  local n = f:seek("end")
   f:close()
-  return s
+  return n
 end
 
+-- the whole file or nothing (core.atomic_open); errors name what, the path and the OS's reason
 local function write_file(p, s, what)
-  local f, err = io.open(p, "wb")
-  if not f then fail(("cannot write the %s %s: %s"):format(what, p, err)) end
-  f:write(s)
-  f:close()
+  local ok, err = pcall(function()
+    local f <close> = core.atomic_open(p, "lf.plot: " .. what)
+    f:write(s)
+    f:commit()
+  end)
+  if not ok then error(err, 0) end
 end
 
 local function dirname(p)
@@ -102,29 +115,11 @@ end
 
 local function basename(p) return p:match("([^/]*)$") end
 
--- mkdir -p: LuaFileSystem when installed, else the shell
+-- mkdir -p (core.mkdir_p: no shell)
 local function mkdir_p(dir)
   if dir == "." or dir == "/" or dir == "" then return end
-  local ok, lfs = pcall(require, "lfs")
-  if ok and type(lfs) == "table" and lfs.attributes then
-    if lfs.attributes(dir, "mode") == "directory" then return end
-    local path = dir:sub(1, 1) == "/" and "" or nil
-    for comp in dir:gmatch("[^/]+") do
-      path = path and (path .. "/" .. comp) or comp
-      if lfs.attributes(path, "mode") == nil then
-        local made, err = lfs.mkdir(path)
-        if not made and lfs.attributes(path, "mode") ~= "directory" then
-          fail(("cannot create the directory %s: %s"):format(path, tostring(err)))
-        end
-      end
-    end
-    if lfs.attributes(dir, "mode") ~= "directory" then
-      fail(("cannot create the directory %s: not a directory"):format(dir))
-    end
-    return
-  end
-  local okx = os.execute("mkdir -p -- " .. shq(dir))
-  if not okx then fail(("cannot create the directory %s (mkdir -p failed)"):format(dir)) end
+  local ok, err = pcall(core.mkdir_p, dir)
+  if not ok then fail(tostring(err)) end
 end
 
 -- ------------------------------------------------------------------ gnuplot detection
@@ -134,14 +129,16 @@ local function default_exe() return os.getenv("LIEFLOW_GNUPLOT") or "gnuplot" en
 
 --- M.gnuplot_available([exe]) -> true, version string | false, reason. Needs gnuplot >= 5.
 function M.gnuplot_available(exe)
+  if exe ~= nil and (type(exe) ~= "string" or exe == "" or exe:find("\0", 1, true)) then
+    error(("lf.gnuplot_available: path of the gnuplot executable (a non-empty string without NUL) expected, got %s")
+      :format(type(exe) == "string" and ("%q"):format(exe) or type(exe)), 2)
+  end
   exe = exe or default_exe()
   local c = available_cache[exe]
   if c then return c[1], c[2] end
   local ok, why = false, "gnuplot not found (" .. exe .. ")"
-  local p = io.popen(shq(exe) .. " --version 2>/dev/null")
-  if p then
-    local out = p:read("a") or ""
-    p:close()
+  local sok, status, code, out = pcall(core.spawn, { exe, "--version" })
+  if sok and status == "exited" and code == 0 then
     local major, minor = out:match("gnuplot%s+(%d+)%.(%d+)")
     if major then
       if tonumber(major) >= 5 then
@@ -156,29 +153,33 @@ function M.gnuplot_available(exe)
 end
 
 -- ------------------------------------------------------------------ validation
+-- Arrays are read raw (rawlen, rawget) and copied: a __len or __index on them can neither lie
+-- about the data nor run later while the files are written.
 local function check_array(a, name, n)
   if type(a) ~= "table" then
     fail(("%s: array of numbers expected, got %s"):format(name, type(a)))
   end
-  local len = #a
+  local len = rawlen(a)
   if len == 0 then fail(("%s: empty"):format(name)) end
   if n and len ~= n then
     fail(("%s: length %d, but x has length %d"):format(name, len, n))
   end
+  local copy = {}
   for i = 1, len do
-    local v = a[i]
+    local v = rawget(a, i)
     if type(v) ~= "number" then
       fail(("%s[%d]: number expected, got %s"):format(name, i, type(v)))
     end
+    copy[i] = v
   end
-  return len
+  return len, copy
 end
 
 local function log_base(v, name)
   if v == nil or v == false then return nil end
   if v == true then return true end -- base chosen later
-  if type(v) == "number" and v > 1 then return v end
-  fail(("%s: true, false or a base > 1 expected, got %s"):format(name, tostring(v)))
+  if type(v) == "number" and v > 1 and v <= M.max_log_base then return v end
+  fail(("%s: true, false or a base in (1, %g] expected, got %s"):format(name, M.max_log_base, tostring(v)))
 end
 
 local function check_style(s, name)
@@ -237,14 +238,14 @@ local function prepare(spec)
   local y = spec.y
   if y == nil then fail("y: missing (one or more series: y = {{...}, {label = , data = }})") end
   if type(y) ~= "table" then fail(("y: table of series expected, got %s"):format(type(y))) end
-  if type(y[1]) == "number" or (y.data ~= nil) then y = { y } end -- a single series
-  if #y == 0 then fail("y: no series") end
+  if type(rawget(y, 1)) == "number" or (rawget(y, "data") ~= nil) then y = { y } end -- a single series
+  if rawlen(y) == 0 then fail("y: no series") end
 
-  local n
-  if spec.x ~= nil then n = check_array(spec.x, "x") end
+  local n, xcopy
+  if spec.x ~= nil then n, xcopy = check_array(spec.x, "x") end
   P.series = {}
-  for k = 1, #y do
-    local s = y[k]
+  for k = 1, rawlen(y) do
+    local s = rawget(y, k)
     local name = ("y[%d]"):format(k)
     if type(s) ~= "table" then
       fail(("%s: series expected (array of numbers or {label = , data = }), got %s")
@@ -261,12 +262,12 @@ local function prepare(spec)
     if type(data) ~= "table" then
       fail(("%s: array of numbers expected, got %s"):format(what, type(data)))
     end
-    n = n or #data
-    check_array(data, what, n)
-    P.series[k] = { data = data, label = label, style = style, what = what }
+    n = n or rawlen(data)
+    local _, copy = check_array(data, what, n)
+    P.series[k] = { data = copy, label = label, style = style, what = what }
   end
   if spec.x ~= nil then
-    P.x = spec.x
+    P.x = xcopy
   else
     P.x = {}
     for i = 1, n do P.x[i] = i end
@@ -298,8 +299,9 @@ local function prepare(spec)
   -- output
   if spec.file ~= nil then
     if type(spec.file) ~= "string" or spec.file == "" then
-      fail(("file: path string expected, got %s"):format(tostring(spec.file)))
+      fail(("file: path string expected, got %s"):format(type(spec.file) == "string" and '""' or type(spec.file)))
     end
+    if spec.file:find("\0", 1, true) then fail("file: the path contains a NUL byte") end
     local base, ext = spec.file:match("^(.*)%.([^./]+)$")
     ext = ext and ext:lower()
     if ext ~= "png" and ext ~= "svg" then
@@ -310,13 +312,16 @@ local function prepare(spec)
   end
   if spec.size ~= nil then
     local s = spec.size
-    if type(s) ~= "table" or type(s[1]) ~= "number" or type(s[2]) ~= "number"
-        or s[1] < 1 or s[2] < 1 then
-      fail("size: {width, height} with positive numbers expected")
+    local function side(v) return type(v) == "number" and v >= 1 and v <= M.max_size end -- false for NaN
+    if type(s) ~= "table" or not side(s[1]) or not side(s[2]) then
+      local got = type(s) ~= "table" and type(s)
+        or ("{%s, %s}"):format(tostring(s[1]), tostring(s[2]))
+      fail(("size: {width, height} in pixels, each from 1 to %d, expected, got %s"):format(M.max_size, got))
     end
     P.size = { math.floor(s[1] + 0.5), math.floor(s[2] + 0.5) }
   end
-  if spec.gnuplot ~= nil and (type(spec.gnuplot) ~= "string" or spec.gnuplot == "") then
+  if spec.gnuplot ~= nil and (type(spec.gnuplot) ~= "string" or spec.gnuplot == ""
+      or spec.gnuplot:find("\0", 1, true)) then
     fail("gnuplot: path of the gnuplot executable expected")
   end
   P.exe = spec.gnuplot or default_exe()
@@ -524,28 +529,39 @@ local function tick_label(v)
   return ("%s×10^{%d}"):format(("%.4g"):format(m), k)
 end
 
--- mode: "png" | "svg" | "dumb"
-local function script_text(P, mode, datname, imgname)
+-- mode: "png" | "svg" | "dumb". inline: the data text, put into the script as a datablock
+-- (then datname is not used): the script is self-contained and can go to gnuplot's stdin.
+local function script_text(P, mode, datname, imgname, inline)
   local dumb = mode == "dumb"
   local L = {}
   local function add(s) L[#L + 1] = s end
   local function txt(s) return gq(s) .. (P.enhanced and "" or " noenhanced") end
   add("# lieflow plot script (gnuplot >= 5). Re-render with: gnuplot <this file>")
-  add("# Data and image are found next to this script, whatever the working directory.")
-  add('if (!exists("ARG0")) ARG0 = ""')
-  add("scriptdir = ARG0; i = strlen(scriptdir)")
-  add('while (i > 0 && scriptdir[i:i] ne "/") { i = i - 1 }')
-  add('scriptdir = (i > 0) ? scriptdir[1:i] : ""')
-  add("datafile = scriptdir." .. gq(datname))
+  if inline then
+    add("$lieflow_data << EOD")
+    add((inline:gsub("\n$", "")))
+    add("EOD")
+    add("datafile = '$lieflow_data'")
+  else
+    add("# Data and image are found next to this script, whatever the working directory.")
+    add('if (!exists("ARG0")) ARG0 = ""')
+    add("scriptdir = ARG0; i = strlen(scriptdir)")
+    add('while (i > 0 && scriptdir[i:i] ne "/") { i = i - 1 }')
+    -- "./", not "": a name starting with $ would otherwise be taken for a datablock
+    add('scriptdir = (i > 0) ? scriptdir[1:i] : "./"')
+    add("datafile = scriptdir." .. gq(datname))
+  end
+  -- lf.plot renders to a temporary name (-e "lf_tmp='...'") and renames it when complete
+  local output = "set output scriptdir.(exists(\"lf_tmp\") ? lf_tmp : " .. (imgname and gq(imgname) or "''") .. ")"
   if mode == "png" then
     local s = P.size or DEFAULT_SIZE
     add(("set terminal pngcairo enhanced size %d,%d font 'Sans,12' linewidth 1"):format(s[1], s[2]))
-    add("set output scriptdir." .. gq(imgname))
+    add(output)
   elseif mode == "svg" then
     local s = P.size or DEFAULT_SIZE
     add(("set terminal svg enhanced size %d,%d font 'Sans,12' background 'white'")
       :format(s[1], s[2]))
-    add("set output scriptdir." .. gq(imgname))
+    add(output)
   else
     add(("set terminal dumb size %d,%d"):format(DUMB_SIZE[1], DUMB_SIZE[2]))
   end
@@ -661,30 +677,39 @@ local function script_text(P, mode, datname, imgname)
   return table.concat(L, "\n") .. "\n"
 end
 
--- run gnuplot on a script; returns ok, stdout text (when captured), stderr text
-local function run_gnuplot(exe, script, capture)
-  local errf = os.tmpname()
-  local cmd = shq(exe) .. " " .. file_arg(script) .. " 2> " .. shq(errf)
-  local ok, how, code, out
-  if capture then
-    local p = io.popen(cmd, "r")
-    if not p then os.remove(errf); return false, "", "cannot start " .. exe end
-    out = p:read("a")
-    ok, how, code = p:close()
-  else
-    ok, how, code = os.execute(cmd)
+-- run gnuplot (no shell) with args and input on stdin; returns ok, stdout text, stderr text
+-- (with "(gnuplot exit N)" or "(gnuplot signal N)" appended on failure)
+local function run_gnuplot(exe, args, input)
+  local argv = { exe }
+  for _, a in ipairs(args) do argv[#argv + 1] = a end
+  local okc, status, code, out, err = pcall(core.spawn, argv, input, M.timeout)
+  if not okc then
+    if tostring(status):find("interrupted!", 1, true) then error(status, 0) end
+    return false, "", tostring(status)
   end
-  local err = read_all(errf)
-  os.remove(errf)
+  local ok = status == "exited" and code == 0
   if not ok then
-    err = ("%s(gnuplot %s %s)"):format(err ~= "" and (err .. "\n") or "", tostring(how), tostring(code))
+    err = ("%s(gnuplot %s %s)"):format(err ~= "" and (err .. "\n") or "",
+      status == "exited" and "exit" or status == "timeout" and "stopped after" or "signal",
+      status == "timeout" and (tostring(code) .. " s") or tostring(code))
   end
-  return ok and true or false, out, err
+  return ok, out, err
+end
+
+-- one-line summary of an info table (what the REPL prints instead of the whole drawing)
+local info_mt = { __name = "lf.plot.info" }
+info_mt.__tostring = function(i)
+  if i.text then
+    local lines = select(2, i.text:gsub("\n", "")) or 0
+    return ("lf.plot: drawn in the terminal (%d lines; info.text)"):format(lines)
+  end
+  if i.rendered then return ("lf.plot: %s (data %s, script %s)"):format(i.image, i.data, i.script) end
+  return ("lf.plot: not rendered; data %s, script %s"):format(tostring(i.data), tostring(i.script))
 end
 
 local function how_to_render(exe, why, script)
   return ("%s. The data and the gnuplot script were written; to render the figure install gnuplot " ..
-    "(e.g. apt-get install gnuplot-nox) and run:\n    gnuplot %s"):format(why, file_arg(script))
+    "(e.g. apt-get install gnuplot-nox) and run:\n    gnuplot %s"):format(why, shq(file_arg(script)))
 end
 
 --- M.plot(spec) -> image path (nil in dumb mode or without gnuplot), info
@@ -693,7 +718,7 @@ function M.plot(spec)
   if not okp then error(P, 2) end
 
   local have, why = M.gnuplot_available(P.exe)
-  local info = { rendered = false }
+  local info = setmetatable({ rendered = false }, info_mt)
 
   if P.file then
     mkdir_p(dirname(P.file))
@@ -706,33 +731,48 @@ function M.plot(spec)
       M.warn(info.message)
       return nil, info
     end
-    local ok, _, err = run_gnuplot(P.exe, gppath, false)
+    -- gnuplot writes a temporary image beside the final one; renamed only when complete
+    local tmpname = (".lfplot-%d-%d.tmp"):format(math.random(1 << 30), os.time()) -- no quotes: safe in gnuplot
+    local tmppath = dirname(P.file) .. "/" .. tmpname
+    local okr, ok, _, err = pcall(run_gnuplot, P.exe, { "-e", ("lf_tmp = '%s'"):format(tmpname), file_arg(gppath) })
+    if not okr then os.remove(tmppath); error(ok, 0) end
     if not ok then
+      os.remove(tmppath)
       error(("lf.plot: gnuplot failed on %s:\n%s"):format(gppath, err), 2)
     end
-    if not file_exists(P.file) then
-      error(("lf.plot: gnuplot ran but %s was not produced:\n%s"):format(P.file, err), 2)
+    local size = file_size(tmppath)
+    if not size or size == 0 then
+      os.remove(tmppath)
+      error(("lf.plot: gnuplot ran but produced no image for %s%s"):format(P.file,
+        err:match("%S") and (":\n" .. err) or " (no message from gnuplot)"), 2)
+    end
+    local okm, merr = os.rename(tmppath, P.file)
+    if not okm then
+      os.remove(tmppath)
+      error(("lf.plot: cannot rename the image to %s: %s"):format(P.file, tostring(merr)), 2)
     end
     if err:match("%S") then M.warn("gnuplot: " .. err:gsub("%s+$", "")) end
     info.rendered = true
     return P.file, info
   end
 
-  -- terminal drawing (REPL)
-  local tmp = os.tmpname()
-  local datpath, gppath = tmp .. ".dat", tmp .. ".gp"
-  write_file(datpath, data_text(P), "data file")
-  write_file(gppath, script_text(P, "dumb", basename(datpath)), "gnuplot script")
-  info.data, info.script = datpath, gppath
   if not have then
+    -- no gnuplot: leave the data and a script beside it (in a fresh temporary name) to render later
+    local tmp = os.tmpname()
+    local datpath, gppath = tmp .. ".dat", tmp .. ".gp"
+    local okw, werr = pcall(function()
+      write_file(datpath, data_text(P), "data file")
+      write_file(gppath, script_text(P, "dumb", basename(datpath)), "gnuplot script")
+    end)
     os.remove(tmp)
+    if not okw then os.remove(datpath); error(werr, 2) end
+    info.data, info.script = datpath, gppath
     info.message = how_to_render(P.exe, why, gppath)
     M.warn(info.message)
     return nil, info
   end
-  local ok, out, err = run_gnuplot(P.exe, gppath, true)
-  os.remove(tmp); os.remove(datpath); os.remove(gppath)
-  info.data, info.script = nil, nil
+  -- terminal drawing (REPL): script and data on gnuplot's stdin, no files
+  local ok, out, err = run_gnuplot(P.exe, {}, script_text(P, "dumb", nil, nil, data_text(P)))
   if not ok then error(("lf.plot: gnuplot failed:\n%s"):format(err), 2) end
   if err:match("%S") then M.warn("gnuplot: " .. err:gsub("%s+$", "")) end
   io.write(out)

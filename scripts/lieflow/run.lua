@@ -451,22 +451,31 @@ function traj_methods:load()
 end
 
 --- traj:write_csv(path) -> path: header row of column names, then one row per sample (%.17g).
+--- The file appears complete or not at all (a temporary file renamed at the end); write errors
+--- (full disk, /dev/full) are errors with the OS's reason.
 function traj_methods:write_csv(path)
-  if type(path) ~= "string" then error(("write_csv: path (string) expected, got %s"):format(type(path)), 2) end
-  local f, err = io.open(path, "w")
-  if not f then error(("write_csv: cannot open '%s' for writing: %s"):format(path, err), 2) end
-  local cols = self.columns
-  f:write(table.concat(cols, ","), "\n")
-  local arrays = {}
-  for i, c in ipairs(cols) do arrays[i] = self[c] end
-  local fmt = ("%.17g,"):rep(#cols):sub(1, -2) .. "\n"
-  local vals = {}
-  for r = 1, #arrays[1] do
-    for i = 1, #cols do vals[i] = arrays[i][r] end
-    f:write(fmt:format(table.unpack(vals, 1, #cols)))
+  if getmetatable(self) ~= traj_mt then
+    error(("write_csv: call it as traj:write_csv(path) on a trajectory, got %s"):format(type(self)), 2)
   end
-  local ok, werr = f:close()
-  if not ok then error(("write_csv: writing '%s' failed: %s"):format(path, tostring(werr)), 2) end
+  if type(path) ~= "string" then error(("write_csv: path (string) expected, got %s"):format(type(path)), 2) end
+  if path:find("\0", 1, true) then error("write_csv: the path contains a NUL byte", 2) end
+  local ok, err = pcall(function()
+    local f <close> = core.atomic_open(path, "write_csv")
+    local cols = self.columns
+    f:write(table.concat(cols, ","), "\n")
+    local arrays = {}
+    for i, c in ipairs(cols) do arrays[i] = self[c] end
+    local fmt = ("%.17g,"):rep(#cols):sub(1, -2) .. "\n"
+    local vals, buf = {}, {}
+    for r = 1, #arrays[1] do
+      for i = 1, #cols do vals[i] = arrays[i][r] end
+      buf[#buf + 1] = fmt:format(table.unpack(vals, 1, #cols))
+      if #buf == 256 then f:write(table.concat(buf)); buf = {} end
+    end
+    f:write(table.concat(buf))
+    f:commit()
+  end)
+  if not ok then error(err, 2) end
   return path
 end
 
@@ -530,43 +539,83 @@ traj_mt.__tostring = function(t)
     tostring(t.method), t.h or 0 / 0, t.T or 0 / 0, t.samples or 0, table.concat(t.columns, " "))
 end
 
+-- Lines of f, at most `cap` bytes each: a file that is not text (/dev/zero, /dev/full, a binary)
+-- gives an error instead of one endless line that eats the memory. Returns an iterator.
+local function capped_lines(f, path, cap)
+  local buf, pos = "", 1
+  return function()
+    while true do
+      local nl = buf:find("\n", pos, true)
+      if nl then
+        local l = buf:sub(pos, nl - 1)
+        pos = nl + 1
+        return l
+      end
+      if #buf - pos + 1 > cap then
+        error(("read_csv: '%s' has a line longer than %d bytes: not a CSV file"):format(path, cap), 0)
+      end
+      local chunk, err = f:read(65536)
+      if not chunk then
+        if err then error(("read_csv: cannot read '%s': %s"):format(path, err), 0) end
+        if pos <= #buf then
+          local l = buf:sub(pos)
+          buf, pos = "", 1
+          return l
+        end
+        return nil
+      end
+      buf, pos = buf:sub(pos) .. chunk, 1
+    end
+  end
+end
+
+M.read_csv_max_line = 1 << 20
+
 --- read_csv(path) -> a trajectory {columns = {...}, [name] = array, samples =} (what write_csv or a
 --- streamed lf.run wrote): #traj, traj:columns(), traj:plot{...}, traj:write_csv(path) work on it.
 function M.read_csv(path)
+  if type(path) ~= "string" then error(("read_csv: path (string) expected, got %s"):format(type(path)), 2) end
+  if path:find("\0", 1, true) then error("read_csv: the path contains a NUL byte", 2) end
   local f, err = io.open(path, "r")
-  if not f then error(("read_csv: cannot open '%s': %s"):format(tostring(path), err), 2) end
-  local header = f:read("l")
-  if not header then f:close(); error(("read_csv: '%s' is empty"):format(path), 2) end
-  local out = {columns = {}}
-  for c in header:gmatch("[^,]+") do out.columns[#out.columns + 1] = c; out[c] = {} end
-  local r = 0
-  for line in f:lines() do
-    if line ~= "" then
-      r = r + 1
-      local i = 0
-      for v in line:gmatch("[^,]+") do
-        i = i + 1
-        local x = tonumber(v)
-        if not x then
-          x = ({nan = 0 / 0, ["-nan"] = 0 / 0, inf = math.huge, ["-inf"] = -math.huge})[v]
+  if not f then error(("read_csv: cannot open '%s': %s"):format(path, err), 2) end
+  local ok, res = pcall(function()
+    local next_line = capped_lines(f, path, M.read_csv_max_line)
+    local header = next_line()
+    -- a directory opens but cannot be read ("Is a directory": raised by capped_lines); only a
+    -- readable end of file is "empty"
+    if not header then error(("read_csv: '%s' is empty"):format(path), 0) end
+    local out = {columns = {}}
+    for c in header:gmatch("[^,]+") do out.columns[#out.columns + 1] = c; out[c] = {} end
+    local r = 0
+    for line in next_line do
+      if line ~= "" then
+        r = r + 1
+        local i = 0
+        for v in line:gmatch("[^,]+") do
+          i = i + 1
+          local x = tonumber(v)
+          if not x then
+            x = ({nan = 0 / 0, ["-nan"] = 0 / 0, inf = math.huge, ["-inf"] = -math.huge})[v]
+          end
+          if not x or i > #out.columns then
+            error(("read_csv: %s line %d: bad field %d '%s'"):format(path, r + 1, i, v), 0)
+          end
+          out[out.columns[i]][r] = x
         end
-        if not x or i > #out.columns then
-          f:close()
-          error(("read_csv: %s line %d: bad field %d '%s'"):format(path, r + 1, i, v), 2)
+        if i ~= #out.columns then
+          error(("read_csv: %s line %d has %d fields, expected %d"):format(path, r + 1, i, #out.columns), 0)
         end
-        out[out.columns[i]][r] = x
-      end
-      if i ~= #out.columns then
-        f:close()
-        error(("read_csv: %s line %d has %d fields, expected %d"):format(path, r + 1, i, #out.columns), 2)
       end
     end
-  end
+    out.samples = r
+    setmetatable(out.columns, columns_mt)
+    return setmetatable(out, traj_mt)
+  end)
   f:close()
-  out.samples = r
-  setmetatable(out.columns, columns_mt)
-  return setmetatable(out, traj_mt)
+  if not ok then error(res, 2) end
+  return res
 end
+
 
 M.trajectory_mt = traj_mt
 function M.is_trajectory(x) return getmetatable(x) == traj_mt end

@@ -718,7 +718,7 @@ static void test_flow_invariants(void **state)
         for (int i = 0; i < 3; i++) J[i] = 0.05 + 2.95 * gsl_rng_uniform(r);
         if (k % 10 == 0) J[1] = J[0];
         rand_dir(r, w0);
-        lf_so3_random(1000 + k, R0);
+        lf_so3_random(1000 + k, R0, NULL);
         double t = (gsl_rng_uniform(r) - 0.5) * 2 * pow(10, 4 * gsl_rng_uniform(r));
         assert_int_equal(lf_exact_free_body_flow(J, R0, w0, t, R, w, NULL), LF_OK);
         double P0[3] = {J[0] * w0[0], J[1] * w0[1], J[2] * w0[2]}, P[3] = {J[0] * w[0], J[1] * w[1], J[2] * w[2]}, p0[3],
@@ -754,7 +754,7 @@ static void test_flow_consistency(void **state)
         if (k % 7 == 0) J[2] = J[1];
         rand_dir(r, w0);
         if (k % 5 == 0) w0[0] *= 1e-4; /* some near the middle / a principal axis */
-        lf_so3_random(2000 + k, R0);
+        lf_so3_random(2000 + k, R0, NULL);
         double t1 = 40 * (gsl_rng_uniform(r) - 0.5), t2 = 40 * (gsl_rng_uniform(r) - 0.5);
         assert_int_equal(lf_exact_free_body_flow(J, R0, w0, t1, R1, w1, NULL), LF_OK);
         assert_int_equal(lf_exact_free_body_flow(J, R1, w1, t2, R2, w2, NULL), LF_OK);
@@ -780,7 +780,7 @@ static void test_flow_consistency(void **state)
     assert_true(exact_ok);
     /* t = 0 gives the initial state exactly */
     double R[9], w[3], R0[9];
-    lf_so3_random(5, R0);
+    lf_so3_random(5, R0, NULL);
     assert_int_equal(lf_exact_free_body_flow(SEED_J, R0, SEED_W, 0, R, w, NULL), LF_OK);
     assert_true(maxdiff(9, R, R0) == 0 && maxdiff(3, w, SEED_W) == 0);
     assert_int_equal(lf_exact_free_body_flow(SEED_J, NULL, SEED_W, 0, R, w, NULL), LF_OK);

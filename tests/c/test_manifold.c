@@ -44,7 +44,7 @@ static void random_point(gsl_rng *r, const lf_manifold *M, double *y)
 {
     const lf_factor *f = lf_manifold_factor(M, 0);
     switch (f->kind) {
-    case LF_SO3: lf_so3_random(gsl_rng_get(r), y); break;
+    case LF_SO3: lf_so3_random(gsl_rng_get(r), y, NULL); break;
     case LF_S2: rand_dir(r, y); break;
     case LF_S3: {
         double n = 0;
@@ -72,8 +72,8 @@ static void random_point(gsl_rng *r, const lf_manifold *M, double *y)
     }
     case LF_TGL3: { /* F = Q1 diag(d) Q2 with d in [0.5, 2] (condition <= 4: diff loses ~cond(F) eps), P normal */
         double Q1[9], Q2[9], D[9] = {0};
-        lf_so3_random(gsl_rng_get(r), Q1);
-        lf_so3_random(gsl_rng_get(r), Q2);
+        lf_so3_random(gsl_rng_get(r), Q1, NULL);
+        lf_so3_random(gsl_rng_get(r), Q2, NULL);
         for (int k = 0; k < 3; k++) D[4 * k] = 0.5 + 1.5 * gsl_rng_uniform(r);
         lf_m3_mul(Q1, D, y);
         lf_m3_mul(y, Q2, y);
@@ -270,7 +270,7 @@ static void test_act_matches_group_exp(void **state)
             lf_v3_scale(x, 3 * gsl_rng_uniform(r), x);
             /* so3 */
             lf_manifold *M = make(&cases[0], triv);
-            lf_so3_random(gsl_rng_get(r), R);
+            lf_so3_random(gsl_rng_get(r), R, NULL);
             memcpy(Ry, R, sizeof R);
             lf_manifold_act(M, x, Ry);
             lf_so3_exp(x, E);
@@ -349,7 +349,7 @@ static void test_act_matches_group_exp(void **state)
             double y[18], yy[18], X[36] = {0}, EX[36], R[36], Ry[36], P6[36];
             for (int k = 0; k < 18; k++) xi[k] = 0.5 * gsl_ran_ugaussian(r);
             double Q1[9];
-            lf_so3_random(gsl_rng_get(r), Q1);
+            lf_so3_random(gsl_rng_get(r), Q1, NULL);
             for (int k = 0; k < 9; k++) y[k] = Q1[k] * (1 + 0.3 * (k % 3));
             for (int k = 9; k < 18; k++) y[k] = gsl_ran_ugaussian(r);
             for (int i = 0; i < 3; i++)

@@ -118,7 +118,7 @@ static void test_matrix_roundtrip(void **state)
     double wH = 0;
     for (unsigned long s = 1; s <= 5000; s++) {
         double R[9], q[4], R2[9];
-        lf_so3_random(s, R);
+        assert_int_equal(lf_so3_random(s, R, NULL), LF_OK);
         lf_quat_from_matrix(R, q);
         lf_quat_to_matrix(q, R2);
         wH = fmax(wH, maxdiff(9, R, R2));

@@ -107,7 +107,7 @@ static void test_retract(void **state)
         rand_dir(r, x);
         double len = pow(10, -12 + 14 * gsl_rng_uniform(r)); /* 1e-12 .. 100 */
         rand_tangent(r, x, len, v);
-        lf_s2_retract(x, v, y);
+        assert_int_equal(lf_s2_retract(x, v, y, &err), LF_OK);
         wn = fmax(wn, fabs(lf_v3_norm(y) - 1));
         assert_int_equal(lf_s2_retract_inv(x, y, v2, &err), LF_OK);
         /* y holds x + v only to absolute round-off, amplified by 1/(x.y)^2 ~ |v|^2 in the inverse */
@@ -117,7 +117,7 @@ static void test_retract(void **state)
         if (lf_v3_dot(x, y) < 0.1) continue;
         assert_int_equal(lf_s2_retract_inv(x, y, v2, &err), LF_OK);
         assert_true(fabs(lf_v3_dot(x, v2)) <= 1e-14 * fmax(1, lf_v3_norm(v2)));
-        lf_s2_retract(x, v2, y2);
+        assert_int_equal(lf_s2_retract(x, v2, y2, &err), LF_OK);
         wy = fmax(wy, maxdiff(3, y, y2));
     }
     CHECK_LE(wv, 2e-15, "retract_inv(x, retract(x,v)) - v, abs / max(1,|v|^2)");

@@ -174,7 +174,7 @@ static void test_log_exp_large(void **state)
     double we = 0;
     for (unsigned long s = 1; s <= 20000; s++) {
         double R[9], w[3], R2[9];
-        lf_so3_random(s, R);
+        assert_int_equal(lf_so3_random(s, R, NULL), LF_OK);
         lf_so3_log(R, w);
         lf_so3_exp(w, R2);
         we = fmax(we, maxdiff(9, R, R2));
@@ -447,7 +447,7 @@ static void test_Ad(void **state)
     double worst = 0;
     for (unsigned long k = 0; k < 5000; k++) {
         double R[9], A[9], x[3], Ax[3], E1[9], E2[9];
-        lf_so3_random(1000 + k, R);
+        assert_int_equal(lf_so3_random(1000 + k, R, NULL), LF_OK);
         rand_vec(r, -3, log10(3.0), x);
         lf_so3_Ad(R, A);
         lf_m3_apply(A, x, Ax);
@@ -468,8 +468,8 @@ static void test_dist_angle(void **state)
     double wtr = 0, wang = 0, wlog = 0;
     for (unsigned long k = 0; k < 5000; k++) {
         double R1[9], R2[9], M[9], x[3], n[3];
-        lf_so3_random(2 * k + 1, R1);
-        lf_so3_random(2 * k + 2, R2);
+        assert_int_equal(lf_so3_random(2 * k + 1, R1, NULL), LF_OK);
+        assert_int_equal(lf_so3_random(2 * k + 2, R2, NULL), LF_OK);
         /* well separated: the trace formula is accurate there */
         lf_m3_tmul(R1, R2, M);
         double tr = sqrt(2 * (3 - lf_m3_trace(M))), d = lf_so3_dist(R1, R2);
@@ -536,7 +536,7 @@ static void test_project(void **state)
             lf_m3_mul(R, E, C);
             near = fmax(near, dR - lf_so3_dist(M, C)); /* must stay < 0 */
         }
-        lf_so3_random(5000 + k, R2);
+        assert_int_equal(lf_so3_random(5000 + k, R2, NULL), LF_OK);
         near = fmax(near, dR - lf_so3_dist(M, R2));
     }
     CHECK_LE(orth, 1e-14, "project: ||R^T R - I||, |det R - 1|, max");
@@ -544,7 +544,7 @@ static void test_project(void **state)
     CHECK_LE(near, 0, "||M - project(M)|| - ||M - candidate||, max (must be < 0)");
     /* a slightly perturbed rotation projects back close to it */
     double R[9], M[9], P[9];
-    lf_so3_random(77, R);
+    assert_int_equal(lf_so3_random(77, R, NULL), LF_OK);
     lf_m3_copy(R, M);
     M[0] += 1e-7; M[5] -= 2e-7;
     lf_so3_project(M, P, &err);
@@ -575,16 +575,16 @@ static void test_random(void **state)
 {
     (void)state;
     double A[9], B[9];
-    lf_so3_random(42, A);
-    lf_so3_random(42, B);
+    assert_int_equal(lf_so3_random(42, A, NULL), LF_OK);
+    assert_int_equal(lf_so3_random(42, B, NULL), LF_OK);
     assert_memory_equal(A, B, sizeof A);
-    lf_so3_random(43, B);
+    assert_int_equal(lf_so3_random(43, B, NULL), LF_OK);
     assert_true(maxdiff(9, A, B) > 1e-3);
     double mean[9] = {0}, sq[9] = {0}, orth = 0;
     const int N = 20000;
     for (int k = 0; k < N; k++) {
         double R[9];
-        lf_so3_random((unsigned long)k + 1, R);
+        assert_int_equal(lf_so3_random((unsigned long)k + 1, R, NULL), LF_OK);
         orth = fmax(orth, fmax(lf_so3_orth_error(R), fabs(lf_m3_det(R) - 1)));
         for (int i = 0; i < 9; i++) { mean[i] += R[i] / N; sq[i] += R[i] * R[i] / N; }
     }
@@ -603,7 +603,7 @@ static void test_check(void **state)
     (void)state;
     lf_error err = {0, ""};
     double R[9];
-    lf_so3_random(5, R);
+    assert_int_equal(lf_so3_random(5, R, NULL), LF_OK);
     assert_int_equal(lf_so3_check(R, 1e-9, "R", &err), LF_OK);
     /* R^T R - I = diag(2a + a^2, 0, 0) for R = I + a e1 e1^T */
     double a = 1.6e-5, S[9];

@@ -205,7 +205,7 @@ describe("lf.ensemble", function()
   it("returns the members in member order when they finish out of order", function()
     -- member 1 is the longest: with 3 workers, later members finish first
     local ps = {}
-    for i = 1, 6 do ps[i] = {T = i == 1 and 3000 or 20} end
+    for i = 1, 6 do ps[i] = {T = i == 1 and 60000 or 20} end
     local res = lf.ensemble{params = ps, workers = 3, method = "vlv", h = 0.125, every = 1000, trajectory = false,
                             make = function(_, p) return stress(0.3), {T = p.T} end}
     for i = 1, 6 do

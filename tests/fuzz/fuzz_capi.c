@@ -1,0 +1,355 @@
+/* libFuzzer target over lieflow's C API (make fuzz-c; issue 13, "make it stay fixed").
+ *
+ * The input is a little program: each operation takes a selector byte and then its numbers, each
+ * number a byte choosing a hostile constant (NaN, +-inf, 0, -0, subnormals, DBL_MAX, 1e+-154,
+ * 1e+-300, pi, ...) or 8 raw bytes (any double). Operations cover the maps (so3, s2, quat), the
+ * 3x3 helpers (norms, det, inverse), the projection, the fits and the error messages; with the
+ * environment variable LIEFLOW_FUZZ_ALL=1 also systems, steppers and the exact free body (files
+ * being rewritten by others: their findings are reported separately, see tests/fuzz/README).
+ *
+ * Besides ASan/UBSan (the build flags), every operation checks the contract of its header:
+ * finite input gives finite output or an error status; rotations are rotations; an error status
+ * is one of the LF_E* codes with a NUL-terminated message; a failed step leaves the state as it
+ * was. A violation calls abort() with a message, which libFuzzer reports with the input. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "lieflow.h"
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} input;
+
+static int more(const input *in) { return in->n > 0; }
+
+static uint8_t byte(input *in)
+{
+    if (!in->n) return 0;
+    in->n--;
+    return *in->p++;
+}
+
+static double number(input *in)
+{
+    static const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.141592653589793, 1e-9, 1e-3, 10, 1e4,
+                                     5e-324, -5e-324, 2.2250738585072014e-308, 1e-310, 1e-160, 1e-154,
+                                     1e154, 1e160, 1e200, 1e300, DBL_MAX, -DBL_MAX, 1e-300, 0x1p500,
+                                     0x1p501, 0.7227, 1.0000000001, 0.9999999999};
+    uint8_t b = byte(in);
+    if (b < sizeof special / sizeof special[0]) return special[b];
+    if (b == 250) return NAN;
+    if (b == 251) return INFINITY;
+    if (b == 252) return -INFINITY;
+    if (b >= 200 && in->n >= 8) {
+        double x;
+        memcpy(&x, in->p, 8);
+        in->p += 8;
+        in->n -= 8;
+        return x;
+    }
+    return ((int)b - 128) / 16.0;
+}
+
+static void numbers(input *in, double *x, int n)
+{
+    for (int i = 0; i < n; i++) x[i] = number(in);
+}
+
+static int all_finite(const double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+#define REQUIRE(cond, ...)                                                   \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "fuzz_capi: contract violated: %s (", #cond);  \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fprintf(stderr, ")\n");                                          \
+            abort();                                                         \
+        }                                                                    \
+    } while (0)
+
+static void check_error(int st, const lf_error *e)
+{
+    REQUIRE(st >= LF_OK && st <= LF_EINTR, "status %d", st);
+    if (st != LF_OK) REQUIRE(memchr(e->msg, '\0', sizeof e->msg) != NULL, "message not terminated");
+}
+
+static int is_rotation(const double *R, double tol)
+{
+    return lf_m3_isfinite(R) && lf_so3_orth_error(R) <= tol && fabs(lf_m3_det(R) - 1) <= tol;
+}
+
+/* a rotation from fuzzed numbers (exp of a vector; I when the vector is not finite) */
+static void rotation(input *in, double R[9])
+{
+    double x[3];
+    numbers(in, x, 3);
+    if (!all_finite(x, 3) || !isfinite(lf_v3_norm(x))) lf_m3_identity(R);
+    else lf_so3_exp(x, R);
+}
+
+static void op_so3(input *in)
+{
+    double x[3], M[9], R[9], y[3];
+    lf_error e;
+    numbers(in, x, 3);
+    /* finite, and |x| too (the angle of x = (DBL_MAX, DBL_MAX, 0) is not a double: NaN, which the
+     * binding reports as "too large") */
+    int fin = all_finite(x, 3) && isfinite(lf_v3_norm(x));
+    switch (byte(in) % 8) {
+    case 0:
+        lf_so3_exp(x, R);
+        if (fin) {
+            REQUIRE(is_rotation(R, 1e-12), "exp(%g, %g, %g)", x[0], x[1], x[2]);
+            lf_so3_log(R, y);
+            double t = lf_v3_norm(y);
+            REQUIRE(t <= 3.1415926535897936, "|log| = %g", t);
+            lf_so3_exp(y, M);
+            REQUIRE(lf_so3_dist(M, R) <= 1e-12, "exp(log(R)) - R = %g", lf_so3_dist(M, R));
+        }
+        break;
+    case 1:
+        lf_so3_cay(x, R);
+        if (fin) REQUIRE(is_rotation(R, 1e-12), "cay(%g, %g, %g)", x[0], x[1], x[2]);
+        if (fin) check_error(lf_so3_cayinv(R, y, &e), &e);
+        break;
+    case 2: lf_so3_dexp(x, M); if (fin) REQUIRE(lf_m3_isfinite(M), "dexp(%g, %g, %g)", x[0], x[1], x[2]); break;
+    case 3: lf_so3_dcay(x, M); if (fin) REQUIRE(lf_m3_isfinite(M), "dcay(%g, %g, %g)", x[0], x[1], x[2]); break;
+    case 4: lf_so3_dexpinv(x, M); break; /* singular at |x| = 2 pi k: may be huge, not checked */
+    case 5:
+        lf_so3_hat(x, M);
+        lf_so3_vee(M, y);
+        if (fin) REQUIRE(y[0] == x[0] && y[1] == x[1] && y[2] == x[2], "vee(hat(x)) != x");
+        break;
+    case 6: {
+        double A[9];
+        rotation(in, A);
+        rotation(in, R);
+        double d = lf_so3_dist(A, R), a = lf_so3_angle(A, R);
+        REQUIRE(isfinite(d) && d <= 2 * sqrt(2.0) + 1e-12 && a >= 0 && a <= 3.1415926535897936, "dist %g angle %g", d, a);
+        break;
+    }
+    default: {
+        double Q[9];
+        numbers(in, Q, 9);
+        int st = lf_so3_project(Q, R, &e);
+        check_error(st, &e);
+        if (st == LF_OK) REQUIRE(is_rotation(R, 1e-12), "project gave ||R^T R - I|| = %g", lf_so3_orth_error(R));
+        else REQUIRE(st == LF_EINVAL || st == LF_EDOMAIN || st == LF_ENOCONV || st == LF_ENOMEM, "project status %d", st);
+        if (!all_finite(Q, 9)) REQUIRE(st == LF_EINVAL, "non-finite input accepted");
+        break;
+    }
+    }
+}
+
+static void op_s2_quat(input *in)
+{
+    double p[3], v[3], y[3], q[4], r[4], R[9];
+    lf_error e;
+    numbers(in, v, 3);
+    double n0[3];
+    numbers(in, n0, 3);
+    /* a unit vector (scaled first: n0 / |n0| is not unit when |n0| is subnormal) */
+    double mx = fmax(fmax(fabs(n0[0]), fabs(n0[1])), fabs(n0[2]));
+    if (!(mx > 0) || !isfinite(mx) || !all_finite(n0, 3)) lf_v3_set(p, 1, 0, 0);
+    else {
+        for (int i = 0; i < 3; i++) n0[i] /= mx;
+        double nn = lf_v3_norm(n0);
+        for (int i = 0; i < 3; i++) p[i] = n0[i] / nn;
+    }
+    int fin = all_finite(v, 3) && isfinite(lf_v3_norm(v)); /* (an angle beyond DBL_MAX: NaN) */
+    switch (byte(in) % 6) {
+    case 0: {
+        int st = lf_s2_retract(p, v, y, &e);
+        check_error(st, &e);
+        if (st == LF_OK) REQUIRE(lf_v3_isfinite(y) && fabs(lf_v3_norm(y) - 1) <= 1e-12, "retract |y| = %g", lf_v3_norm(y));
+        else REQUIRE(!fin || st == LF_EDOMAIN, "retract status %d", st);
+        break;
+    }
+    case 1: { /* exp needs a tangent vector */
+        double vt[3];
+        lf_s2_tangent(p, v, vt);
+        lf_s2_exp(p, vt, y);
+        /* (vt is tangent to working precision unless v was normal to the sphere to rounding) */
+        if (fin && lf_v3_isfinite(vt) && fabs(lf_v3_dot(p, vt)) <= 1e-12 * lf_v3_norm(vt))
+            REQUIRE(lf_v3_isfinite(y) && fabs(lf_v3_norm(y) - 1) <= 1e-12, "s2 exp |y| = %g, p = (%g, %g, %g), |vt| = %g, p.vt = %g", lf_v3_norm(y), p[0], p[1], p[2], lf_v3_norm(vt), lf_v3_dot(p, vt));
+        break;
+    }
+    case 2: {
+        double d = lf_s2_dist(p, p);
+        REQUIRE(d == 0 || d < 1e-15, "dist(p, p) = %g", d);
+        break;
+    }
+    case 3:
+        lf_quat_exp(v, q);
+        if (fin) REQUIRE(all_finite(q, 4) && fabs(q[0] * q[0] + lf_v3_dot(q + 1, q + 1) - 1) <= 1e-12, "quat exp");
+        break;
+    case 4:
+        numbers(in, q, 4);
+        if (all_finite(q, 4) && (q[0] != 0 || q[1] != 0 || q[2] != 0 || q[3] != 0)) {
+            lf_quat_to_matrix(q, R);
+            REQUIRE(is_rotation(R, 1e-12), "quat to_matrix(%g, %g, %g, %g)", q[0], q[1], q[2], q[3]);
+            lf_quat_from_matrix(R, r);
+            REQUIRE(all_finite(r, 4), "from_matrix");
+        }
+        break;
+    default:
+        numbers(in, q, 4);
+        lf_quat_mul(q, q, r); /* overflow is allowed here (the binding scales and checks) */
+        break;
+    }
+}
+
+static void op_linalg(input *in)
+{
+    double A[9], Ai[9], rc;
+    numbers(in, A, 9);
+    int fin = all_finite(A, 9);
+    long double s = 0, m = 0;
+    for (int i = 0; i < 9; i++) m = fmaxl(m, fabsl((long double)A[i]));
+    if (fin && m > 0)
+        for (int i = 0; i < 9; i++) s += ((long double)A[i] / m) * ((long double)A[i] / m);
+    double fn = lf_m3_fnorm(A);
+    if (fin) {
+        long double ref = m * sqrtl(s);
+        /* relative, plus the spacing of the subnormal numbers near 0 */
+        if (ref <= DBL_MAX) REQUIRE(fabsl(fn - ref) <= 1e-15L * ref + 0x1p-1074L, "fnorm %g vs %Lg", fn, ref);
+        else REQUIRE(isinf(fn) || fn == DBL_MAX, "fnorm %g of a matrix whose norm overflows", fn); /* (at the edge) */
+        double v[3] = {A[0], A[1], A[2]};
+        double vn = lf_v3_norm(v);
+        REQUIRE(isfinite(vn) || fabsl(hypotl(hypotl(v[0], v[1]), v[2])) > DBL_MAX, "v3 norm %g", vn);
+        double d = lf_m3_det(A);
+        REQUIRE(!isnan(d), "det NaN for finite input");
+        int st = lf_m3_inverse_scaled(A, Ai, &rc);
+        REQUIRE(st == LF_OK || st == LF_EDOMAIN, "inverse status %d", st);
+        if (st == LF_OK) {
+            REQUIRE(lf_m3_isfinite(Ai) && rc >= 1e-15, "inverse not finite or rcond %g", rc);
+            /* the residual of A Ai - I, relative to the condition number */
+            double P[9];
+            lf_m3_mul(A, Ai, P);
+            P[0] -= 1; P[4] -= 1; P[8] -= 1;
+            double res = 0;
+            for (int i = 0; i < 9; i++) res = fmax(res, fabs(P[i]));
+            REQUIRE(res <= 1e-13 / rc, "A inv(A) - I = %g (rcond %g), A = %a %a %a %a %a %a %a %a %a", res, rc, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8]);
+        }
+    }
+}
+
+static void op_fit(input *in)
+{
+    double x[32], y[32], s, c, se, rs;
+    int n = 2 + byte(in) % 30;
+    for (int i = 0; i < n; i++) {
+        x[i] = number(in);
+        y[i] = number(in);
+    }
+    int st = lf_fit_linear(x, y, (size_t)n, &s, &c, &se, &rs);
+    REQUIRE(st == LF_OK || st == LF_EINVAL || st == LF_EDOMAIN || st == LF_ENOMEM, "fit status %d", st);
+    if (st == LF_OK) REQUIRE(isfinite(s) && isfinite(c) && isfinite(rs) && (n == 2 || isfinite(se)), "fit not finite");
+    if (!all_finite(x, n) || !all_finite(y, n)) REQUIRE(st == LF_EINVAL, "fit of non-finite data");
+}
+
+static void op_error(input *in)
+{
+    char text[700];
+    size_t n = 0;
+    while (more(in) && n < sizeof text - 1) {
+        char ch = (char)byte(in);
+        if (ch == 0) break;
+        text[n++] = ch;
+    }
+    text[n] = '\0';
+    lf_error e;
+    lf_error_set(&e, LF_ECALLBACK, "callback failed: %s", text);
+    size_t len = strlen(e.msg);
+    REQUIRE(len < sizeof e.msg, "message length %zu", len);
+    if (n + 17 >= sizeof e.msg) REQUIRE(len >= 3 && strcmp(e.msg + len - 3, "...") == 0, "long message not ended by ...");
+}
+
+/* systems and steppers (core/model, core/method: LIEFLOW_FUZZ_ALL=1) */
+static void op_stepper(input *in)
+{
+    double J[3], R[9], w[3], h, a;
+    lf_error e;
+    numbers(in, J, 3);
+    rotation(in, R);
+    numbers(in, w, 3);
+    h = number(in);
+    a = number(in);
+    lf_potential pot;
+    double Rm[9];
+    rotation(in, Rm);
+    switch (byte(in) % 4) {
+    case 0: lf_potential_free_body(&pot); break;
+    case 1: lf_potential_stress(&pot, a, Rm); break;
+    case 2: lf_potential_top(&pot, a, J); break;
+    default: lf_potential_coulomb_wall(&pot); break;
+    }
+    lf_system *sys = lf_system_new(1, J, &pot, &e);
+    if (!sys) return;
+    const lf_method *m = lf_method_at(byte(in) % lf_method_count());
+    lf_stepper *st = lf_stepper_new(m, sys, R, w, 0, NULL, &e);
+    if (st) {
+        for (int k = 0; k < 4 && more(in); k++) {
+            double R0[9], w0[3], t0 = st->t;
+            memcpy(R0, st->R, sizeof R0);
+            memcpy(w0, st->w, sizeof w0);
+            long n = 1 + byte(in) % 4;
+            int rc = lf_stepper_step(st, h, n);
+            check_error(rc, &st->err);
+            if (rc == LF_OK)
+                REQUIRE(isfinite(st->t) && lf_m3_isfinite(st->R) && lf_v3_isfinite(st->w), "%s: non-finite state", m->name);
+            else if (n == 1) /* a failed step is rolled back */
+                REQUIRE(st->t == t0 && memcmp(R0, st->R, sizeof R0) == 0 && memcmp(w0, st->w, sizeof w0) == 0,
+                        "%s: a failed step changed the state", m->name);
+        }
+        lf_stepper_free(st);
+    }
+    lf_system_free(sys);
+}
+
+static void op_exact(input *in)
+{
+    double J[3], w0[3], w[3];
+    lf_error e;
+    numbers(in, J, 3);
+    numbers(in, w0, 3);
+    double t = number(in);
+    if (getenv("FUZZ_CAPI_TRACE")) /* the arguments, as a Lua call (the reproducer of a crash) */
+        fprintf(stderr, "lf.exact.free_body({%a, %a, %a}, {%a, %a, %a}, %a)\n", J[0], J[1], J[2], w0[0], w0[1], w0[2], t);
+    int st = lf_exact_free_body(J, w0, t, w, &e);
+    check_error(st, &e);
+    if (st == LF_OK)
+        REQUIRE(lf_v3_isfinite(w), "exact free body gave w = (%g, %g, %g) for J = (%a, %a, %a), w0 = (%a, %a, %a), t = %a", w[0],
+                w[1], w[2], J[0], J[1], J[2], w0[0], w0[1], w0[2], t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static int all = -1;
+    if (all < 0) all = getenv("LIEFLOW_FUZZ_ALL") && strcmp(getenv("LIEFLOW_FUZZ_ALL"), "1") == 0;
+    input in = {data, size};
+    for (int k = 0; k < 16 && more(&in); k++) {
+        switch (byte(&in) % (all ? 8 : 6)) {
+        case 0: op_so3(&in); break;
+        case 1: op_s2_quat(&in); break;
+        case 2: op_linalg(&in); break;
+        case 3: op_fit(&in); break;
+        case 4: op_error(&in); break;
+        case 5: op_so3(&in); break;
+        case 6: op_stepper(&in); break;
+        default: op_exact(&in); break;
+        }
+    }
+    return 0;
+}

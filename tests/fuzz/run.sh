@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Run the Lua API fuzzer (tests/fuzz/fuzz.lua) in a scratch directory and report.
+#   tests/fuzz/run.sh EXE smoke            fixed seeds, a fixed number of calls (make test)
+#   tests/fuzz/run.sh EXE SECONDS [SEED]   seeds SEED, SEED+1, ... until SECONDS have passed (make fuzz)
+# A finding (exit 1 of fuzz.lua), a crash (signal, sanitizer report) or a hang (the process
+# outlives its time by 60 s) stops the run: the tail of the call log is printed (the log itself,
+# a replayable Lua script, is kept and its path printed).
+set -u
+if [ $# -lt 2 ] || [ ! -x "$1" ]; then
+    echo "usage: tests/fuzz/run.sh path/to/lieflow smoke|SECONDS [SEED]" >&2
+    exit 2
+fi
+EXE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+MODE=$2
+SEED=${3:-1}
+OUT="${LIEFLOW_FUZZ_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/lieflow-fuzz.XXXXXX")}"
+mkdir -p "$OUT"
+# sanitizer reports get their own exit codes, so that they are not mistaken for findings
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86:detect_leaks=0"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:print_stacktrace=1:exitcode=87"
+
+run_one() {  # run_one SEED CALLS SECONDS
+    local seed=$1 calls=$2 secs=$3 dir="$OUT/seed-$1" rc
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && LIEFLOW_FUZZ_DIR="$dir" timeout -s KILL $((secs + 60)) \
+        "$EXE" "$HERE/fuzz.lua" --seed "$seed" --calls "$calls" --seconds "$secs" --log "$dir/fuzz-log.lua" \
+        >"$dir/out.txt" 2>"$dir/err.txt")
+    rc=$?
+    grep -a -E "^(fuzz:|  [0-9]+x|    first at)" "$dir/err.txt" | head -40
+    if [ $rc -eq 0 ]; then rm -rf "$dir"; return 0; fi
+    case $rc in
+        1) echo "fuzz: FINDINGS with seed $seed (above)";;
+        86|87) echo "fuzz: SANITIZER REPORT with seed $seed:"; grep -a -A30 -E "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error" "$dir/err.txt" | head -60;;
+        137) echo "fuzz: HANG with seed $seed (killed after $((secs + 60)) s)";;
+        *) echo "fuzz: CRASH with seed $seed (exit status $rc)"; tail -20 "$dir/err.txt";;
+    esac
+    echo "fuzz: last calls (replay: cd $dir && $EXE $dir/fuzz-log.lua):"
+    grep -a -v "^--" "$dir/fuzz-log.lua" | tail -15 | cut -c1-400
+    return 1
+}
+
+if [ "$MODE" = smoke ]; then
+    # deterministic: fixed seeds and call counts (the wall-clock limit is a safety net only)
+    status=0
+    for s in 1 2 3; do run_one "$s" 2500 120 || status=1; done
+    [ $status -eq 0 ] && rm -rf "$OUT" && echo "fuzz: smoke run clean: 3 seeds x 2500 calls"
+    exit $status
+fi
+
+end=$(( $(date +%s) + MODE ))
+while [ "$(date +%s)" -lt "$end" ]; do
+    left=$(( end - $(date +%s) ))
+    [ $left -gt 120 ] && left=120
+    [ $left -lt 1 ] && break
+    run_one "$SEED" 100000000 "$left" || exit 1
+    SEED=$((SEED + 1))
+done
+rm -rf "$OUT"
+echo "fuzz: clean for $MODE s (seeds up to $((SEED - 1)))"

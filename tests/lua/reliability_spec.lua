@@ -1,0 +1,349 @@
+-- Regressions of issue 13 (reliability) in the values, maps, analysis helpers, files and plots:
+-- every reproduction of the issue that belongs to lua/lvalue.c, lmaps.c, lanalysis.c, core/lie,
+-- core/base, core/analysis and scripts/lieflow/{json,plot,analysis,run}.lua. Each test states what
+-- happened before the fix. Cases that used to abort the process run in a child process, so that
+-- this spec reports them as failures instead of dying.
+local lf = require "lieflow"
+local T = require "testlib"
+local errmsg, has, shq, read = T.errmsg, T.has, T.shq, T.read
+
+local EXE = os.getenv("LIEFLOW_EXE") or "build/lieflow"
+local have_exe = io.open(EXE, "rb") ~= nil
+local it_exe = have_exe and it or pending
+local have_gp = lf.gnuplot_available()
+local it_gp = (have_exe and have_gp) and it or pending
+
+-- run a shell command; returns exit code (or 128 + signal), stdout, stderr
+local function sh(cmd)
+  local out, err = os.tmpname(), os.tmpname()
+  local ok, how, code = os.execute(cmd .. " >" .. out .. " 2>" .. err)
+  local o, e = read(out) or "", read(err) or ""
+  os.remove(out); os.remove(err)
+  if how == "signal" then code = 128 + code end
+  return ok and 0 or code, o, e
+end
+
+-- run Lua code in a fresh lieflow process
+local function child(code, env) return sh((env or "") .. " " .. EXE .. " -e " .. shq(code)) end
+
+local function files_in(dir)
+  local _, out = sh("ls -A " .. shq(dir))
+  local t = {}
+  for l in out:gmatch("[^\n]+") do t[#t + 1] = l end
+  table.sort(t)
+  return t
+end
+
+local function is_rotation(R) return lf.so3.is_rotation(R, 1e-12) end
+
+describe("item 1: lengths and elements are read raw (no __len/__index runs, no lie)", function()
+  local liar = function(n) return setmetatable({1, 2, 3}, {__len = function() return n end}) end
+  it("fit_linear with a __len of 2^61 + 1 (before: heap buffer overflow)", function()
+    has(errmsg(lf.fit_linear, liar((1 << 61) + 1), {1, 2}), "xs and ys differ in length (3 and 2)")
+    local s = lf.fit_linear(liar(-5), {1, 2, 4})
+    assert.are.equal(1.5, s)
+  end)
+  it("drift with lying arrays (before: heap overflow through fit_linear)", function()
+    local t = setmetatable({}, {__len = function() return (1 << 61) + 1 end})
+    local e = setmetatable({}, {__len = function() return (1 << 61) + 1 end})
+    for i = 1, 300 do rawset(t, i, i); rawset(e, i, 1e-3 * math.sin(i)) end
+    local d = lf.drift{t = t, energy_error = e}
+    assert.are.equal(300, d.samples)
+    assert.are.equal("bounded", d.verdict)
+  end)
+  it("vec3 arithmetic does not run an operand's __len (before: its error or yield escaped)", function()
+    local calls = 0
+    local m = setmetatable({1, 2, 3}, {__len = function() calls = calls + 1; error("len boom") end})
+    local msg = errmsg(function() return lf.vec3{1, 2, 3} + m end)
+    assert.is_nil(msg:find("len boom", 1, true))
+    assert.are.equal(0, calls)
+    local co = coroutine.wrap(function()
+      return pcall(function()
+        return lf.vec3{1, 2, 3} * setmetatable({1, 2, 3}, {__len = function() coroutine.yield(1) end})
+      end)
+    end)
+    local ok, e = co()
+    assert.is_false(ok)
+    assert.is_nil(tostring(e):find("yield", 1, true))
+  end)
+  it("quat.* read the table itself (before: __len = 4 and __index made up a quaternion)", function()
+    local fake = setmetatable({}, {__len = function() return 4 end, __index = function() return 1 end})
+    has(errmsg(lf.quat.mul, fake, {1, 0, 0, 0}), "quaternion {w, x, y, z} expected, got a table of length 0")
+    assert.are.same({1, 0, 0, 0}, lf.quat.mul(setmetatable({1, 0, 0, 0}, {__index = error}), {1, 0, 0, 0}))
+  end)
+end)
+
+describe("item 2: GSL never aborts the process", function()
+  it_exe("so3.project on input where GSL's SVD fails (before: exit 134, SIGABRT)", function()
+    for _, m in ipairs{
+      "{{0.125,3,2},{2,2,-2},{1e-15,1,1e104}}",
+      "{0x0.000000000000ep-1022, 0x0.0000000000002p-1022, 0, 0x0.0000000000007p-1022, 0x0.0000000000004p-1022, 1, " ..
+        "0x1.87f4907fc448ap-330, 0x1.8p+0, 0x0.000000001cp-1022}"} do
+      local rc, out, err = child("local ok, R = pcall(lf.so3.project, " .. m .. ") print(ok, ok and lf.so3.orth_error(R))")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(out:match("^true\t%d"), out)
+    end
+  end)
+  it("the graded matrix of the issue gets its nearest rotation (about z, by atan2(-1, 2.125))", function()
+    local R = lf.so3.project{{0.125, 3, 2}, {2, 2, -2}, {1e-15, 1, 1e104}}
+    local t = math.atan(-1, 2.125)
+    local Rz = lf.mat3{{math.cos(t), -math.sin(t), 0}, {math.sin(t), math.cos(t), 0}, {0, 0, 1}}
+    assert.is_true((R - Rz):norm() <= 2e-15)
+  end)
+end)
+
+describe("item 3: a correct finite result or a clear error", function()
+  it("so3.project: subnormal input (before: ||R^T R - I|| = 3.66), diag(1,1,1e104) (before: refused)", function()
+    local K = {0, -1, -2, -1, 4, 2, 1, -1, 0}
+    local M = {}
+    for i = 1, 9 do M[i] = K[i] * 2.0 ^ -1074 end
+    local R = lf.so3.project(M)
+    assert.is_true(is_rotation(R))
+    assert.is_true(R == lf.so3.project(K)) -- a power-of-two scale does not change the answer
+    assert.is_true(lf.so3.project{{1, 0, 0}, {0, 1, 0}, {0, 0, 1e104}} == lf.so3.I)
+    -- the same matrix in another frame cannot be resolved in double precision: an error
+    local Q = lf.so3.exp{0.3, 0.5, 0.7}
+    has(errmsg(lf.so3.project, Q * lf.mat3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1e104}} * Q:T()), "not unique within rounding")
+  end)
+  it("quat.exp{1e200, 0, 0} (before: NaN)", function()
+    local q = lf.quat.exp{1e200, 0, 0}
+    assert.are.equal(math.cos(1e200), q[1])
+    assert.is_true(math.abs(q[1] ^ 2 + q[2] ^ 2 - 1) < 1e-15)
+  end)
+  it("s2.retract: antipodal (before: NaN), huge v (before: the zero vector)", function()
+    has(errmsg(lf.s2.retract, {1, 0, 0}, {-1, 0, 0}), "x + v = 0")
+    assert.is_true(lf.s2.retract({1, 0, 0}, {0, 1e200, 0}) == lf.vec3{1e-200, 1, 0})
+  end)
+  it("vec3 norm and normalized (before: inf and the zero vector)", function()
+    assert.are.equal(1e200, lf.vec3{1e200, 0, 0}:norm())
+    assert.is_true(lf.vec3{1e200, 0, 0}:normalized() == lf.vec3{1, 0, 0})
+    assert.is_true(lf.vec3{0, 5e-324, 0}:normalized() == lf.vec3{0, 1, 0})
+    assert.are.equal(5e-200, lf.vec3{3e-200, 4e-200, 0}:norm())
+  end)
+  it("arithmetic that would leave finite numbers is an error (before: inf and NaN vec3)", function()
+    local v = lf.vec3{1, 2, 3}
+    has(errmsg(function() return v / 0 end), "attempt to divide lf.vec3 by zero")
+    has(errmsg(function() return v * (0 / 0) end), "non-finite component")
+    has(errmsg(function() return lf.vec3{1e308, 0, 0} + lf.vec3{1e308, 0, 0} end), "non-finite component")
+    has(errmsg(function() return lf.mat3{1e200, 0, 0, 0, 1, 0, 0, 0, 1} * lf.mat3{1e200, 0, 0, 0, 1, 0, 0, 0, 1} end),
+      "non-finite component")
+    has(errmsg(function() return lf.vec3{1e200, 0, 0}:dot{1e200, 0, 0} end), "vec3:dot: the result overflows")
+  end)
+  it("mat3:inv (before: NaN for 1e200 I, 'singular' for 1e-110 I)", function()
+    local A = lf.mat3{1e200, 0, 0, 0, 1e200, 0, 0, 0, 1e200}:inv()
+    assert.is_true(math.abs(A[1][1] / 1e-200 - 1) <= 2e-16 and A[1][2] == 0 and A[3][3] == A[1][1])
+    assert.is_true(math.abs(lf.mat3{1e-110, 0, 0, 0, 1e-110, 0, 0, 0, 1e-110}:inv()[1][1] / 1e110 - 1) <= 4e-16)
+    has(errmsg(function() return lf.mat3{1, 2, 3, 2, 4, 6, 1, 0, 1}:inv() end), "singular to working precision")
+    has(errmsg(function() return lf.mat3{1e-310, 0, 0, 0, 1e-310, 0, 0, 0, 1e-310}:inv() end), "the inverse overflows")
+  end)
+  it("so3.vee, quat.mul, mat3:det, so3.orth_error (before: -inf, inf, inf, inf)", function()
+    assert.is_true(lf.so3.vee{0, 1e308, 0, -1e308, 0, 0, 0, 0, 0} == lf.vec3{0, 0, -1e308})
+    has(errmsg(lf.quat.mul, {1e200, 0, 0, 0}, {1e200, 0, 0, 0}), "quat.mul: the product overflows")
+    assert.are.same({1, 0, 0, 0}, lf.quat.mul({1e200, 0, 0, 0}, {1e-200, 0, 0, 0}))
+    has(errmsg(function() return lf.mat3{1e110, 0, 0, 0, 1e110, 0, 0, 0, 1e110}:det() end), "mat3:det: the result overflows")
+    -- before: 9.99988671826831e-21 (a subnormal intermediate)
+    assert.is_true(math.abs(lf.mat3{1e300, 0, 0, 0, 1e-160, 0, 0, 0, 1e-160}:det() - 1e-20) <= 2e-36)
+    has(errmsg(lf.so3.orth_error, {1e200, 0, 0, 0, 1, 0, 0, 0, 1}), "so3.orth_error: ||M^T M - I|| overflows")
+  end)
+  it("fit_linear on huge data (before: NaN, NaN, NaN, NaN)", function()
+    local s, c, se, rs = lf.fit_linear({1e200, 2e200, 3e200}, {1e200, 2e200, 3.5e200})
+    assert.are.equal(1.25, s)
+    assert.is_true(c == c and se == se and rs == rs and math.abs(c) < math.huge)
+    has(errmsg(lf.fit_linear, {0, 1e-300}, {0, 1e300}), "the fitted line overflows")
+  end)
+  it("drift of an energy error growing to 1e308 (before: 'bounded', from a NaN fit)", function()
+    local t, e = {}, {}
+    for i = 1, 300 do t[i] = i; e[i] = i * 3e305 + (i % 2) * 1e303 end
+    assert.are.equal("drift", lf.drift{t = t, energy_error = e}.verdict)
+  end)
+end)
+
+describe("item 4: files are complete or absent, and errors say why", function()
+  local dir
+  before_each(function() dir = T.make_tmpdir() end)
+  after_each(function() os.execute("rm -rf " .. shq(dir)) end)
+  local function traj() return lf.run(lf.stress_system(), {method = "vlv", h = 0.125, T = 50}) end
+
+  it("write_json and write_csv report a full device (before: write_json said it succeeded)", function()
+    has(errmsg(lf.write_json, "/dev/full", {x = 1}), "lf.write_json: writing '/dev/full': No space left on device")
+    local tr = traj()
+    has(errmsg(tr.write_csv, tr, "/dev/full"), "write_csv: writing '/dev/full': No space left on device")
+  end)
+  it_exe("a write that fails midway leaves the old file and no temporary (before: a truncated file)", function()
+    local csv, json = dir .. "/t.csv", dir .. "/s.json"
+    for _, p in ipairs{csv, json} do local f = io.open(p, "w"); f:write("OLD\n"); f:close() end
+    -- at most 4 blocks per file (ulimit -f; SIGXFSZ ignored: writes fail with EFBIG)
+    local code = ("local tr = lf.run(lf.stress_system(), {method = 'vlv', h = 0.125, T = 400})\n" ..
+      "print(pcall(tr.write_csv, tr, %q))\nprint(pcall(lf.write_json, %q, tr))"):format(csv, json)
+    local rc, out = sh("ulimit -f 4; trap '' XFSZ; " .. EXE .. " -e " .. shq(code))
+    assert.are.equal(0, rc)
+    has(out, "write_csv: writing '" .. csv .. "': File too large")
+    has(out, "lf.write_json: writing '" .. json .. "': File too large")
+    assert.are.equal("OLD\n", read(csv))
+    assert.are.equal("OLD\n", read(json))
+    assert.are.same({"s.json", "t.csv"}, files_in(dir))
+  end)
+  it("a successful write replaces the file and keeps its mode", function()
+    local p = dir .. "/keep.json"
+    local f = io.open(p, "w"); f:write("OLD"); f:close()
+    os.execute("chmod 640 " .. shq(p))
+    lf.write_json(p, {a = 1})
+    assert.are.equal('{\n  "a": 1\n}\n', read(p))
+    local _, mode = sh("stat -c %a " .. shq(p))
+    assert.are.equal("640\n", mode)
+    assert.are.same({"keep.json"}, files_in(dir))
+  end)
+  it("paths with NUL bytes are errors (before: written to the truncated name)", function()
+    local p = dir .. "/a\0b.json"
+    has(errmsg(lf.write_json, p, {1}), "the path contains a NUL byte")
+    local tr = traj()
+    has(errmsg(tr.write_csv, tr, dir .. "/a\0b.csv"), "the path contains a NUL byte")
+    has(errmsg(lf.plot, {y = {1, 2}, file = dir .. "/a\0b.png"}), "the path contains a NUL byte")
+    has(errmsg(lf.read_csv, dir .. "/a\0b.csv"), "the path contains a NUL byte")
+    assert.are.same({}, files_in(dir))
+  end)
+  it_gp("a plot path starting with $ works (before: gnuplot took it for a datablock)", function()
+    local rc, _, err = sh("cd " .. shq(dir) .. " && " .. shq(os.getenv("PWD") .. "/" .. EXE) ..
+      " -e 'lf.plot{y = {1, 2, 3}, file = \"$a.png\"}'")
+    assert.are.equal(0, rc, err)
+    assert.are.equal("\137PNG", (read(dir .. "/$a.png") or ""):sub(1, 4))
+  end)
+  it("plot size is bounded and checked (before: NaN crashed in string.format, 1e9 went to gnuplot)", function()
+    has(errmsg(lf.plot, {y = {1, 2}, size = {0 / 0, 1}}), "size: {width, height} in pixels, each from 1 to 10000")
+    has(errmsg(lf.plot, {y = {1, 2}, size = {1e9, 1e9}}), "got {1000000000.0, 1000000000.0}")
+  end)
+  it_gp("a plot rendered to a file leaves no temporary and is replaced whole", function()
+    local p = dir .. "/f.png"
+    local path = lf.plot{y = {1, 2, 3}, file = p}
+    assert.are.equal(p, path)
+    assert.are.same({"f.dat", "f.gp", "f.png"}, files_in(dir))
+  end)
+  it_gp("the terminal drawing creates no file at all, so an interrupt leaves none", function()
+    local opened = {}
+    local io_open, tmpname, atomic = io.open, os.tmpname, lf.core.atomic_open
+    io.open = function(p, m, ...) if m and m:find("[wa]") then opened[#opened + 1] = p end return io_open(p, m, ...) end
+    os.tmpname = function() opened[#opened + 1] = "tmpname" return tmpname() end
+    lf.core.atomic_open = function(p, ...) opened[#opened + 1] = p return atomic(p, ...) end
+    local old = io.output()
+    io.output(io_open("/dev/null", "w"))
+    local ok, e, info = pcall(lf.plot, {y = {3, 1, 2}, title = "no files"})
+    io.output():close(); io.output(old)
+    io.open, os.tmpname, lf.core.atomic_open = io_open, tmpname, atomic
+    assert.is_true(ok, e)
+    assert.are.same({}, opened)
+    assert.is_truthy(info.text:find("no files", 1, true))
+  end)
+  it_exe("Ctrl-C during the terminal drawing stops gnuplot at once and leaves no file", function()
+    local fake = dir .. "/slowplot"
+    local f = io.open(fake, "w")
+    f:write('#!/bin/sh\nif [ "$1" = --version ]; then echo "gnuplot 5.4 patchlevel 0"; exit 0; fi\n',
+      'cat > ' .. dir .. '/got-script; echo started > ' .. dir .. '/started; exec sleep 20\n')
+    f:close()
+    os.execute("chmod +x " .. shq(fake))
+    -- start lieflow, wait until the fake gnuplot runs, then Ctrl-C (SIGINT to lieflow alone)
+    local t0 = os.time()
+    local script = ("cd %s && { %s -e %s 2>err.txt & pid=$!; i=0; while [ ! -f started ] && [ $i -lt 300 ]; do " ..
+      "sleep 0.1; i=$((i+1)); done; kill -INT $pid; wait $pid; echo $?; }"):format(shq(dir),
+      shq(os.getenv("PWD") .. "/" .. EXE), shq(("lf.plot{y = {1, 2, 3}, gnuplot = %q}"):format(fake)))
+    local _, out = sh(script)
+    local rc, err = tonumber(out), read(dir .. "/err.txt") or ""
+    os.remove(dir .. "/err.txt")
+    assert.is_true(os.time() - t0 < 15, "not interrupted")
+    assert.are.equal(1, rc, err)
+    has(err, "interrupted")
+    -- the fake gnuplot got the whole script (with the data inline) on stdin; no other file anywhere
+    assert.are.same({"got-script", "slowplot", "started"}, files_in(dir))
+    has(read(dir .. "/got-script"), "$lieflow_data << EOD")
+  end)
+  it_exe("lf.plot in the REPL prints its drawing once (before: again as info.text)", function()
+    if not have_gp then return end
+    local rc, out = sh("printf '%s\\n' " .. shq('lf.plot{y = {1, 3, 2}, title = "ONCE-ONLY"}') .. " | " .. EXE .. " -i")
+    assert.are.equal(0, rc)
+    -- (lieflow -i echoes piped input lines after the prompt, as lua5.4 -i does: not counted)
+    local drawn = out:gsub("[^\n]*> lf%.plot[^\n]*", "")
+    local n = select(2, drawn:gsub("ONCE%-ONLY", ""))
+    assert.are.equal(1, n)
+    has(out, "lf.plot: drawn in the terminal")
+  end)
+end)
+
+describe("item 6: errors that explain themselves", function()
+  it("raw Lua errors from the module's own code (before: 'attempt to index a number value')", function()
+    has(errmsg(lf.json.encode, {1}, 5), "json.encode: argument #2 must be an options table")
+    has(errmsg(lf.stress_system, 3), "lf.stress_system: argument #1 must be an options table")
+    has(errmsg(lf.gnuplot_available, lf.vec3{1, 2, 3}), "lf.gnuplot_available: path of the gnuplot executable")
+  end)
+  it("read_csv of a directory says so (before: \"'dir' is empty\")", function()
+    has(errmsg(lf.read_csv, "/tmp"), "read_csv: cannot read '/tmp': Is a directory")
+  end)
+  it("a long callback error is cut at a word or line, with '...' (before: mid-word at 255 bytes)", function()
+    local words = ("abcdefgh "):rep(60)
+    local body = lf.rigidbody{inertia = {1, 2, 3}, potential = function() error(words) end}
+    local msg = errmsg(function() lf.integrator("vlv", body, {h = 0.1}):step() end)
+    assert.is_truthy(msg:find("%.%.%.$") or msg:find("\n%.%.%.$"), msg)
+    local before = msg:gsub("%.%.%.$", "")
+    assert.is_truthy(before:find("abcdefgh ?$") or before:find("\n$"), msg)
+  end)
+end)
+
+describe("found by the Lua API fuzzer (tests/fuzz) in these files", function()
+  it("read_csv of an endless file (/dev/full) stops with an error (before: hung, eating memory)", function()
+    has(errmsg(lf.read_csv, "/dev/full"), "has a line longer than 1048576 bytes: not a CSV file")
+  end)
+  it("json: a number beyond the double range is refused (before: decoded as inf)", function()
+    has(errmsg(lf.json.decode, "[1, 1e400]"), "json.decode: number out of the double range at $.2")
+  end)
+  it("json.encode reads tables raw and bounds the depth (before: a yielding __len broke it; deep = stack overflow)", function()
+    assert.are.equal("[1,2]", lf.json.encode(setmetatable({1, 2}, {__len = function() coroutine.yield() end})))
+    local t, c = {}, nil
+    c = t
+    for _ = 1, 5000 do c[1] = {}; c = c[1] end
+    has(errmsg(lf.json.encode, t), "json.encode: nested more than 1000 levels deep")
+    has(errmsg(lf.json.number, {}), "json.number: number expected, got table")
+  end)
+  it("lf.plot reads arrays raw (before: a __len of 1e200 crashed string.format)", function()
+    local dir = T.make_tmpdir()
+    local old = lf.plot -- the series is the raw {1, 0.5, -1}: a plot, warnings only
+    local P = require "lieflow.plot"
+    local warn = P.warn
+    P.warn = function() end
+    local ok, e = pcall(lf.plot, {x = {1, 2, 3}, y = setmetatable({1, 0.5, -1}, {__len = function() return 1e200 end}),
+                                  gnuplot = "/nonexistent/gnuplot", file = dir .. "/p.png", logy = true})
+    P.warn = warn
+    assert.is_true(ok, e)
+    assert.are.equal(old, lf.plot)
+    os.execute("rm -rf " .. shq(dir))
+  end)
+  it("lf.plot refuses a log base that makes gnuplot hang (before: 2^63 hung forever)", function()
+    has(errmsg(lf.plot, {y = {1, 2, 3}, logx = 2 ^ 63}), "logx: true, false or a base in (1, 1e+06] expected")
+  end)
+  it("core.spawn stops a child that runs too long", function()
+    local t0 = lf.core.wall_time()
+    local status, code = lf.core.spawn({"sleep", "5"}, "", 0.3)
+    assert.are.equal("timeout", status)
+    assert.are.equal(0.3, code)
+    assert.is_true(lf.core.wall_time() - t0 < 2)
+  end)
+  it("write_csv called on something else than a trajectory explains itself", function()
+    local tr = lf.run(lf.stress_system(), {method = "vlv", h = 0.5, T = 1})
+    has(errmsg(tr.write_csv, 0, "x.csv"), "write_csv: call it as traj:write_csv(path) on a trajectory, got number")
+  end)
+  it("fit_linear's slope error with two points is nil, not NaN", function()
+    local s, c, se, rs = lf.fit_linear({1, 2}, {3, 4})
+    assert.are.equal(1, s); assert.are.equal(2, c); assert.is_nil(se); assert.are.equal(0, rs)
+  end)
+end)
+
+describe("found by the C API fuzzer (make fuzz-c)", function()
+  it("s2.exp of a vector that is not tangent is an error (before: a point off the sphere)", function()
+    has(errmsg(lf.s2.exp, {1, 0, 0}, {1, 0, 0}), "tangent vector at x expected")
+    assert.is_true(math.abs(lf.s2.exp({1, 0, 0}, {0, 1, 0}):norm() - 1) < 1e-15)
+  end)
+end)
+
+describe("found by the fuzzer: metamethods called by hand", function()
+  it("vec3/mat3 __unm on an infinite number raises (before: returned inf)", function()
+    has(errmsg(getmetatable(lf.mat3()).__unm, -1 / 0), "non-finite component")
+    has(errmsg(getmetatable(lf.vec3{1, 2, 3}).__mul, 1e200, 1e200), "non-finite component")
+  end)
+end)
