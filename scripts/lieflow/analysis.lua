@@ -73,13 +73,26 @@ end
 --- Returns {order = (the first field's), order_<field>=, order_<field>_stderr=, fields = {...},
 ---          method=, T=, table = {{h=, steps=, err_<field>=, cpu_time=}, ...}}.
 --- `method` is a built-in method's name or an lf.method.
+-- An array option read raw (a metatable's __len or __index cannot lie or run): a copy, or the
+-- value itself when it is not a table.
+local function plain_array(v, what, fn)
+  if type(v) ~= "table" then return v end
+  local t = {}
+  for i = 1, rawlen(v) do t[i] = rawget(v, i) end
+  return t
+end
+
+local ORDER_KEYS = {"system", "method", "T", "steps", "reference", "rtol"}
+for _, k in ipairs(run.INTEGRATOR_KEYS) do if k ~= "rtol" and k ~= "atol" then ORDER_KEYS[#ORDER_KEYS + 1] = k end end
+
 function M.order(opts)
   local fn = "lf.order"
   if type(opts) ~= "table" then error(("%s: options table {system=, method=, T=, steps={...}} expected, got %s"):format(fn, type(opts)), 2) end
+  run.check_keys(opts, ORDER_KEYS, fn)
   if opts.system == nil then error(fn .. ": option 'system' is required", 2) end
   run.check_method(opts.method, fn)
   local T = run.positive(opts.T, "option 'T' (final time)", fn)
-  local hs = opts.steps
+  local hs = plain_array(opts.steps, "steps", fn)
   if type(hs) ~= "table" or #hs < 2 then
     error(("%s: option 'steps' must list at least 2 step sizes, got %s"):format(fn,
       type(hs) == "table" and (#hs .. " value(s)") or type(hs)), 2)
@@ -101,7 +114,7 @@ function M.order(opts)
   local rows, errs = {}, {}
   for _, f in ipairs(fields) do errs[f] = {} end
   for i, h in ipairs(hs) do
-    local it = run.integrator(opts.method, opts.system, {h = h, newton_tol = opts.newton_tol, max_iter = opts.max_iter})
+    local it = run.integrator(opts.method, opts.system, run.integrator_opts(opts, h, {rtol = true, atol = true}))
     local c0 = os.clock()
     it:advance_to(T)
     local cpu = os.clock() - c0
@@ -191,6 +204,7 @@ function M.drift(traj, opts)
   end
   if opts ~= nil and type(opts) ~= "table" then error(("%s: options must be a table, got %s"):format(fn, type(opts)), 2) end
   opts = opts or {}
+  run.check_keys(opts, {"threshold", "roundoff"}, fn)
   local threshold = opts.threshold == nil and M.drift_threshold or opts.threshold
   run.positive(threshold, "option 'threshold'", fn)
   local t, e = traj.t, traj.energy_error
@@ -250,6 +264,7 @@ function M.stress_system(opts)
     error(("lf.stress_system: argument #1 must be an options table {alpha = }, got %s"):format(type(opts)), 2)
   end
   opts = opts or {}
+  run.check_keys(opts, {"alpha"}, "lf.stress_system")
   local s = 2.5 / math.sqrt(2)
   local ok, sys = pcall(core.rigidbody, {
     inertia = {2, 2, 4},
@@ -268,12 +283,16 @@ end
 ---     slope(h2)/slope(h1) and exponent= log(ratio)/log(h2/h1) (with two or more h; seed 000
 ---     says O(T h^2): ratio ~4 and exponent ~2 between h = 0.125 and 0.25)}.
 --- `method` is a built-in method's name or an lf.method.
+local STRESS_KEYS = {"h", "T", "every", "progress", "threshold"}
+for _, k in ipairs(run.INTEGRATOR_KEYS) do STRESS_KEYS[#STRESS_KEYS + 1] = k end
+
 function M.stress_test(method, opts)
   local fn = "lf.stress_test"
   run.check_method(method, fn)
   if opts ~= nil and type(opts) ~= "table" then error(("%s: options must be a table, got %s"):format(fn, type(opts)), 2) end
   opts = opts or {}
-  local hs = opts.h == nil and {0.125, 0.25} or opts.h
+  run.check_keys(opts, STRESS_KEYS, fn)
+  local hs = opts.h == nil and {0.125, 0.25} or plain_array(opts.h, "h", fn)
   if type(hs) == "number" then hs = {hs} end
   if type(hs) ~= "table" or #hs < 1 then error(fn .. ": option 'h' must be a step size or a list of them", 2) end
   local seen = {}
@@ -286,11 +305,18 @@ function M.stress_test(method, opts)
   local T = opts.T == nil and 10000 or opts.T
   run.positive(T, "option 'T'", fn)
   local every = opts.every == nil and 40 or opts.every
+  for _, h in ipairs(hs) do -- lf.drift fits a line: at least 3 samples
+    local samples = run.step_count(T, h, fn) // every + 1
+    if math.type(every) == "integer" and every >= 1 and samples < 3 then
+      error(("%s: T = %g with h = %g and every = %d gives %d samples; the drift fit needs at least 3 (raise T or "
+             .. "lower every)"):format(fn, T, h, every, samples), 2)
+    end
+  end
   local res = {method = run.method_name(method), T = T, every = every, runs = {}, verdict = "bounded"}
   for i, h in ipairs(hs) do
-    local traj = run.run(M.stress_system(), {method = method, h = h, T = T, every = every,
-                                             progress = opts.progress, newton_tol = opts.newton_tol,
-                                             max_iter = opts.max_iter})
+    local ro = run.integrator_opts(opts, h)
+    ro.method, ro.T, ro.every, ro.progress = method, T, every, opts.progress
+    local traj = run.run(M.stress_system(), ro)
     local d = M.drift(traj, {threshold = opts.threshold})
     res.runs[i] = {h = h, slope = d.slope, verdict = d.verdict, statistic = d.statistic, drift = d,
                    cpu_time = traj.cpu_time, wall_time = traj.wall_time, steps = traj.steps, traj = traj}

@@ -570,9 +570,11 @@ for _, mt in ipairs { DV, DM } do
     mt.__eq = eqvals
 end
 DV.__tostring = function(v)
+    if getmetatable(v) ~= DV then error(fmt("dual.vec3 __tostring: dual vec3 expected, got %s", typename(v)), 2) end
     return fmt("dual.vec3{%s, %s, %s}", tostring(v[1]), tostring(v[2]), tostring(v[3]))
 end
 DM.__tostring = function(M)
+    if getmetatable(M) ~= DM then error(fmt("dual.mat3 __tostring: dual mat3 expected, got %s", typename(M)), 2) end
     local rows = {}
     for i = 1, 3 do
         local r = M[i]

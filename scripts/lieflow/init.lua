@@ -157,12 +157,21 @@ end
 --- lf.load(path, system [, method]) -> integrator: resumes a checkpoint written by it:save on the same
 --- system (its Lua callbacks cannot be saved: give the system again). method: an lf.rkmk or lf.method
 --- when the checkpoint's method is not built in.
+lf.load_max_bytes = 1 << 26
+
 function lf.load(path, system, method)
   if type(path) ~= "string" then error(("lf.load: path (string) expected, got %s"):format(type(path)), 2) end
+  if path:find("\0", 1, true) then error("lf.load: the path contains a NUL byte", 2) end
   local f, err = io.open(path, "r")
   if not f then error(("lf.load: cannot open '%s': %s"):format(path, tostring(err)), 2) end
-  local text = f:read("a")
+  -- at most lf.load_max_bytes: a device or a huge file (/dev/zero) is refused instead of read forever
+  local text, rerr = f:read(lf.load_max_bytes + 1)
   f:close()
+  if text == nil and rerr then error(("lf.load: cannot read '%s': %s"):format(path, tostring(rerr)), 2) end
+  text = text or ""
+  if #text > lf.load_max_bytes then
+    error(("lf.load: '%s' is larger than %d bytes: not a lieflow checkpoint"):format(path, lf.load_max_bytes), 2)
+  end
   local ok, c = pcall(an.json.decode, text)
   if not ok or type(c) ~= "table" or c.format ~= checkpoint_format then
     error(("lf.load: '%s' is not a lieflow checkpoint (written by it:save)"):format(path), 2)

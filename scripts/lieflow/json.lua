@@ -14,6 +14,7 @@
 --   * functions, threads, other userdata and reference cycles are errors naming the path
 --     (e.g. "json.encode: unsupported value of type function at $.runs[2].traj").
 -- decode delegates to dkjson (Debian lua-dkjson), loaded on first use.
+local options = require "lieflow.options"
 local M = {}
 
 M.array_mt = {__name = "lf.json.array"}
@@ -139,6 +140,7 @@ function M.encode(value, opts)
   if opts ~= nil and type(opts) ~= "table" then
     error(("json.encode: argument #2 must be an options table {indent = true | \"  \"}, got %s"):format(type(opts)), 2)
   end
+  if opts then options.check_keys(opts, {"indent"}, "json.encode") end
   local indent = opts and opts.indent
   if indent == true then indent = "  " end
   if indent ~= nil and indent ~= false and type(indent) ~= "string" then

@@ -10,7 +10,10 @@ local core = require "lieflow.core"
 local M = {}
 local method_mt = {__name = "lf.method"}
 method_mt.__index = method_mt
-method_mt.__tostring = function(m) return ("lf.method(%s, order %s)"):format(m.name, tostring(m.order)) end
+method_mt.__tostring = function(m)
+  if getmetatable(m) ~= method_mt then error(("lf.method __tostring: lf.method expected, got %s"):format(type(m)), 2) end
+  return ("lf.method(%s, order %s)"):format(m.name, tostring(m.order))
+end
 
 --- lf.method{name=, order=, step=function(state, h, system) -> state' or nothing (mutate state)}
 function M.define(spec)
@@ -171,6 +174,7 @@ it_mt.__tostring = function(it) return ("lf.integrator(%s [Lua], h = %g, t = %g)
 --- An integrator running a Lua method on a system.
 function M.integrator(method, system, opts)
   opts = opts or {}
+  if type(opts) ~= "table" then error(("lf.integrator: argument #3 must be an options table, got %s"):format(type(opts)), 3) end
   local mt = type(system) == "userdata" and getmetatable(system)
   if not (mt and mt.__name == "lf.system") then
     error(("lf.integrator: argument #2 must be a system (lf.rigidbody, lf.bodies, lf.lie_ode, ...), got %s"):format(

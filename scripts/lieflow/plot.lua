@@ -34,6 +34,7 @@
 -- drawing gets its script and data on gnuplot's stdin (an inline datablock), so it leaves no
 -- file anywhere, even when interrupted.
 local core = require "lieflow.core"
+local options = require "lieflow.options"
 local M = {}
 
 -- largest image side in pixels (a 10000 x 10000 RGBA image is 400 MB for cairo)
@@ -230,8 +231,13 @@ local function is_power_of_two(v)
 end
 
 -- ------------------------------------------------------------------ preparation
+local PLOT_KEYS = {"x", "y", "title", "xlabel", "ylabel", "logx", "logy", "style", "key", "xrange", "yrange", "grid",
+                   "enhanced", "file", "size", "gnuplot", "slopes"}
+
 local function prepare(spec)
   if type(spec) ~= "table" then fail("table argument expected, e.g. lf.plot{x = ..., y = {...}}") end
+  local okk, kerr = pcall(options.check_keys, spec, PLOT_KEYS, "lf.plot", 0)
+  if not okk then error(kerr, 0) end
   local P = {}
 
   -- series

@@ -858,7 +858,10 @@ RS.__add, RS.__sub, RS.__mul, RS.__div, RS.__unm, RS.__pow = add, sub, mul, div,
 RS.__lt = function(a, b) return cmpval(a, "<") < cmpval(b, "<") end
 RS.__le = function(a, b) return cmpval(a, "<=") <= cmpval(b, "<=") end
 RS.__eq = function(a, b) return getmetatable(a) == RS and getmetatable(b) == RS and a[VAL] == b[VAL] end
-RS.__tostring = function(a) return fmt("reverse(%s)", num(a[VAL])) end
+RS.__tostring = function(a)
+    if getmetatable(a) ~= RS then error(fmt("__tostring: reverse-mode number expected, got %s", typename(a)), 2) end
+    return fmt("reverse(%s)", num(a[VAL]))
+end
 RS.__index = function(_, k)
     error(fmt("attempt to index a reverse-mode autodiff number (field '%s')", tostring(k)), 2)
 end
@@ -939,6 +942,7 @@ function MM.copy(M) return M end
 local XYZ = { 1, 2, 3, x = 1, y = 2, z = 3 }
 
 RV.__index = function(v, k)
+    if getmetatable(v) ~= RV then error(fmt("__index: %s expected, got %s", RV.__name, typename(v)), 2) end
     local f = VM[k] -- methods first: components are found in the node once read
     if f ~= nil then return f end
     local i = XYZ[k]
@@ -948,6 +952,7 @@ RV.__index = function(v, k)
 end
 
 RM.__index = function(M, k)
+    if getmetatable(M) ~= RM then error(fmt("__index: %s expected, got %s", RM.__name, typename(M)), 2) end
     if k == 1 or k == 2 or k == 3 then return row(M, k) end
     local f = MM[k]
     if f ~= nil then return f end
@@ -981,13 +986,25 @@ for _, mt in ipairs { RV, RM } do
     mt.__mul, mt.__div, mt.__unm, mt.__pow = mul_general, div, unm, pow
     mt.__len = function() return 3 end
 end
-RV.__eq = function(a, b) return a[VX] == b[VX] and a[VX + 1] == b[VX + 1] and a[VX + 2] == b[VX + 2] end
+-- metamethods called by hand with other values: a clear error, not a raw one
+local function expect(mt, x, what)
+    if getmetatable(x) ~= mt then error(fmt("%s: %s expected, got %s", what, mt.__name, typename(x)), 3) end
+end
+RV.__eq = function(a, b)
+    if getmetatable(a) ~= RV or getmetatable(b) ~= RV then return false end
+    return a[VX] == b[VX] and a[VX + 1] == b[VX + 1] and a[VX + 2] == b[VX + 2]
+end
 RM.__eq = function(a, b)
+    if getmetatable(a) ~= RM or getmetatable(b) ~= RM then return false end
     for k = MX, MX + 8 do if a[k] ~= b[k] then return false end end
     return true
 end
-RV.__tostring = function(v) return fmt("reverse.vec3{%s, %s, %s}", num(v[VX]), num(v[VX + 1]), num(v[VX + 2])) end
+RV.__tostring = function(v)
+    expect(RV, v, "__tostring")
+    return fmt("reverse.vec3{%s, %s, %s}", num(v[VX]), num(v[VX + 1]), num(v[VX + 2]))
+end
 RM.__tostring = function(M)
+    expect(RM, M, "__tostring")
     local rows = {}
     for i = 0, 2 do
         local o = MX + 3 * i

@@ -36,6 +36,7 @@
 -- memory_limit (bytes, default 1e9): a run that would keep more samples in memory (about 16 bytes
 -- per value) is refused before it starts, with the advice to sample less often or to stream.
 local core = require "lieflow.core"
+local options = require "lieflow.options"
 local luamethod = require "lieflow.luamethod"
 local json = require "lieflow.json"
 
@@ -59,7 +60,16 @@ for _, c in ipairs{"columns", "method", "h", "T", "every", "steps", "samples", "
 local traj_mt = {__name = "lf.trajectory"}
 local traj_methods = {}
 traj_mt.__index = traj_methods
-traj_mt.__len = function(t) return t.samples end
+
+-- self of a trajectory method (called as traj.name(x) by mistake: a clear error, not a raw one)
+local function check_traj(self, what)
+  if getmetatable(self) ~= traj_mt then
+    error(("%s: a trajectory expected (call it as traj:%s(...)), got %s"):format(what, what:match("[%w_]+$"),
+      type(self)), 3)
+  end
+end
+
+traj_mt.__len = function(t) check_traj(t, "__len"); return t.samples end
 -- traj.columns is the array of column names; traj:columns() returns a copy of it
 local columns_mt = {__call = function(self) return {table.unpack(self)} end}
 M.columns_mt = columns_mt
@@ -226,6 +236,26 @@ local function progress_line(name, h, done, n, t, rate, final)
   io.stderr:flush()
 end
 
+-- ------------------------------------------------------------------ options
+-- The integrator options a run forwards to lf.integrator (solver and tolerances of the methods).
+M.INTEGRATOR_KEYS = {"newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian", "rtol", "atol", "quadrature"}
+
+--- M.integrator_opts(opts, h [, skip]) -> the lf.integrator options in opts (M.INTEGRATOR_KEYS, but
+--- those in the set skip) with h.
+function M.integrator_opts(opts, h, skip)
+  local o = {h = h}
+  for _, k in ipairs(M.INTEGRATOR_KEYS) do
+    if not (skip and skip[k]) then o[k] = opts[k] end
+  end
+  return o
+end
+
+--- M.check_keys(opts, keys, fn [, level]): strict option tables (lieflow.options).
+M.check_keys = options.check_keys
+
+local RUN_KEYS = {"method", "h", "T", "every", "observe", "progress", "stream", "memory_limit", "record"}
+for _, k in ipairs(M.INTEGRATOR_KEYS) do RUN_KEYS[#RUN_KEYS + 1] = k end
+
 --- lf.run(system, opts) -> trajectory (see the header of this file).
 function M.run(system, opts)
   local fn = "lf.run"
@@ -235,6 +265,7 @@ function M.run(system, opts)
       smt and smt.__name or type(system)), 2)
   end
   if type(opts) ~= "table" then error(("%s: argument #2 must be an options table {method=, h=, T=, ...}, got %s"):format(fn, type(opts)), 2) end
+  M.check_keys(opts, RUN_KEYS, fn)
   check_method(opts.method, fn)
   local h = positive(opts.h, "option 'h' (step size)", fn)
   local T = positive(opts.T, "option 'T' (final time)", fn)
@@ -292,7 +323,7 @@ function M.run(system, opts)
   end
 
   local name = method_name(opts.method)
-  local ok_it, it = pcall(M.integrator, opts.method, system, {h = h, newton_tol = opts.newton_tol, max_iter = opts.max_iter})
+  local ok_it, it = pcall(M.integrator, opts.method, system, M.integrator_opts(opts, h))
   if not ok_it then error(("%s: %s"):format(fn, M.strip_position(it)), 2) end
   local columns = {}
   for i, c in ipairs(builtin) do columns[i] = c end
@@ -441,6 +472,7 @@ end
 
 --- traj:load() -> the trajectory a streamed run wrote (its arrays read back from traj.file).
 function traj_methods:load()
+  check_traj(self, "traj:load")
   if not self.file then error("traj:load: this trajectory was not streamed to a file (its arrays are in memory)", 2) end
   local d = M.read_csv(self.file)
   local t = {}
@@ -482,6 +514,7 @@ end
 --- The trajectory as plain data: {method=, h=, T=, every=, steps=, samples=, cpu_time=,
 --- wall_time=, columns={...}, data={name = array, ...}}.
 function traj_methods:totable()
+  check_traj(self, "traj:totable")
   local data = {}
   for _, c in ipairs(self.columns) do data[c] = self[c] end
   return {method = self.method, h = self.h, T = self.T, every = self.every, steps = self.steps,
@@ -491,11 +524,15 @@ end
 traj_mt.__tojson = traj_methods.totable
 
 --- traj:to_json([{indent=true}]) -> string (lf.json.encode of traj:totable()).
-function traj_methods:to_json(opts) return json.encode(self:totable(), opts) end
+function traj_methods:to_json(opts)
+  check_traj(self, "traj:to_json")
+  return json.encode(self:totable(), opts)
+end
 
 --- traj:plot{y={"energy_error", ...}, x="t", file=, title=, ...}: columns against t with lf.plot
 --- (other fields go to lf.plot unchanged). Returns what lf.plot returns.
 function traj_methods:plot(opts)
+  check_traj(self, "traj:plot")
   opts = opts or {}
   if type(opts) ~= "table" then error("traj:plot: options table expected", 2) end
   -- lf.plot lives in scripts/lieflow/plot.lua; looked up at call time (no load-time cycle)
@@ -532,6 +569,7 @@ function traj_methods:plot(opts)
 end
 
 traj_mt.__tostring = function(t)
+  check_traj(t, "__tostring")
   if t.method == nil then
     return ("lf.trajectory(%d samples, columns: %s)"):format(t.samples or 0, table.concat(t.columns, " "))
   end
