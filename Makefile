@@ -6,7 +6,7 @@ PREFIX   ?= /usr/local
 CC       ?= cc
 VERSION  := 0.1.0
 PKGS     := liblua5.4-dev lua5.4 libreadline-dev libgsl-dev gnuplot-nox lua-busted lua-dkjson libcmocka-dev pkg-config tmux \
-            libopenmpi-dev openmpi-bin
+            libopenmpi-dev openmpi-bin groff-base
 
 B        := build
 LUA_INC  := -I/usr/include/lua5.4
@@ -290,6 +290,8 @@ install: all
 	install -m 644 scripts/lieflow/*.lua $(APIDOC) $(DESTDIR)$(LUA_LMOD)/lieflow/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/lieflow
 	install -m 644 docs/api.md docs/references.md $(DESTDIR)$(PREFIX)/share/doc/lieflow/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/lieflow.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 755 $(EXE) $(DESTDIR)$(PREFIX)/bin/
 	@echo "lieflow installed in $(PREFIX)."
 	@echo "Lua: $(PREFIX)/bin/lieflow needs nothing more (its Lua modules are built in). For a stock lua5.4, set:"

@@ -3,6 +3,7 @@
 # - a stock lua5.4 with the printed LUA_PATH/LUA_CPATH can require "lieflow" (from disk);
 # - the installed executable works, puts its own module directories after the user's paths, and
 #   can load C modules (it exports the Lua API);
+# - help() of the installed module shows docs/api.md; the man page is installed and renders cleanly;
 # - C programs build with exactly the documented lines (README "Embedding", examples/embed/host.c),
 #   shared and static, and run: a program of the C API that uses the inline helpers (needs -lm),
 #   and the Lua host example.
@@ -37,6 +38,36 @@ local f = assert(package.searchpath("lieflow.core", package.cpath), "core.so not
 assert(f:find("core.so", 1, true)); assert(require("lieflow.core").version == lf.version)' \
     || die "the installed executable cannot load the C module"
 ok "the installed executable loads a C module (lieflow/core.so)"
+
+# The documentation: help() of the installed module, the man page (installed, found by man, renders
+# without warnings, lists every option of `lieflow -h`).
+out=$(lua5.4 -e 'local lf = require "lieflow"; io.write((require("lieflow.help").text(lf.run):match("^[^\n]*")))')
+[ "$out" = "### lf.run(system, opts) -> trajectory" ] || die "help(lf.run) of the installed module printed '$out'"
+ok "help(lf.run) of the installed module shows its entry of api.md"
+page="$dir/share/man/man1/lieflow.1"
+cmp -s "$page" "$ROOT/docs/lieflow.1" || die "the man page is not installed as $page"
+ok "the man page is installed as share/man/man1/lieflow.1"
+if command -v man > /dev/null; then
+    found=$(MANPATH="$dir/share/man" man -w lieflow 2>&1) || true
+    [ "$found" = "$page" ] || die "man -w lieflow with MANPATH=$dir/share/man found '$found'"
+    ok "man finds it (MANPATH=PREFIX/share/man)"
+fi
+groff -man -Tascii -P-cbou -ww "$page" > "$dir/man.txt" 2> "$dir/man.err" || die "groff failed on the man page"
+[ ! -s "$dir/man.err" ] || { cat "$dir/man.err"; die "groff warns about the man page"; }
+for section in NAME SYNOPSIS DESCRIPTION OPTIONS ENVIRONMENT FILES "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+    grep -qx "$section" "$dir/man.txt" || die "the man page has no section $section"
+done
+ok "the man page renders without warnings (groff -man -ww) and has its sections"
+synopsis=$(sed -n '/^SYNOPSIS$/,/^DESCRIPTION$/p' "$dir/man.txt")
+options=$(sed -n '/^OPTIONS$/,/^ENVIRONMENT$/p' "$dir/man.txt")
+missing=""
+# the options of `lieflow -h`: "  -e stat ...", "  -h, --help  ...", "  --version ..."
+for opt in $("$dir/bin/lieflow" -h | awk '/^  -/ { sub(/,$/, "", $1); print $1; if ($2 ~ /^--/) print $2 }'); do
+    echo "$synopsis" | grep -q -- "\[$opt[] ]\|\[$opt\]\| $opt[] ]" || missing="$missing $opt(SYNOPSIS)"
+    echo "$options" | grep -q -- "^       \(-[^ ]*, \)\{0,1\}$opt\( \|,\|\$\)" || missing="$missing $opt(OPTIONS)"
+done
+[ -z "$missing" ] || die "the man page does not list these options of lieflow -h:$missing"
+ok "the man page's SYNOPSIS and OPTIONS list every option of lieflow -h"
 
 # The documented build lines, run exactly as written (in a shell, from the program's directory).
 cat > "$dir/prog.c" <<'EOC'
