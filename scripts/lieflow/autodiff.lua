@@ -986,10 +986,10 @@ local function torque(U, R, nb, mode)
     return taus
 end
 
-local ad_module = { math = M, torque = torque, reverse = REV, choose = choose }
+local ad_module = { math = M, torque = torque, reverse = REV, _choose = choose }
 local ad = ad_module
 -- the small-angle series of the SO(3) maps, shared with reverse mode
-ad.so3_series = { ab = coef_ab, h = coef_h }
+ad._so3_series = { ab = coef_ab, h = coef_h } -- for reverse.lua (internal)
 
 -- ================================================================ functions written with the standard math
 

@@ -70,38 +70,50 @@ local function build_index()
   return entries
 end
 
--- The name under which lf (the module table) holds the value x, depth-first through its tables.
-local function name_of(x)
+-- The names under which lf (the module table) holds the value x, breadth first (shortest paths
+-- first: lf.so3.exp before lf.autodiff...), skipping lf.core (the C binding, whose functions are the
+-- same values as lf.*): the first that has an entry, else the first found.
+local function name_of(x, idx)
   local lf = package.loaded.lieflow
   if type(lf) ~= "table" then return nil end
-  local seen = {}
-  local function walk(t, prefix, depth)
-    if seen[t] or depth > 3 then return nil end
-    seen[t] = true
+  local queue, seen, first = {{lf, "lf"}}, {[lf] = true}, nil
+  local head = 1
+  while queue[head] do
+    local t, prefix = queue[head][1], queue[head][2]
+    head = head + 1
     local keys = {}
     for k in pairs(t) do if type(k) == "string" then keys[#keys + 1] = k end end
     table.sort(keys)
     for _, k in ipairs(keys) do
-      local ok, v = pcall(function() return t[k] end)
-      if ok then
-        if rawequal(v, x) then return prefix .. k end
-        if type(v) == "table" then
-          local r = walk(v, prefix .. k .. ".", depth + 1)
-          if r then return r end
-        end
+      local v = rawget(t, k)
+      local path = prefix .. "." .. k
+      if rawequal(v, x) then
+        if idx[path] then return path end
+        first = first or path
+      elseif type(v) == "table" and not seen[v] and path ~= "lf.core" and #queue < 2000 then
+        seen[v] = true
+        queue[#queue + 1] = {v, path}
       end
     end
   end
-  return walk(lf, "lf.", 1)
+  return first
 end
 
 -- objects: the entry that documents a value's type
-local TYPE_ENTRY = {["lf.integrator"] = "lf.integrator", ["lf.system"] = "lf.rigidbody", ["lf.vec3"] = "lf.vec3",
-                    ["lf.mat3"] = "lf.mat3", ["lf.potential"] = "lf.potential", ["lf.trajectory"] = "lf.run"}
+local TYPE_ENTRY = {["lf.integrator"] = "lf.integrator", ["lf.luaintegrator"] = "lf.integrator",
+                    ["lf.system"] = "lf.rigidbody", ["lf.vec3"] = "lf.vec3", ["lf.mat3"] = "lf.mat3",
+                    ["lf.potential"] = "lf.potential", ["lf.trajectory"] = "lf.run", ["lf.method"] = "lf.method",
+                    ["lf.rkmk_method"] = "lf.rkmk", ["lf.ensemble_result"] = "lf.ensemble"}
+
+local SYSTEM_ENTRY = {rigidbody = "lf.rigidbody", bodies = "lf.bodies", lie_ode = "lf.lie_ode", spheres = "lf.spheres"}
 
 local function type_entry(x)
   local mt = getmetatable(x)
   local name = type(mt) == "table" and rawget(mt, "__name")
+  if name == "lf.system" then
+    local ok, kind = pcall(function() return x.kind end)
+    if ok and SYSTEM_ENTRY[kind] then return SYSTEM_ENTRY[kind] end
+  end
   return name and TYPE_ENTRY[name]
 end
 
@@ -121,7 +133,7 @@ function M.text(x)
     if #row > 0 then lines[#lines + 1] = "  " .. table.concat(row, "  ") end
     out = table.concat(lines, "\n")
   else
-    local name = type(x) == "string" and x or name_of(x) or type_entry(x)
+    local name = type(x) == "string" and x or name_of(x, idx) or type_entry(x)
     local e = name and (idx[name] or idx["lf." .. name] or idx[(name:gsub("^lf%.", "it:"))])
     if e then out = e.body
     elseif type(x) == "string" then

@@ -1124,7 +1124,7 @@ RMATH.pi, RMATH.huge = math.pi, math.huge
 -- ================================================================ SO(3) maps on tape values
 
 -- the small-angle series of forward mode (lieflow.autodiff, loaded by the time these run)
-local function series() return require("lieflow.autodiff").so3_series end
+local function series() return require("lieflow.autodiff")._so3_series end
 
 -- hat(x): extras X; gx = (G32 - G23, G13 - G31, G21 - G12)
 local function back_hat(nd)
@@ -1504,7 +1504,7 @@ end
 
 --- The number of nodes recorded so far on the tape being recorded (nil outside an evaluation): for
 --- tests and benchmarks.
-function rev.tape_size()
+function rev._tape_size()
     if not cur then return nil end
     local n, nd = 0, last
     while nd do

@@ -316,27 +316,16 @@ describe("help()", function()
 
   it("lf.help(f) shows the entry of every documented function f", function()
     local names, order = module_functions()
-    local wrong, known = {}, {}
+    local wrong = {}
     for _, fn in ipairs(order) do
       local name
       for _, n in ipairs(names[fn]) do if has_entry(n) then name = n break end end
       if name and help.text(fn) ~= entry_text(name) then
         local shown = help.text(fn):match("^[^\n]*")
-        -- known bug of scripts/lieflow/help.lua: name_of walks lf depth-first in key order and
-        -- names the value by its first path, lf.core.so3.exp for lf.so3.exp (lf.autodiff.math.sqrt
-        -- for lf.math.sqrt), which has no entry
-        if shown:find("(lf.core.", 1, true) or shown:find("(lf.autodiff.math.", 1, true) then
-          known[#known + 1] = name
-        else
-          wrong[#wrong + 1] = ("%s: %s"):format(name, shown)
-        end
+        wrong[#wrong + 1] = ("%s: %s"):format(name, shown)
       end
     end
     assert(#wrong == 0, "help(f) does not show the entry of:\n  " .. table.concat(wrong, "\n  "))
-    if #known > 0 then
-      pending(("help(f) names %d functions by their lf.core / lf.autodiff.math path (help.lua name_of), e.g. %s")
-        :format(#known, known[1]))
-    end
   end)
 
   it("shows the entry of an object's kind: integrator, system, vec3, mat3, potential, trajectory", function()

@@ -196,11 +196,11 @@ describe("reverse-mode autodiff", function()
     local size
     rev.torque(function(R)
       local u = U(R)
-      size = rev.tape_size()
+      size = rev._tape_size()
       return u
     end, Rs)
     assert.is_true(size > 0 and size <= 20 * 2 + 190 * 16, tostring(size))
-    assert.is_nil(rev.tape_size()) -- no tape outside an evaluation
+    assert.is_nil(rev._tape_size()) -- no tape outside an evaluation
   end)
 
   it("auto: forward mode for one body, reverse mode from two", function()
