@@ -250,6 +250,8 @@ static void opt_table(lua_State *L, const char *fn)
 static int pot_stress(lua_State *L)
 {
     opt_table(L, "potential.stress");
+    static const char *const keys[] = {"alpha", "Rm", NULL};
+    lfb_check_keys(L, 1, keys, "lf.potential.stress", "parameter");
     double Rm[9], vm[3] = {2.5 / sqrt(2.0), 0, 2.5 / sqrt(2.0)};
     lf_so3_exp(vm, Rm);
     double alpha = optnum(L, 1, "alpha", 0.3, "potential.stress");
@@ -263,6 +265,8 @@ static int pot_stress(lua_State *L)
 static int pot_top(lua_State *L)
 {
     opt_table(L, "potential.top");
+    static const char *const keys[] = {"mgl", "m", "g", "l", "chi", NULL};
+    lfb_check_keys(L, 1, keys, "lf.potential.top", "parameter");
     double chi[3] = {0, 0, 1};
     double mgl = 20;
     int has_mgl = lua_getfield(L, 1, "mgl") != LUA_TNIL, has_m = lua_getfield(L, 1, "m") != LUA_TNIL;
@@ -282,6 +286,8 @@ static int pot_top(lua_State *L)
 static int pot_field(lua_State *L)
 {
     opt_table(L, "potential.field");
+    static const char *const keys[] = {"B", "m", NULL};
+    lfb_check_keys(L, 1, keys, "lf.potential.field", "parameter");
     double B[3], m[3];
     if (!optvec(L, 1, "B", B, "potential.field") || !optvec(L, 1, "m", m, "potential.field"))
         return luaL_error(L, "potential.field: fields B (spatial field) and m (body vector) are required");

@@ -15,7 +15,9 @@ function M.fit_linear(xs, ys)
   if type(xs) ~= "table" or type(ys) ~= "table" then
     error(("lf.fit_linear: two arrays of numbers expected, got %s and %s"):format(type(xs), type(ys)), 2)
   end
-  return core.fit_linear(xs, ys)
+  local r = table.pack(pcall(core.fit_linear, xs, ys))
+  if not r[1] then error("lf." .. run.strip_position(r[2]), 2) end
+  return table.unpack(r, 2, r.n)
 end
 
 --- lf.mkdir_p(path): create a directory and its missing parents (like mkdir -p).

@@ -128,7 +128,11 @@ lf.ensemble = require "lieflow.ensemble" -- lf.ensemble{...}: members in paralle
 --- method.lanes: eln, eln_exp, vlv, lgvi), each lane bitwise as an integrator of its own;
 --- it:lane(j), it:set_lane(j, state) and it:energy(j) read and write lane j.
 function lf.integrator(method, system, opts)
-  if luamethod.is(method) then return luamethod.integrator(method, system, opts) end
+  if luamethod.is(method) then
+    local ok, it = pcall(luamethod.integrator, method, system, opts)
+    if not ok then error(run.strip_position(it), 2) end
+    return it
+  end
   if type(method) ~= "string" and not run.is_rkmk(method) then
     error(("lf.integrator: method name, lf.method or lf.rkmk method expected, got %s"):format(type(method)), 2)
   end
@@ -145,7 +149,8 @@ local checkpoint_format = "lieflow-checkpoint"
 --- system) makes an integrator on `system` that resumes the run bit for bit.
 local function save(it, path)
   if type(path) ~= "string" then error(("it:save: path (string) expected, got %s"):format(type(path)), 2) end
-  local c = it:checkpoint()
+  local okc, c = pcall(it.checkpoint, it)
+  if not okc then error("it:save: " .. run.strip_position(c), 2) end
   c.format, c.version = checkpoint_format, 1
   c.method = it.name
   c.system_kind = it.system.kind

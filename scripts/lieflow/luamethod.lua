@@ -6,6 +6,7 @@
 -- the one it was given. The result is checked on the manifold within 1e-6 (Lua steps may
 -- accumulate round-off) and converted to the canonical types.
 local core = require "lieflow.core"
+local options = require "lieflow.options"
 
 local M = {}
 local method_mt = {__name = "lf.method"}
@@ -18,6 +19,7 @@ end
 --- lf.method{name=, order=, step=function(state, h, system) -> state' or nothing (mutate state)}
 function M.define(spec)
   if type(spec) ~= "table" then error("lf.method: table {name=, order=, step=} expected", 2) end
+  options.check_keys(spec, {"name", "step", "order", "title", "symmetric", "symplectic"}, "lf.method")
   if type(spec.name) ~= "string" then error("lf.method: field 'name' (string) is required", 2) end
   if type(spec.step) ~= "function" then
     error(("lf.method %s: field 'step' must be a function(state, h, system), got %s"):format(spec.name, type(spec.step)), 2)
@@ -50,11 +52,11 @@ end
 -- method and the time.
 local function canonical(it, s, h)
   if type(s) ~= "table" then
-    error(("%s: step from t=%.17g returned a malformed state (a table of fields expected)"):format(it.method.name, it.t), 3)
+    error(("%s: step from t=%.17g returned a malformed state (a table of fields expected)"):format(it.method.name, it.t), 0)
   end
   local ok, res = pcall(it.system.canonical, it.system, s, 1e-6)
   if not ok then
-    error(("%s: step from t=%.17g with h=%g left an invalid state: %s"):format(it.method.name, it.t, h, tostring(res)), 3)
+    error(("%s: step from t=%.17g with h=%g left an invalid state: %s"):format(it.method.name, it.t, h, tostring(res)), 0)
   end
   return res
 end
@@ -62,7 +64,9 @@ end
 function methods:step(nsteps)
   nsteps = math.tointeger(nsteps or 1) -- 1e3 is accepted, as by the built-in integrators
   if not nsteps or nsteps < 0 then error("step: number of steps must be an integer >= 0", 2) end
-  for _ = 1, nsteps do self:_step(self.h) end
+  -- a failing step's error (raised without a position) is reported at the caller's line
+  local ok, err = pcall(function() for _ = 1, nsteps do self:_step(self.h) end end)
+  if not ok then error(err, 2) end
   return self
 end
 
@@ -70,7 +74,7 @@ function methods:_step(h)
   local s = copy(self.state_)
   local ok, res, second = pcall(self.method.step, s, h, self.system)
   if not ok then
-    error(("%s: step from t=%.17g with h=%g failed: %s"):format(self.method.name, self.state_.t, h, tostring(res)), 3)
+    error(("%s: step from t=%.17g with h=%g failed: %s"):format(self.method.name, self.state_.t, h, tostring(res)), 0)
   end
   if type(res) == "table" and getmetatable(res) == nil then s = res
   elseif res ~= nil then -- the values of the first two fields, e.g. return R, omega
@@ -98,9 +102,12 @@ function methods:advance_to(T)
   local h, t = self.h, self.state_.t
   if (T - t) * h < 0 then error(("advance_to(%g): target lies behind t=%g for h=%g"):format(T, t, h), 2) end
   local n = math.floor((T - t) / h * (1 + 1e-12))
-  self:step(n)
-  local rest = T - self.state_.t
-  if math.abs(rest) > 1e-12 * math.abs(h) * (1 + n) then self:_step(rest) end
+  local ok, err = pcall(function()
+    for _ = 1, n do self:_step(h) end
+    local rest = T - self.state_.t
+    if math.abs(rest) > 1e-12 * math.abs(h) * (1 + n) then self:_step(rest) end
+  end)
+  if not ok then error(err, 2) end
   self.state_.t = T
   self.tc_ = 0
   return self
@@ -175,6 +182,7 @@ it_mt.__tostring = function(it) return ("lf.integrator(%s [Lua], h = %g, t = %g)
 function M.integrator(method, system, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error(("lf.integrator: argument #3 must be an options table, got %s"):format(type(opts)), 3) end
+  options.check_keys(opts, {"h", "t0"}, ("lf.integrator (method %s written in Lua)"):format(tostring(method.name)), 3)
   local mt = type(system) == "userdata" and getmetatable(system)
   if not (mt and mt.__name == "lf.system") then
     error(("lf.integrator: argument #2 must be a system (lf.rigidbody, lf.bodies, lf.lie_ode, ...), got %s"):format(
