@@ -29,6 +29,8 @@ double lfb_checkfinite(lua_State *L, int idx, const char *what);
 int lfb_dual_dispatch(lua_State *L, const char *name, int *nres);
 /* Raise a Lua error from an lf_error record. */
 int lfb_error(lua_State *L, const lf_error *e);
+/* The same with the message prefixed by the Lua function's name fn (unless it starts with it). */
+int lfb_error_in(lua_State *L, const char *fn, const lf_error *e);
 /* Describe the value at idx for messages ("string", "table", "lf.vec3", ...). */
 const char *lfb_typename(lua_State *L, int idx);
 
@@ -85,6 +87,10 @@ int lfb_spheres_tostring(lua_State *L, const lf_system *sys);
 void lfb_push_factor(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3);
 /* Read one factor's value at idx (the same shapes, plain tables accepted) into p. */
 void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const char *what);
+/* The same with rotations checked within tol (lfb_read_factor: 1e-9); likewise for fields and states. */
+void lfb_read_factor_tol(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol);
+void lfb_read_field_tol(lua_State *L, int idx, const lf_system *sys, const lf_field *field, double *y,
+                        const char *what, double tol);
 /* Push / read a field (one value if field->count == 1 and scalar_if_one, else an array). */
 void lfb_push_field(lua_State *L, const lf_system *sys, const lf_field *field, const double *y);
 void lfb_read_field(lua_State *L, int idx, const lf_system *sys, const lf_field *field, double *y, const char *what);
@@ -95,6 +101,8 @@ void lfb_push_state(lua_State *L, const lf_system *sys, double t, const double *
  * (NULL-terminated, may be NULL) that the caller handles. */
 void lfb_read_state(lua_State *L, int idx, const lf_system *sys, double *y, double *t, const char *const *extra,
                     const char *what);
+void lfb_read_state_tol(lua_State *L, int idx, const lf_system *sys, double *y, double *t, const char *const *extra,
+                    const char *what, double tol);
 /* Every key of the table at idx must be one of keys (NULL-terminated): else the error
  * "<fn>: unknown <noun> 'k' (<noun>s: a, b, ...)". */
 void lfb_check_keys(lua_State *L, int idx, const char *const *keys, const char *fn, const char *noun);

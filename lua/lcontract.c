@@ -57,14 +57,21 @@ static int l_lognorm(lua_State *L)
     return 1;
 }
 
+/* A point of TS^2 {q =, omega =}, checked on the manifold (|q| = 1, q . omega = 0 within 1e-9). */
 static void read_ts2(lua_State *L, int idx, double y[6], const char *what)
 {
     lf_factor_kind k = LF_TS2;
     lf_error e;
     lf_manifold *M = lf_manifold_new(1, &k, NULL, LF_RIGHT_TRIVIALIZED, &e);
+    if (!M) lfb_error(L, &e);
     const lf_factor f = *lf_manifold_factor(M, 0);
-    lf_manifold_free(M);
+    lf_manifold_free(M); /* freed before reading: a Lua error there must not leak it */
     lfb_read_factor(L, idx, &f, y, what);
+    M = lf_manifold_new(1, &k, NULL, LF_RIGHT_TRIVIALIZED, &e);
+    if (!M) lfb_error(L, &e);
+    const int rc = lf_manifold_check(M, y, 1e-9, what, &e);
+    lf_manifold_free(M);
+    if (rc != LF_OK) lfb_error(L, &e);
 }
 
 static int l_sasaki(lua_State *L)

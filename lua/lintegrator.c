@@ -268,7 +268,7 @@ static int l_integrator(lua_State *L)
                 luaL_addstring(&b, lf_method_get_info(lf_method_at(i))->name);
             }
             luaL_pushresult(&b);
-            return luaL_error(L, "unknown method '%s' (known: %s)", name, lua_tostring(L, -1));
+            return luaL_error(L, "lf.integrator: unknown method '%s' (known: %s)", name, lua_tostring(L, -1));
         }
     } else {
         lfb_method *u = luaL_testudata(L, 1, LFB_METHOD);
@@ -544,8 +544,15 @@ static int it_restore(lua_State *L)
     const double t_comp = opt_number(L, 2, "t_comp", 0), next_h = opt_number(L, 2, "next_h", 0);
     const double h = opt_number(L, 2, "h", it->h);
     if (h == 0) return luaL_error(L, "restore: h must be nonzero");
+    const double steps = opt_number(L, 2, "steps", 0);
+    if (!(steps >= 0 && steps <= 0x1p62 && steps == floor(steps)))
+        return luaL_error(L, "restore: steps must be an integer >= 0, got %f", steps);
     it = checkit(L, 1);
     if (lf_stepper_restore(it->st, y, t, t_comp, next_h) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
+    lf_stepper_stats stats = {0};
+    lf_stepper_get_stats(it->st, &stats);
+    stats.steps = (long)steps;
+    lf_stepper_set_stats(it->st, &stats);
     it->h = h;
     lua_settop(L, 1);
     return 1;
@@ -668,10 +675,18 @@ static int it_fields(lua_State *L)
         lua_pushstring(L, lf_system_observable(sys, i)->name);
         lua_rawseti(L, -2, ++n);
     }
-    for (int i = 0; it_methods[i].name; i++) {
-        lua_pushstring(L, it_methods[i].name);
-        lua_rawseti(L, -2, ++n);
+    /* the methods table of the metatable: the C methods and those added in Lua (it:save) */
+    luaL_getmetatable(L, LFB_INTEGRATOR);
+    lua_getfield(L, -1, "methods");
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, -5, ++n);
+        }
     }
+    lua_pop(L, 2);
     return 1;
 }
 
@@ -755,7 +770,8 @@ static int l_reference(lua_State *L)
     double defect;
     if (lf_reference_solve(sys, y0, t0, times, n, out, &defect, &o, &e) != LF_OK) {
         if (e.code == LF_EINTR) return luaL_error(L, "interrupted: %s", e.msg);
-        return lfb_error(L, &e);
+        if (strncmp(e.msg, "reference: ", 11) == 0) return luaL_error(L, "lf.reference: %s", e.msg + 11);
+        return lfb_error_in(L, "lf.reference", &e);
     }
     if (has_at) lua_createtable(L, n, 0);
     for (int k = 0; k < n; k++) {

@@ -367,7 +367,7 @@ static int l_lie_ode(lua_State *L)
     } else
         return luaL_error(L, "%s: field 'f' must be a function(t, y) returning one algebra element per factor, or the "
                              "name of a built-in vector field, got %s", fn, lfb_typename(L, fidx));
-    if (!s->sys) return lfb_error(L, &e);
+    if (!s->sys) return lfb_error_in(L, fn, &e);
     lua_settop(L, ud);
     return 1;
 }

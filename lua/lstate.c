@@ -93,10 +93,21 @@ static void read_pair(lua_State *L, int idx, const char *k1, const char *k2, dou
 
 void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const char *what)
 {
+    lfb_read_factor_tol(L, idx, f, p, what, 1e-9);
+}
+
+/* so3 values are checked with tolerance tol (the other factors are checked with the whole state) */
+void lfb_read_factor_tol(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
     switch (f->kind) {
     case LF_TS2: read_pair(L, idx, "q", "omega", p, 3, lfb_tovec3, what); return;
     case LF_TGL3: read_pair(L, idx, "F", "P", p, 9, lfb_tomat3, what); return;
-    case LF_SO3: lfb_torotation(L, idx, p, what); return;
+    case LF_SO3: {
+        lf_error e;
+        lfb_tomat3(L, idx, p, what);
+        if (lf_so3_check(p, tol, what, &e) != LF_OK) lfb_error(L, &e);
+        return;
+    }
     case LF_GL3: lfb_tomat3(L, idx, p, what); return;
     case LF_S2: lfb_tovec3(L, idx, p, what); return;
     case LF_S3: read_numbers(L, idx, 4, p, what, "quaternion {w, x, y, z}"); return;
@@ -128,11 +139,17 @@ void lfb_push_field(lua_State *L, const lf_system *sys, const lf_field *field, c
 
 void lfb_read_field(lua_State *L, int idx, const lf_system *sys, const lf_field *field, double *y, const char *what)
 {
+    lfb_read_field_tol(L, idx, sys, field, y, what, 1e-9);
+}
+
+void lfb_read_field_tol(lua_State *L, int idx, const lf_system *sys, const lf_field *field, double *y,
+                        const char *what, double tol)
+{
     const lf_manifold *M = lf_system_manifold(sys);
     idx = lua_absindex(L, idx);
     if (field->count == 1 && field->scalar_if_one) {
         const lf_factor *f = lf_manifold_factor(M, field->first);
-        lfb_read_factor(L, idx, f, y + f->op, what);
+        lfb_read_factor_tol(L, idx, f, y + f->op, what, tol);
         return;
     }
     if (lua_type(L, idx) != LUA_TTABLE || (lua_Integer)lua_rawlen(L, idx) != field->count)
@@ -143,7 +160,7 @@ void lfb_read_field(lua_State *L, int idx, const lf_system *sys, const lf_field 
         char w[160];
         snprintf(w, sizeof w, "%s[%d]", what, i + 1);
         lua_rawgeti(L, idx, i + 1);
-        lfb_read_factor(L, -1, f, y + f->op, w);
+        lfb_read_factor_tol(L, -1, f, y + f->op, w, tol);
         lua_pop(L, 1);
     }
 }
@@ -169,6 +186,12 @@ static int listed(const char *k, const char *const *list)
 
 void lfb_read_state(lua_State *L, int idx, const lf_system *sys, double *y, double *t, const char *const *extra,
                     const char *what)
+{
+    lfb_read_state_tol(L, idx, sys, y, t, extra, what, 1e-9);
+}
+
+void lfb_read_state_tol(lua_State *L, int idx, const lf_system *sys, double *y, double *t, const char *const *extra,
+                    const char *what, double tol)
 {
     idx = lua_absindex(L, idx);
     if (lua_type(L, idx) != LUA_TTABLE) {
@@ -215,7 +238,7 @@ void lfb_read_state(lua_State *L, int idx, const lf_system *sys, double *y, doub
         if (lua_getfield(L, idx, f->name) != LUA_TNIL) {
             char w[96];
             snprintf(w, sizeof w, "%s: field '%s'", what, f->name);
-            lfb_read_field(L, -1, sys, f, y, w);
+            lfb_read_field_tol(L, -1, sys, f, y, w, tol);
         }
         lua_pop(L, 1);
     }

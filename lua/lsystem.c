@@ -493,16 +493,21 @@ static int l_bodies(lua_State *L)
 /* ---------------------------------------------------------------- generic system methods */
 /* The state given as argument idx (a table of fields; nil: the initial state) into a scratch vector
  * left on the stack. */
-static double *arg_state(lua_State *L, lfb_system *s, int idx, const char *what)
+static double *arg_state_tol(lua_State *L, lfb_system *s, int idx, const char *what, double tol)
 {
     const int np = lf_system_nparam(s->sys);
     double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
     memcpy(y, lf_system_initial(s->sys), (size_t)np * sizeof(double));
     if (!lua_isnoneornil(L, idx)) {
         static const char *const extra[] = {"momentum", "spatial_momentum", "manifold_defect", NULL};
-        lfb_read_state(L, idx, s->sys, y, NULL, extra, what);
+        lfb_read_state_tol(L, idx, s->sys, y, NULL, extra, what, tol);
     }
     return y;
+}
+
+static double *arg_state(lua_State *L, lfb_system *s, int idx, const char *what)
+{
+    return arg_state_tol(L, s, idx, what, 1e-9);
 }
 
 /* system:energy([state]) */
@@ -524,7 +529,7 @@ static int sys_check_state(lua_State *L)
     lfb_system *s = lfb_checksystem(L, 1);
     lua_settop(L, 3);
     double tol = lua_isnoneornil(L, 3) ? 1e-9 : lfb_checkfinite(L, 3, "argument #2 'tol' to 'system:check_state'");
-    double *y = arg_state(L, s, 2, "system:check_state");
+    double *y = arg_state_tol(L, s, 2, "system:check_state", tol);
     lf_error e;
     if (lf_system_check_state(s->sys, y, tol, &e) != LF_OK) return lfb_error(L, &e);
     lua_pushboolean(L, 1);
@@ -544,7 +549,7 @@ static int sys_canonical(lua_State *L)
     double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
     memcpy(y, lf_system_initial(s->sys), (size_t)np * sizeof(double));
     double t = 0;
-    lfb_read_state(L, 2, s->sys, y, &t, NULL, "state");
+    lfb_read_state_tol(L, 2, s->sys, y, &t, NULL, "state", tol);
     lf_error e;
     if (lf_system_check_state(s->sys, y, tol, &e) != LF_OK) return lfb_error(L, &e);
     lfb_push_state(L, s->sys, t, y);

@@ -22,6 +22,13 @@ const char *lfb_typename(lua_State *L, int idx)
 
 int lfb_error(lua_State *L, const lf_error *e) { return luaL_error(L, "%s", e->msg); }
 
+int lfb_error_in(lua_State *L, const char *fn, const lf_error *e)
+{
+    const size_t n = strlen(fn);
+    if (strncmp(e->msg, fn, n) == 0 && e->msg[n] == ':') return luaL_error(L, "%s", e->msg);
+    return luaL_error(L, "%s: %s", fn, e->msg);
+}
+
 double lfb_checkfinite(lua_State *L, int idx, const char *what)
 {
     int ok;
@@ -536,7 +543,15 @@ static int vec3_newindex(lua_State *L)
     double *v = luaL_checkudata(L, 1, LFB_VEC3);
     int c = component(L, 2);
     if (c <= 0) return luaL_error(L, "vec3: cannot set field %s (use 1..3 or x/y/z)", luaL_tolstring(L, 2, NULL));
-    v[c - 1] = lfb_checkfinite(L, 3, "vec3 component");
+    const double x = lfb_checkfinite(L, 3, "vec3 component");
+    v[c - 1] = x;
+    /* a row of a mat3 (M[i]) writes through to its matrix: M[i][j] = x sets the entry */
+    if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA) {
+        double *M = luaL_testudata(L, -1, LFB_MAT3);
+        lua_getiuservalue(L, 1, 2);
+        const lua_Integer i = lua_tointeger(L, -1);
+        if (M && i >= 1 && i <= 3) M[3 * (i - 1) + c - 1] = x;
+    }
     return 0;
 }
 
@@ -627,7 +642,14 @@ static int mat3_index(lua_State *L)
     if (lua_type(L, 2) == LUA_TNUMBER) {
         lua_Integer i = lua_tointeger(L, 2);
         if (i < 1 || i > 3) return luaL_error(L, "mat3 row index out of range: %s (expected 1, 2 or 3)", luaL_tolstring(L, 2, NULL));
-        lfb_pushvec3(L, M + 3 * (i - 1));
+        /* the row, a vec3 that writes through to the matrix (M[i][j] = x works) */
+        double *r = lua_newuserdatauv(L, 3 * sizeof(double), 2);
+        memcpy(r, M + 3 * (i - 1), 3 * sizeof(double));
+        luaL_setmetatable(L, LFB_VEC3);
+        lua_pushvalue(L, 1);
+        lua_setiuservalue(L, -2, 1);
+        lua_pushinteger(L, i);
+        lua_setiuservalue(L, -2, 2);
         return 1;
     }
     luaL_getmetatable(L, LFB_MAT3);
@@ -635,6 +657,20 @@ static int mat3_index(lua_State *L)
     lua_pushvalue(L, 2);
     lua_rawget(L, -2);
     return 1;
+}
+
+/* M[i] = row (a vec3 or 3 numbers) sets row i; other keys are an error. */
+static int mat3_newindex(lua_State *L)
+{
+    double *M = luaL_checkudata(L, 1, LFB_MAT3);
+    if (lua_type(L, 2) != LUA_TNUMBER || !lua_isinteger(L, 2) || lua_tointeger(L, 2) < 1 || lua_tointeger(L, 2) > 3)
+        return luaL_error(L, "mat3: cannot set field %s (set a row with M[i] = {x, y, z}, i = 1..3, or an entry "
+                             "with M[i][j] = x)", luaL_tolstring(L, 2, NULL));
+    const lua_Integer i = lua_tointeger(L, 2);
+    double r[3];
+    lfb_tovec3(L, 3, r, "mat3 row");
+    memcpy(M + 3 * (i - 1), r, sizeof r);
+    return 0;
 }
 
 static const luaL_Reg vec3_methods[] = {{"dot", vec3_dot},         {"cross", vec3_cross},     {"norm", vec3_norm},
@@ -694,7 +730,7 @@ static void new_metatable(lua_State *L, const char *name, lua_CFunction index, l
 void lfb_open_values(lua_State *L)
 {
     new_metatable(L, LFB_VEC3, vec3_index, vec3_newindex, vec3_tostring, vec3_methods, "x y z");
-    new_metatable(L, LFB_MAT3, mat3_index, NULL, mat3_tostring, mat3_methods, "");
+    new_metatable(L, LFB_MAT3, mat3_index, mat3_newindex, mat3_tostring, mat3_methods, "");
     lua_pushcfunction(L, l_vec3);
     lua_setfield(L, -2, "vec3");
     lua_pushcfunction(L, l_mat3);

@@ -123,6 +123,8 @@ const lf_method *lf_stepper_method(const lf_stepper *s);
 const lf_system *lf_stepper_system(const lf_stepper *s);
 const lf_error *lf_stepper_error(const lf_stepper *s); /* the last error */
 void lf_stepper_get_stats(const lf_stepper *s, lf_stepper_stats *stats);
+/* Replace the statistics (a checkpoint restored: the counts go on from the saved ones). */
+int lf_stepper_set_stats(lf_stepper *s, const lf_stepper_stats *stats);
 /* Adaptive methods: the step size the next step will try. */
 double lf_stepper_next_h(const lf_stepper *s);
 /* Checkpoints: the compensation of the time's summation, and restoring a state with it and the

@@ -636,6 +636,18 @@ lf_method *lf_rkmk_method_new(const char *name, int s, const double *A, const do
             lf_error_set(err, LF_EINVAL, "rkmk %s: b[%d] = %g or c[%d] = %g is not finite", name, i + 1, b[i], i + 1, c[i]);
             return NULL;
         }
+    for (int i = 0; i < s; i++) { /* the order conditions (classical_order) take c_i = sum_j a_ij */
+        double rs = 0, as = 0;
+        for (int j = 0; j < s; j++) {
+            rs += A[i * s + j];
+            as += fabs(A[i * s + j]);
+        }
+        if (!(fabs(c[i] - rs) <= 1e-13 * (1 + as))) {
+            lf_error_set(err, LF_EINVAL, "rkmk %s: c[%d] = %.17g is not the row sum of A (%.17g): Runge-Kutta methods "
+                                         "need c_i = sum_j a_ij", name, i + 1, c[i], rs);
+            return NULL;
+        }
+    }
     int p = classical_order(s, A, b);
     if (p < 1) {
         double sb = 0;

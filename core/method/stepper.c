@@ -311,6 +311,14 @@ void lf_stepper_get_stats(const lf_stepper *s, lf_stepper_stats *stats)
 {
     if (s && stats) *stats = s->stats;
 }
+int lf_stepper_set_stats(lf_stepper *s, const lf_stepper_stats *stats)
+{
+    if (!s || !stats) return LF_EINVAL;
+    if (stats->steps < 0 || stats->rejected < 0 || stats->f_evals < 0 || stats->newton_iters < 0 || stats->jac_evals < 0)
+        return lf_error_set(&s->err, LF_EINVAL, "set_stats: counts must be >= 0");
+    s->stats = *stats;
+    return LF_OK;
+}
 double lf_stepper_next_h(const lf_stepper *s) { return s ? s->h_next : NAN; }
 double lf_stepper_time_compensation(const lf_stepper *s) { return s ? s->t_comp : NAN; }
 

@@ -143,8 +143,26 @@ static void rigid_destroy(void *p)
     free(c);
 }
 
+/* Beyond the manifold: every body's kinetic energy 1/2 w.Jw must be finite (a finite w of 1e308
+ * would make the energy, the momentum and every step overflow). */
+static int rigid_check_state(const lf_system *s, const double *y, double tol, lf_error *err)
+{
+    (void)tol;
+    const rigid_ctx *c = lf_system_ctx(s);
+    const double *w = y + 9 * c->nb;
+    for (int i = 0; i < c->nb; i++) {
+        const double *J = c->J + 3 * i, *wi = w + 3 * i;
+        const double T = 0.5 * (J[0] * wi[0] * wi[0] + J[1] * wi[1] * wi[1] + J[2] * wi[2] * wi[2]);
+        if (!isfinite(T))
+            return lf_error_set(err, LF_EINVAL, "omega of body %d = (%g, %g, %g): its kinetic energy 1/2 w.Jw overflows",
+                                i + 1, wi[0], wi[1], wi[2]);
+    }
+    return LF_OK;
+}
+
 static const lf_system_class rigid_class = {
     .kind = "rigidbody",
+    .check_state = rigid_check_state,
     .forms = LF_FORM_LIE_ODE | LF_FORM_RIGID | LF_FORM_SECOND_ORDER | LF_FORM_FIRST_INTEGRAL,
     .f = rigid_f,
     .energy = rigid_energy,

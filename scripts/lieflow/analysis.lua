@@ -92,6 +92,11 @@ function M.order(opts)
   if type(opts) ~= "table" then error(("%s: options table {system=, method=, T=, steps={...}} expected, got %s"):format(fn, type(opts)), 2) end
   run.check_keys(opts, ORDER_KEYS, fn)
   if opts.system == nil then error(fn .. ": option 'system' is required", 2) end
+  local smt = type(opts.system) == "userdata" and getmetatable(opts.system)
+  if not (smt and smt.__name == "lf.system") then
+    error(("%s: option 'system' must be a system (lf.rigidbody, lf.lie_ode, ...), got %s"):format(fn,
+      smt and smt.__name or type(opts.system)), 2)
+  end
   run.check_method(opts.method, fn)
   local T = run.positive(opts.T, "option 'T' (final time)", fn)
   local hs = plain_array(opts.steps, "steps", fn)
@@ -110,8 +115,15 @@ function M.order(opts)
   local ref = opts.reference
   if ref == nil then
     ref = core.reference(opts.system, T, {rtol = opts.rtol or 1e-13})
-  elseif type(ref) ~= "table" or ref[fields[1]] == nil then
-    error(("%s: option 'reference' must be a table {%s=} (the state at T)"):format(fn, table.concat(fields, "=, ")), 2)
+  else
+    local missing
+    if type(ref) == "table" then
+      for _, f in ipairs(fields) do if ref[f] == nil then missing = missing or f end end
+    end
+    if type(ref) ~= "table" or missing then
+      error(("%s: option 'reference' must be a table {%s=} (the state at T)%s"):format(fn, table.concat(fields, "=, "),
+        missing and (", field '%s' is missing"):format(missing) or ""), 2)
+    end
   end
   local rows, errs = {}, {}
   for _, f in ipairs(fields) do errs[f] = {} end

@@ -415,7 +415,10 @@ local function num(x)
     if x == 0 then x = 0 end -- print -0 as 0
     return fmt("%.15g", x)
 end
-D.__tostring = function(a) return fmt("dual(%s; %s, %s, %s)", num(a[1]), num(a[2]), num(a[3]), num(a[4])) end
+D.__tostring = function(a)
+    if getmetatable(a) ~= D then error(fmt("dual __tostring: dual number expected, got %s", typename(a)), 2) end
+    return fmt("dual(%s; %s, %s, %s)", num(a[1]), num(a[2]), num(a[3]), num(a[4]))
+end
 
 -- ================================================================ vector / matrix operations
 
@@ -455,7 +458,13 @@ end
 
 local function norm(a)
     local k = kind(a)
-    if k == 3 then return vnorm(vec(a)) end
+    if k == 3 then
+        local v = vec(a)
+        if type(v[1]) == "number" and type(v[2]) == "number" and type(v[3]) == "number" then
+            return cvec3(v[1], v[2], v[3]):norm() -- no dual entry: C's scaled norm (no overflow)
+        end
+        return vnorm(v)
+    end
     if k == 9 then return mnorm(mat(a)) end
     error(fmt("norm: vec3 or mat3 expected, got %s", typename(a)), 2)
 end
@@ -963,6 +972,8 @@ local function torque(U, R, nb, mode)
     end
     if nb == nil then -- a single rotation, or an array of them
         nb = (type(R) == "table" and getmetatable(R) == nil and kind(R[1]) == 9) and #R or 1
+    elseif math.type(nb) ~= "integer" and not (type(nb) == "number" and nb == math.floor(nb) and nb >= 1 and nb < 2 ^ 31) then
+        error(fmt("autodiff torque: the number of bodies must be an integer >= 1, got %s", typename(nb)), 2)
     end
     if choose(mode, nb, "autodiff torque") == "reverse" then return REV.torque(U, R, nb) end
     local function call(Rarg, what)
@@ -1007,8 +1018,9 @@ end })
 --- functions of its chunk), transitively. Functions fn reaches through globals are not changed.
 --- Returns fn itself (changed in place).
 function ad.natural(fn, seen)
-    if type(fn) ~= "function" or not debug or not debug.getupvalue then return fn end
-    seen = seen or {}
+    if type(fn) ~= "function" then error(fmt("lf.autodiff.natural: function expected, got %s", typename(fn)), 2) end
+    if not debug or not debug.getupvalue then return fn end
+    if type(seen) ~= "table" then seen = {} end
     if seen[fn] then return fn end
     seen[fn] = true
     for i = 1, 255 do
@@ -1034,6 +1046,7 @@ ad.explain = explain
 -- The factors of a Lie-group ODE: {name = "so3" | "s2" | "s3" | "gl3" | "r<m>", nd = algebra dimension,
 -- np = parameters} from the factor names.
 local function factor_info(name)
+    if type(name) ~= "string" then error(fmt("autodiff: factor names are strings (\"so3\", \"s2\", ...), got %s", typename(name)), 3) end
     if name == "so3" then return { name = name, nd = 3, np = 9 } end
     if name == "s2" then return { name = name, nd = 3, np = 3 } end
     if name == "s3" then return { name = name, nd = 3, np = 4 } end

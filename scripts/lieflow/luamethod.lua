@@ -155,7 +155,21 @@ local fields = {
   h = function(it) return it.h_ end,
 }
 
+-- the integrator's methods and metamethods called by hand on another value: a clear error
+local function check_it(it, what)
+  if getmetatable(it) ~= it_mt or rawget(it, "state_") == nil then
+    error(("%s: an integrator expected (call it as it:%s(...)), got %s"):format(what, what, type(it)), 3)
+  end
+end
+for name, f in pairs(methods) do
+  methods[name] = function(it, ...)
+    check_it(it, name)
+    return f(it, ...)
+  end
+end
+
 it_mt.__index = function(it, k)
+  check_it(it, "__index")
   local f = fields[k]
   if f then return f(it) end
   local m = methods[k]
@@ -169,6 +183,7 @@ end
 -- Only h can be set (as for the built-in integrators); the raw fields (method, system, steps,
 -- state_, h_, tc_) never reach __newindex.
 it_mt.__newindex = function(it, k, v)
+  check_it(it, "__newindex")
   if k == "h" then
     if not finite(v) or v == 0 then error(("integrator.h must be a finite nonzero number, got %s"):format(tostring(v)), 2) end
     rawset(it, "h_", v)
@@ -176,7 +191,10 @@ it_mt.__newindex = function(it, k, v)
   end
   error(("integrator: field '%s' is read-only (use set_state or h)"):format(tostring(k)), 2)
 end
-it_mt.__tostring = function(it) return ("lf.integrator(%s [Lua], h = %g, t = %g)"):format(it.method.name, it.h, it.state_.t) end
+it_mt.__tostring = function(it)
+  check_it(it, "__tostring")
+  return ("lf.integrator(%s [Lua], h = %g, t = %g)"):format(it.method.name, it.h, it.state_.t)
+end
 
 --- An integrator running a Lua method on a system.
 function M.integrator(method, system, opts)

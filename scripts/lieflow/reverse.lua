@@ -1378,6 +1378,7 @@ local PAIR = {__name = "lf.tape.pair"}
 
 -- the value of a factor of a Lie-group ODE with leaves for its parameters
 local function factor_leaf(name, v)
+    if type(name) ~= "string" then error(fmt("reverse autodiff: factor names are strings, got %s", typename(name)), 0) end
     if name == "so3" or name == "gl3" then return mat_leaf(v, name) end
     if name == "s2" then return vec_leaf(v, name) end
     if name == "ts2" or name == "tgl3" then -- {q = vec3, omega = vec3} / {F = mat3, P = mat3} (or arrays of two)
@@ -1424,6 +1425,13 @@ end
 --- scalar function along the action, g_j = d/de H(act(e e_j, y)) at e = 0, for every factor from one
 --- evaluation of H: g_j = sum_p dH/dx_p T_j[p] with T_j the action's velocities (core.lie_tangents).
 function rev.lie_gradient(H, y, names, triv)
+    if type(H) ~= "function" and not (type(getmetatable(H)) == "table" and getmetatable(H).__call) then
+        error(fmt("reverse.lie_gradient: function H expected, got %s", typename(H)), 2)
+    end
+    if type(y) ~= "table" or type(names) ~= "table" then
+        error(fmt("reverse.lie_gradient: the state (an array of factor values) and the factor names expected, got %s and %s",
+            typename(y), typename(names)), 2)
+    end
     return on_tape(function()
         local ys = {}
         for i, name in ipairs(names) do ys[i] = factor_leaf(name, y[i]) end
@@ -1449,6 +1457,9 @@ end
 --- function of numbers, vec3 and mat3 (C userdata or tables) from one evaluation of f; each gradient has
 --- its argument's shape (a number, a C vec3, a C mat3).
 function rev.gradient(f, ...)
+    if type(f) ~= "function" and not (type(getmetatable(f)) == "table" and getmetatable(f).__call) then
+        error(fmt("reverse.gradient: function expected, got %s", typename(f)), 2)
+    end
     local args = table.pack(...)
     return on_tape(function()
         local leaves = {}

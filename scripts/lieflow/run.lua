@@ -77,7 +77,8 @@ M.columns_mt = columns_mt
 --- An error message without the "file:line: " that luaL_error / error put in front of it.
 function M.strip_position(msg)
   msg = tostring(msg)
-  return (msg:gsub("^[^:\n]+:%d+: ", "", 1))
+  -- and "bad argument #2 to 'lieflow.core.integrator'" names the user's function: 'lf.integrator'
+  return (msg:gsub("^[^:\n]+:%d+: ", "", 1):gsub("'lieflow%.core%.", "'lf."))
 end
 
 -- The numbers of one factor's value (a mat3, vec3, quaternion table or array), row-major.
@@ -372,9 +373,9 @@ function M.run(system, opts)
     for j = 1, nobs do
       local k = obs_names[j]
       local ok, v = pcall(observers[k], it)
-      if not ok then error(("%s: observer '%s' failed at t=%.15g: %s"):format(fn, k, t, tostring(v)), 0) end
+      if not ok then error(("observer '%s' failed at t=%.15g: %s"):format(k, t, tostring(v)), 0) end
       if type(v) ~= "number" then
-        error(("%s: observer '%s' returned %s at t=%.15g, expected a number"):format(fn, k, type(v), t), 0)
+        error(("observer '%s' returned %s at t=%.15g, expected a number"):format(k, type(v), t), 0)
       end
       data[k][r] = v
     end
@@ -564,7 +565,9 @@ function traj_methods:plot(opts)
   p.x = type(xname) == "string" and self[xname] or xname
   p.y = series
   p.xlabel = p.xlabel or (type(xname) == "string" and xname or nil)
-  p.title = p.title or ("%s, h = %g"):format(self.method, self.h)
+  if p.title == nil and self.method ~= nil and type(self.h) == "number" then
+    p.title = ("%s, h = %g"):format(tostring(self.method), self.h)
+  end
   return plot(p)
 end
 

@@ -241,4 +241,18 @@ describe("a potential whose value becomes non-finite", function()
     -- far from SO(3): no hint
     assert.is_nil(errmsg(lf.rigidbody, {inertia = {1, 2, 2.5}, R = {{2, 0, 0}, {0, 1, 0}, {0, 0, 1}}}):find("project", 1, true))
   end)
+
+  it("mat3 entries and rows can be set: A[i][j] = x, A[i] = row (before: silently nothing / a raw error)", function()
+    local A = lf.mat3()
+    A[1][2] = 5
+    assert.are.equal(5, A[1][2])
+    A[3] = {7, 8, 9}
+    assert.are.equal(8, A[3][2])
+    A[2] = lf.vec3{0, 2, 0}
+    assert.are.equal(18, A:det()) -- {{1, 5, 0}, {0, 2, 0}, {7, 8, 9}}
+    has(errmsg(function() A.x = 1 end), "mat3: cannot set field x")
+    has(errmsg(function() A[4] = {1, 2, 3} end), "mat3: cannot set field 4")
+    has(errmsg(function() A[1][1] = 0 / 0 end), "finite number expected")
+    assert.are.equal(1, A[1][1])
+  end)
 end)
