@@ -41,6 +41,7 @@ local luamethod = require "lieflow.luamethod"
 local json = require "lieflow.json"
 
 local M = {}
+local run_interrupt_mt
 
 --- The columns lf.run records for a system (before observers): t, the system's columns with
 --- energy_error after energy.
@@ -251,6 +252,10 @@ function M.integrator_opts(opts, h, skip)
   return o
 end
 
+-- The error an interrupted lf.run raises: {message =, trajectory =}, printed as its message.
+run_interrupt_mt = {__name = "lf.run_interrupted", __tostring = function(e) return e.message end}
+M.run_interrupt_mt = run_interrupt_mt
+
 --- M.check_keys(opts, keys, fn [, level]): strict option tables (lieflow.options).
 M.check_keys = options.check_keys
 
@@ -410,11 +415,27 @@ function M.run(system, opts)
   -- check the clock about every 256 steps or every sample, whichever is rarer
   local check_every = math.max(1, 256 // every)
 
+  -- The trajectory of the samples taken so far (an interrupted run hands it over).
+  local function partial()
+    local tr = {columns = setmetatable(columns, columns_mt), method = name, h = h, T = T, every = every,
+                steps = it.steps, samples = nrow, cpu_time = os.clock() - cpu0, wall_time = clock() - wall0,
+                interrupted = true}
+    if out then tr.file = stream else for c, a in pairs(data) do tr[c] = a end end
+    return setmetatable(tr, traj_mt)
+  end
+
   local function fail(err, t)
     local where = ""
     if out then
       out:close()
       where = (" (the %d samples up to there are in '%s')"):format(nrow, stream)
+    end
+    local msg = M.strip_position(tostring(err))
+    if msg:find("^interrupted") then
+      -- Ctrl-C: an error object carrying the trajectory so far (tostring gives the message)
+      error(setmetatable({message = ("%s: %s interrupted at t=%.15g after %d samples%s (the samples so far: "
+                                     .. "err.trajectory)"):format(fn, name, t, nrow, where), trajectory = partial()},
+                         run_interrupt_mt), 0)
     end
     error(("%s: %s with h=%g failed near t=%.15g: %s%s"):format(fn, name, h, t, tostring(err), where), 0)
   end
@@ -426,31 +447,40 @@ function M.run(system, opts)
     local ok, err = pcall(sample)
     if not ok then fail(err, it.t) end
   end
-  take()
-  local done, k = 0, 0
-  while done < n do
-    local m = math.min(every, n - done)
-    local ok, err
-    if adaptive then ok, err = pcall(it.advance_to, it, (done + m) * h)
-    else ok, err = pcall(it.step, it, m) end
-    if not ok then fail(err, it.t) end
-    done = done + m
+  -- the run under pcall: Ctrl-C (the interpreter's "interrupted!" raised in this Lua code, or a
+  -- step that stopped on the cancel flag) becomes an error object carrying the samples so far
+  local ok_run, run_err = pcall(function()
     take()
-    k = k + 1
-    if show and k % check_every == 0 then
-      local now = clock()
-      if (progress == true or now - wall0 > 1) and now - last > 0.2 then
-        progress_line(name, h, done, n, it.t, done / (now - wall0), false)
-        shown, last = true, now
+    local done, k = 0, 0
+    while done < n do
+      local m = math.min(every, n - done)
+      local ok, err
+      if adaptive then ok, err = pcall(it.advance_to, it, (done + m) * h)
+      else ok, err = pcall(it.step, it, m) end
+      if not ok then fail(err, it.t) end
+      done = done + m
+      take()
+      k = k + 1
+      if show and k % check_every == 0 then
+        local now = clock()
+        if (progress == true or now - wall0 > 1) and now - last > 0.2 then
+          progress_line(name, h, done, n, it.t, done / (now - wall0), false)
+          shown, last = true, now
+        end
       end
     end
-  end
-  -- n h short of T (by more than round-off): one last shorter step lands on T exactly; with
-  -- n = 0 (T far below h) too, so that the final time is always recorded
-  if n == 0 or T - n * h > 1e-9 * h then
-    local ok, err = pcall(it.advance_to, it, T)
-    if not ok then fail(err, it.t) end
-    take()
+    -- n h short of T (by more than round-off): one last shorter step lands on T exactly; with
+    -- n = 0 (T far below h) too, so that the final time is always recorded
+    if n == 0 or T - n * h > 1e-9 * h then
+      local ok, err = pcall(it.advance_to, it, T)
+      if not ok then fail(err, it.t) end
+      take()
+    end
+  end)
+  if not ok_run then
+    if getmetatable(run_err) == run_interrupt_mt then error(run_err, 0) end
+    if M.strip_position(tostring(run_err)):find("^interrupted") then fail(run_err, it.t) end
+    error(run_err, 0)
   end
   local wall = clock() - wall0
   local cpu = os.clock() - cpu0

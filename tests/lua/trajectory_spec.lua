@@ -117,3 +117,32 @@ describe("strict constructors", function()
     assert.is_truthy(msg:find("trajectory_spec.lua", 1, true), msg)
   end)
 end)
+
+describe("an interrupted lf.run", function()
+  local EXE = os.getenv("LIEFLOW_EXE") or "build/lieflow"
+  local have_exe = io.open(EXE, "rb") ~= nil
+  local it_exe = have_exe and it or pending
+  it_exe("raises an error object that carries the samples taken so far (Ctrl-C)", function()
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write([[
+local ok, err = pcall(lf.run, lf.stress_system(), {method = "vlv", h = 0.001, T = 1e6, every = 1000})
+io.write("ok=", tostring(ok), "\n", "msg=", tostring(err), "\n")
+if type(err) == "table" then
+  io.write("samples=", #err.trajectory, " interrupted=", tostring(err.trajectory.interrupted),
+           " last_t=", err.trajectory.t[#err.trajectory], "\n")
+end
+io.flush()
+]])
+    f:close()
+    local p = io.popen("timeout -s INT 1 " .. EXE .. " " .. script .. " 2>&1")
+    local out = p:read("a")
+    p:close()
+    os.remove(script)
+    has(out, "ok=false")
+    has(out, "interrupted at t=")
+    local n = tonumber(out:match("samples=(%d+)"))
+    assert(n and n > 1, out)
+    has(out, "interrupted=true")
+  end)
+end)
