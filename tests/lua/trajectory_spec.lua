@@ -120,6 +120,12 @@ end)
 
 describe("an interrupted lf.run", function()
   local EXE = os.getenv("LIEFLOW_EXE") or "build/lieflow"
+  -- the command in the background, one SIGINT after 1 s (as one Ctrl-C; `timeout -s INT` signals
+  -- twice, the command and its process group, and a second SIGINT ends a Lua interpreter)
+  local function ctrl_c(cmd)
+    return "sh -c '" .. cmd .. " > /tmp/lf-ctrlc.$$ 2>&1 & pid=$!; sleep 1; kill -INT $pid; wait $pid; " ..
+           "echo status=$?; cat /tmp/lf-ctrlc.$$; rm -f /tmp/lf-ctrlc.$$'"
+  end
   local have_exe = io.open(EXE, "rb") ~= nil
   local it_exe = have_exe and it or pending
   it_exe("raises an error object that carries the samples taken so far (Ctrl-C)", function()
@@ -135,7 +141,7 @@ end
 io.flush()
 ]])
     f:close()
-    local p = io.popen("timeout -s INT 1 " .. EXE .. " " .. script .. " 2>&1")
+    local p = io.popen(ctrl_c(EXE .. " " .. script))
     local out = p:read("a")
     p:close()
     os.remove(script)
@@ -153,7 +159,7 @@ io.flush()
             "local ok, err = pcall(co)\nio.write('caught: ', tostring(err), '\\n') io.flush()\n")
     f:close()
     local t0 = os.time()
-    local p = io.popen("timeout -s INT 1 " .. EXE .. " " .. script .. " 2>&1; echo status=$?")
+    local p = io.popen(ctrl_c(EXE .. " " .. script))
     local out = p:read("a")
     p:close()
     os.remove(script)
