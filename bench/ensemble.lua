@@ -1,7 +1,7 @@
 -- lieflow benchmark: lf.ensemble throughput for 1, 2, ... worker processes and MPI ranks.
 -- Run: make bench  (or build/lieflow bench/ensemble.lua [members [T [repeats]]])
 --
--- The workload: `members` runs of the seed-000 stress test (vlv, h = 1/8, T steps of lf.run sampled
+-- The workload: `members` runs of the [BOS] stress test (vlv, h = 1/8, T steps of lf.run sampled
 -- every 100 steps), alpha varied per member so that no two are alike. The configurations run
 -- interleaved, `repeats` rounds; the table shows the fastest of each (the machine is shared: the
 -- minimum is the run least disturbed by other work) and the median. speed-up = best serial time /

@@ -1,4 +1,4 @@
--- lieflow benchmark: steps per second of every method on the seed-000 stress test, with the
+-- lieflow benchmark: steps per second of every method on the [BOS] stress test, with the
 -- built-in C potential, with a Lua torque function, and with the autodiff torque of a Lua U.
 -- Run: make bench  (or build/lieflow bench/methods.lua [seconds-per-case])
 local lf = lf or require "lieflow"
@@ -10,7 +10,7 @@ local I = lf.so3.I
 local function U(R) return (lf.so3.dist(R, I) - 1) ^ 2 - 0.3 / lf.so3.dist(R, Rm) end
 local C = lf.potential.stress{}
 local function tau(R) return C:torque(R) end -- a Lua torque function (the work is the call overhead)
--- the same torque written out in Lua, as a user would (seed 000 eq. 12 differentiated by hand)
+-- the same torque written out in Lua, as a user would ([BOS] eq. 12 differentiated by hand)
 local function tau_lua(R)
   local D1, D2 = R - I, R - Rm
   local d1, d2 = D1:norm(), D2:norm()
@@ -49,7 +49,7 @@ assert(dtau < 1e-12, "bench: the Lua torque disagrees with the C one: " .. dtau)
 local f = io.open("/proc/cpuinfo")
 local cpu = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
 if f then f:close() end
-print(("lieflow %s benchmark — stress test (seed 000), h = 0.125, one core (%s)"):format(lf.version, cpu))
+print(("lieflow %s benchmark — stress test ([BOS]), h = 0.125, one core (%s)"):format(lf.version, cpu))
 print("columns: steps/s with the C potential; with a Lua torque callback (calling the C torque);")
 print("with the torque written in Lua (vec3/mat3 arithmetic); with the autodiff torque of a Lua U;")
 print("then the ratios C/callback, C/Lua-arithmetic, C/autodiff (slow-down factors).")

@@ -1,5 +1,5 @@
 /* lieflow — public C API: geometric numerical integration on Lie groups.
- * Conventions: see core/lie/so3.h (DESIGN §2). Link with -llieflow -lgsl -lgslcblas -lm (pkg-config lieflow). */
+ * Conventions: see core/lie/so3.h. Link with -llieflow -lgsl -lgslcblas -lm (pkg-config lieflow). */
 #ifndef LIEFLOW_H
 #define LIEFLOW_H
 

@@ -16,7 +16,7 @@ local experiment = require "lieflow.experiment"
 local study = experiment.start("contractivity", arg)
 local quick, out, check = study.quick, study.out, study.check
 local S = study.summary
-S.seeds = {"001 (Tumiotto, Cokaj, Celledoni, Owren, Arnold)"}
+S.papers = {"[TCCOA] (Tumiotto, Cokaj, Celledoni, Owren, Arnold)"}
 
 local D = {2, 2, 1}
 local k = D[1] - D[3]
@@ -93,7 +93,7 @@ do
     if b <= 1e-14 then boundary_coord = d end
   end
   print(("Region (4): the logarithmic norm is <= 0 for latitude <= %.1f deg (covariant Jacobian) and <= %.1f deg "
-         .. "(coordinate Jacobian in G = diag(1, cos^2 phi)); the seed: -pi/2 <= phi <= -pi/4"):format(boundary_cov, boundary_coord))
+         .. "(coordinate Jacobian in G = diag(1, cos^2 phi)); the paper: -pi/2 <= phi <= -pi/4"):format(boundary_cov, boundary_coord))
   S.region = {boundary_covariant_deg = boundary_cov, boundary_coordinate_deg = boundary_coord, table = rows}
   check(boundary_cov == -45 and boundary_coord == -45, "region (4): the log norm changes sign elsewhere than at -45 deg")
   -- the signed largest eigenvalue, not max |lambda| (their print): at the pole the covariant
@@ -234,6 +234,6 @@ do
   check(worst <= 1 + 1e-12, "Hypothesis 1 with nu = -k/2 fails on the sub-cap")
 end
 
-experiment.finish(study, {files = "Figures and summary.json", failure = "contractivity does not reproduce the seed",
+experiment.finish(study, {files = "Figures and summary.json", failure = "contractivity does not reproduce the paper",
   reproduced = {"Inside region (4) implicit Lie-Euler is non-expansive for every step up to 100 (S^2 and TS^2);",
                 "explicit Lie-Euler expands beyond h ~ 2/k; outside the region nothing is guaranteed."}})

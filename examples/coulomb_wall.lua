@@ -1,7 +1,7 @@
--- A rigid body in a Coulomb potential with a soft wall (Holder, Leimkuhler & Reich), seed 003 §3.7
+-- A rigid body in a Coulomb potential with a soft wall (Holder, Leimkuhler & Reich), [K] §3.7
 -- (Figs. 14-17): J = diag(2, 3, 4.5), lf.potential.coulomb_wall() (spatial torque
 -- (-(1.1 + R33)^-2 + 0.01 (1.1 + R33)^-11) (-R23, R13, 0)), R0 = I, spatial momentum pi0 = (2, 2, 2).
---  * convergence at t = 50 against lf.reference (Fig. 14; the seed does not give its final time),
+--  * convergence at t = 50 against lf.reference (Fig. 14; the paper does not give its final time),
 --    fitted orders; LIEMID[E1], [E2]: first order in w but h^2 in the attitude, and better than the
 --    second-order methods in w at large steps ("lucky cancellation"), measured at t = 10, 20, 50, 100;
 --  * pi.e3, the projection of the spatial momentum on the symmetry axis: conserved to round-off by
@@ -46,7 +46,7 @@ for k = 0, quick and 7 or 10 do wide[#wide + 1] = 2.0 ^ -k end
 for k = 4, quick and 7 or 10 do fit2[#fit2 + 1] = 2.0 ^ -k end
 -- LIEMID[E] fails (Newton) for h >= 2^-5 at t = 50 and is first order from h ~ 2^-8 on
 local fit_e = quick and {2.0 ^ -8, 2.0 ^ -9, 2.0 ^ -10} or {2.0 ^ -8, 2.0 ^ -9, 2.0 ^ -10, 2.0 ^ -11, 2.0 ^ -12}
-print(("Body in a Coulomb potential with a soft wall (seed 003 §3.7); H0 = %.10f"):format(E0))
+print(("Body in a Coulomb potential with a soft wall ([K] §3.7); H0 = %.10f"):format(E0))
 print(("Convergence at t = %d against rk8pd (rtol 1e-13). Fit range (asymptotic regime): h = %s, LIEMID[E] h = %s."):format(T,
   range_str(fit2), range_str(fit_e)))
 print("Expected orders: nominal, except LIEMID[E1], [E2] in R: 2 (seed: 'maintain second order rate in the attitude').")
@@ -80,8 +80,8 @@ end
 local plot_conv = experiment.convergence_plotter{results = conv, steps = wide, out = out,
   slopes = {{order = 2, label = "h^2", method = "liemid_ea", factor = 0.3}, {order = 1, label = "h", method = "liemid_e", factor = 3}}}
 local seed_set = {"akw", "eln", "liemid_i", "liemid_e", "liemid_e1", "liemid_e2", "liemid_ea"}
-plot_conv("err_omega", "order_w.png", "|w - w_ref|", seed_set, ("Coulomb wall: error in w at t = %d (seed 003 Fig. 14 left)"):format(T))
-plot_conv("err_R", "order_R.png", "||R - R_ref||_F", seed_set, ("Coulomb wall: error in R at t = %d (seed 003 Fig. 14 right)"):format(T))
+plot_conv("err_omega", "order_w.png", "|w - w_ref|", seed_set, ("Coulomb wall: error in w at t = %d ([K] Fig. 14 left)"):format(T))
+plot_conv("err_R", "order_R.png", "||R - R_ref||_F", seed_set, ("Coulomb wall: error in R at t = %d ([K] Fig. 14 right)"):format(T))
 plot_conv("err_R", "order_R_others.png", "||R - R_ref||_F", {"liemid_ea", "liemid_e", "eln_exp", "tln", "vlv", "prk", "mcg", "new3", "lgvi"},
           ("Coulomb wall: error in R at t = %d, other methods"):format(T))
 
@@ -149,7 +149,7 @@ for _, m in ipairs(experiment.torque_methods()) do
   end
 end
 lf.plot{x = t17, y = s17, logy = true, style = "lines", key = "below",
-        title = ("Coulomb wall: |pi.e3 - pi.e3(0)|, h = %g (floored at 1e-17; seed 003 Fig. 17)"):format(h17),
+        title = ("Coulomb wall: |pi.e3 - pi.e3(0)|, h = %g (floored at 1e-17; [K] Fig. 17)"):format(h17),
         xlabel = "t", ylabel = "|pi3 - pi3(0)|", file = out .. "/pi3_error.png"}
 
 -- ------------------------------------------------------------------ Fig. 16: Hamiltonian, h = 0.2
@@ -167,7 +167,7 @@ for _, name in ipairs{"liemid_i", "liemid_ea"} do
   t16 = slice(tr.t, n)
   s16[#s16 + 1] = {label = name, data = slice(tr.energy, n)}
 end
-lf.plot{x = t16, y = s16, style = "lines", title = "Coulomb wall: Hamiltonian, h = 0.2 (seed 003 Fig. 16)", xlabel = "t",
+lf.plot{x = t16, y = s16, style = "lines", title = "Coulomb wall: Hamiltonian, h = 0.2 ([K] Fig. 16)", xlabel = "t",
         ylabel = "H", file = out .. "/hamiltonian.png"}
 
 -- ------------------------------------------------------------------ Fig. 15: pi1 at h = 0.75
@@ -218,7 +218,7 @@ for _, name in ipairs{"liemid_i", "liemid_e1", "liemid_e2"} do
     ("h = 0.75: %s does not follow pi1 better than AKW (seed Fig. 15)"):format(name))
 end
 lf.plot{x = tg, y = s15, style = "lines", key = "below",
-        title = ("Coulomb wall: spatial momentum pi1 at h = %g against the reference (seed 003 Fig. 15)"):format(h15),
+        title = ("Coulomb wall: spatial momentum pi1 at h = %g against the reference ([K] Fig. 15)"):format(h15),
         xlabel = "t", ylabel = "pi1", file = out .. "/pi1_h0.75.png"}
 
 summary.seed = "003 §3.7, Figs. 14-17"

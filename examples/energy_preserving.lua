@@ -1,4 +1,4 @@
--- Energy-preserving symmetric Lie group methods (Celledoni, Eidnes, Owren, Ringholm, "Preserving
+-- Energy-preserving symmetric Lie group methods (Celledoni & Owren, "Preserving
 -- first integrals with symmetric Lie group methods", §5): discrete-gradient methods keep the first
 -- integral to round-off where the comparison methods do not.
 --   (a) free rigid body, angular momentum m on the unit sphere, m' = m x I^-1 m (their Example 1):
@@ -22,7 +22,7 @@ local quick, out, check = study.quick, study.out, study.check
 
 local N = quick and 1000 or 10000
 local S = study.summary
-S.seeds = {"002 §5 (Celledoni, Eidnes, Owren, Ringholm)"}
+S.papers = {"[CO] §5 (Celledoni & Owren)"}
 S.parameters = {steps = N, quick = quick}
 
 local function clock() return lf.core.wall_time() end
@@ -296,6 +296,6 @@ for _, P in ipairs{{"a", S.a}, {"b", S.b}, {"c", S.c}} do
   end
 end
 
-experiment.finish(study, {files = "Figures and summary.json", failure = "energy_preserving does not reproduce the seed",
+experiment.finish(study, {files = "Figures and summary.json", failure = "energy_preserving does not reproduce the paper",
   reproduced = {"The discrete-gradient methods keep the energy to round-off (<= 1e-13 relative) on all three problems;",
                 "the explicit Heun method drifts, the symmetric midpoint method oscillates; orders 2 and 4 measured."}})

@@ -1,4 +1,4 @@
--- A parameter sweep with lf.ensemble: the seed-000 stress test (seed 000 §3, thesis 004 §4.2) over
+-- A parameter sweep with lf.ensemble: the [BOS] stress test ([BOS] §3, [O] §4.2) over
 -- the grid (method, h) on every core of this machine, or across the ranks of an MPI job:
 --
 --   build/lieflow examples/ensemble.lua [--quick]
@@ -145,7 +145,7 @@ lf.plot{x = hs, y = series, logx = true, logy = true, style = "linespoints", key
         xlabel = "h", ylabel = "|slope of E - E(0)|", file = out .. "/drift_slope_vs_h.png"}
 
 study.summary = {
-  seeds = {"000 §3", "004 §4.2"},
+  papers = {"[BOS] §3", "[O] §4.2"},
   parameters = {J = {2, 2, 4}, alpha = 0.3, v_m = {2.5 / math.sqrt(2), 0, 2.5 / math.sqrt(2)}, v0 = {0, 0.7227, 0},
                 omega0 = {0, 0, 0.625}, T = T, h = hs, sample_interval = dt_sample, methods = methods, quick = quick},
   ensemble = {members = res.n, workers = res.workers, ranks = res.ranks, wall_time = res.wall_time,

@@ -1,6 +1,6 @@
--- The fast Lagrangian top of seed 003 §3.5 (Figs. 8-10; data of Simo & Wong): J = diag(5, 5, 1),
+-- The fast Lagrangian top of [K] §3.5 (Figs. 8-10; data of Simo & Wong): J = diag(5, 5, 1),
 -- lf.potential.top{} (spatial torque -20 R(:,3) x e3), R0 = exp(0.3, 0, 0), w0 = (0, 0, 50).
---  * Hamiltonian at h = 0.01 (the seed does not give its step) for AKW, NMB (eln), LIEMID[I], [E],
+--  * Hamiltonian at h = 0.01 (the paper does not give its step) for AKW, NMB (eln), LIEMID[I], [E],
 --    [E1], [E2], [EA] (Fig. 8: [E] does not conserve it, the others oscillate without drift, and
 --    [I]'s error is larger than that of the explicit variants), lf.drift verdicts on [0, 100];
 --  * the Hamiltonian error of LIEMID[EA] scaled by 1/h^2 for h = 0.01, 0.005, 0.0025 on a 90 times
@@ -23,7 +23,7 @@ local h_H, T_plot = 0.01, 10
 local T_long = quick and 30 or 100
 local n_plot = math.floor(T_plot / h_H + 0.5) + 1
 local fig8 = {"akw", "eln", "liemid_i", "liemid_e", "liemid_e1", "liemid_e2", "liemid_ea"}
-print(("Fast top (seed 003 §3.5): Hamiltonian at h = %g; H0 = %.8f; drift verdicts from [0, %d]"):format(h_H, E0, T_long))
+print(("Fast top ([K] §3.5): Hamiltonian at h = %g; H0 = %.8f; drift verdicts from [0, %d]"):format(h_H, E0, T_long))
 print(("%-10s %12s %12s %12s %10s %9s %8s"):format("method", "max|H-H0|", "relative", "slope", "statistic", "verdict", "cpu s"))
 summary.hamiltonian = {h = h_H, T = T_long, runs = {}}
 local tH, Hall, Hzoom, maxH = nil, {}, {}, {}
@@ -51,9 +51,9 @@ print(("max|H-H0| of LIEMID[I] / that of [E1], [E2], [EA]: %.2f, %.2f, %.1f"):fo
 for _, n in ipairs{"liemid_e1", "liemid_e2", "liemid_ea"} do
   check(maxH.liemid_i > maxH[n], ("LIEMID[I]'s Hamiltonian error is not larger than %s's (seed Fig. 8)"):format(n))
 end
-lf.plot{x = tH, y = Hall, title = ("Fast top: H - H0, h = %g (seed 003 Fig. 8 left)"):format(h_H), xlabel = "t",
+lf.plot{x = tH, y = Hall, title = ("Fast top: H - H0, h = %g ([K] Fig. 8 left)"):format(h_H), xlabel = "t",
         ylabel = "H - H0", style = "lines", file = out .. "/hamiltonian.png"}
-lf.plot{x = tH, y = Hzoom, title = ("Fast top: H - H0, h = %g, without LIEMID[E] (seed 003 Fig. 8 right)"):format(h_H),
+lf.plot{x = tH, y = Hzoom, title = ("Fast top: H - H0, h = %g, without LIEMID[E] ([K] Fig. 8 right)"):format(h_H),
         xlabel = "t", ylabel = "H - H0", style = "lines", file = out .. "/hamiltonian_zoom.png"}
 
 -- ------------------------------------------------------------------ Fig. 10: LIEMID[EA], error / h^2
@@ -99,13 +99,13 @@ print(("\nLIEMID[EA] on [0, %d]: max|H-H0|/h^2 = %s for h = 0.01, 0.005, 0.0025 
   experiment.join(sc_vals, "%.4g"), sc_ratio, experiment.join(summary.scaled_hamiltonian_ea.runs,
     function(r) return r.verdict .. (" (amp. ratio %.3f)"):format(r.amplitude_ratio_last_first_tenth) end)))
 check(sc_ratio < 1.5, ("LIEMID[EA] max|H-H0|/h^2 differ by a factor %.2f (seed Fig. 10: the scaled curves coincide)"):format(sc_ratio))
-lf.plot{x = sc_t, y = sc_ser, title = ("Fast top: LIEMID[EA] (H - H0)/h^2 on [0, %d], max and min over windows of 5 (seed 003 Fig. 10)"):format(T10),
+lf.plot{x = sc_t, y = sc_ser, title = ("Fast top: LIEMID[EA] (H - H0)/h^2 on [0, %d], max and min over windows of 5 ([K] Fig. 10)"):format(T10),
         xlabel = "t", ylabel = "(H - H0) / h^2", style = "lines", file = out .. "/hamiltonian_scaled_ea.png"}
 lf.plot{x = sc_zoom.t, y = sc_zoom.y, title = "Fast top: LIEMID[EA] (H - H0)/h^2, t in [0, 2]", xlabel = "t",
         ylabel = "(H - H0) / h^2", style = "lines", file = out .. "/hamiltonian_scaled_ea_zoom.png"}
 
 -- ------------------------------------------------------------------ invariants of the symmetric top
-print(("\nInvariants (seed 003 §3.5) at h = %g on [0, %d]: max deviation; '*' = conserved to round-off (<= 1e-12 max(1, |I0|))"):format(h_H, T_plot))
+print(("\nInvariants ([K] §3.5) at h = %g on [0, %d]: max deviation; '*' = conserved to round-off (<= 1e-12 max(1, |I0|))"):format(h_H, T_plot))
 summary.invariants = experiment.top_invariants(body, {J = J, omega0 = w0, E0 = E0, h = h_H, T = T_plot, check = check})
 
 -- ------------------------------------------------------------------ Fig. 9: convergence at t = 10
@@ -152,7 +152,7 @@ do
   summary.first_order_vs_liemid_i_best_ratio_h_2m6_2m9 = vs_i
   print(("E1, E2 for h = 2^-6 ... 2^-9, smallest max(err ratio R, err ratio w): vs EA %.2f, %.2f; vs LIEMID[I] %.2f, %.2f")
     :format(best.liemid_e1, best.liemid_e2, vs_i.liemid_e1, vs_i.liemid_e2))
-  -- the seed's "comparable to those attained by the best quadratic method" has no number; a factor 3 is our
+  -- the paper's "comparable to those attained by the best quadratic method" has no number; a factor 3 is our
   -- reading of it. Not met is recorded as a difference, not a failure (see the notes)
   for _, name in ipairs{"liemid_e1", "liemid_e2"} do
     if best[name] >= 3 then
@@ -164,8 +164,8 @@ end
 local plot_conv = experiment.convergence_plotter{results = conv, steps = wide, out = out,
   slopes = {{order = 2, label = "h^2", method = "liemid_ea", factor = 0.3}, {order = 1, label = "h", method = "liemid_e1", factor = 3}}}
 local seed_set = {"akw", "eln", "liemid_i", "liemid_e", "liemid_e1", "liemid_e2", "liemid_ea"}
-plot_conv("err_omega", "order_w.png", "|w - w_ref|", seed_set, "Fast top: error in w at t = 10 (seed 003 Fig. 9 left)")
-plot_conv("err_R", "order_R.png", "||R - R_ref||_F", seed_set, "Fast top: error in R at t = 10 (seed 003 Fig. 9 right)")
+plot_conv("err_omega", "order_w.png", "|w - w_ref|", seed_set, "Fast top: error in w at t = 10 ([K] Fig. 9 left)")
+plot_conv("err_R", "order_R.png", "||R - R_ref||_F", seed_set, "Fast top: error in R at t = 10 ([K] Fig. 9 right)")
 plot_conv("err_R", "order_R_others.png", "||R - R_ref||_F", {"liemid_ea", "eln_exp", "tln", "vlv", "prk", "mcg", "new3", "lgvi"},
           "Fast top: error in R at t = 10, other methods")
 

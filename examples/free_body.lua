@@ -1,7 +1,7 @@
--- The freely spinning rigid body of McLachlan & Zanna, seed 003 §2.2 (Figs. 1-4):
+-- The freely spinning rigid body of McLachlan & Zanna, [K] §2.2 (Figs. 1-4):
 -- J = diag(0.9144, 1.098, 1.66), body angular velocity w0 = (0.45549, 0.82623, 0.03476), R0 = I,
 -- no torque. LIEMID (003 §2.1) with the large steps h = 4, 2, 1: kinetic energy (Fig. 1, with
--- lf.drift's verdict on a long run: the seed says "oscillates with unchanging amplitude and
+-- lf.drift's verdict on a long run: the paper says "oscillates with unchanging amplitude and
 -- without drift"), the size of the incremental rotation |Psi_n| = |log(R_{n-1}^T R_n)| in degrees
 -- (Fig. 2) and the body angular velocity against the exact (Jacobi elliptic) solution (Fig. 3).
 -- Convergence at t = 100 of every rigid-body method (Fig. 4): error in w against
@@ -46,7 +46,7 @@ local function liemid_run(h, T)
   }})
 end
 
-print(("Free rigid body (seed 003 §2.2): LIEMID with large steps; E0 = %.10f"):format(E0))
+print(("Free rigid body ([K] §2.2): LIEMID with large steps; E0 = %.10f"):format(E0))
 print(("Kinetic energy over [0, %d] (lf.drift), amplitude ratio = max|dE| last tenth / first tenth; |Psi| and w error over [0, %d]")
   :format(T_long, T_fig))
 print(("%-6s %12s %12s %10s %11s %10s %12s"):format("h", "max|dE|/E0", "statistic", "verdict", "amp. ratio",
@@ -90,12 +90,12 @@ for _, h in ipairs(fig_steps) do
 end
 for c = 1, 3 do table.insert(wser[c], 1, {label = "exact", data = exact[c]}) end
 
-lf.plot{x = tg, y = energy_series, title = "Free body, LIEMID: kinetic energy (seed 003 Fig. 1)",
+lf.plot{x = tg, y = energy_series, title = "Free body, LIEMID: kinetic energy ([K] Fig. 1)",
         xlabel = "t", ylabel = "kinetic energy", style = "lines", file = out .. "/kinetic_energy.png"}
-lf.plot{x = tg, y = psi_series, title = "Free body, LIEMID: incremental rotation |Psi_n| (seed 003 Fig. 2)",
+lf.plot{x = tg, y = psi_series, title = "Free body, LIEMID: incremental rotation |Psi_n| ([K] Fig. 2)",
         xlabel = "t", ylabel = "|Psi_n| [degrees]", style = "lines", file = out .. "/incremental_rotation.png"}
 for c = 1, 3 do
-  lf.plot{x = tg, y = wser[c], title = ("Free body, LIEMID: body angular velocity w%d (seed 003 Fig. 3)"):format(c),
+  lf.plot{x = tg, y = wser[c], title = ("Free body, LIEMID: body angular velocity w%d ([K] Fig. 3)"):format(c),
           xlabel = "t", ylabel = ("w%d"):format(c), style = "lines", file = ("%s/omega%d.png"):format(out, c)}
 end
 
@@ -110,7 +110,7 @@ local reference = {R = refR.R, omega = wex}
 summary.reference = {T = T, omega_exact = wex, omega_rk8pd = refR.omega,
                      rk8pd_vs_exact = (lf.vec3(refR.omega) - wex):norm()}
 
--- the error table's rows also carry the seed's norm, |Pi - Pi_ref|
+-- the error table's rows also carry the paper's norm, |Pi - Pi_ref|
 local function err_Pi(it, row)
   local dw = it.omega - lf.vec3(reference.omega)
   row.err_Pi = lf.vec3{J[1] * dw[1], J[2] * dw[2], J[3] * dw[3]}:norm()
@@ -186,7 +186,7 @@ for _, g in ipairs(groups) do
   end
   for _, n in ipairs(names) do group_of[n] = {label = label, res = g[1]} end
 end
--- two figures per norm (gnuplot has 8 colours): the seed's Fig. 4 methods (LIEMID, AKW, NMB = Lie-Newmark,
+-- two figures per norm (gnuplot has 8 colours): the paper's Fig. 4 methods (LIEMID, AKW, NMB = Lie-Newmark,
 -- DMV ~ lgvi) with LIEMID[EA], and the other methods with LIEMID for comparison
 local function series(names, field)
   local s, seen = {}, {}
@@ -210,7 +210,7 @@ for _, g in ipairs(groups) do
 end
 local anchor = by_name.liemid.table[#wide]
 for _, f in ipairs{{"err_R", "R", "||R - R_ref||_F", "error in R"}, {"err_omega", "w", "|w - w_exact|", "error in w"}} do
-  for _, set in ipairs{{seed_set, "", "seed 003 Fig. 4 methods"}, {other_set, "_others", "other methods"}} do
+  for _, set in ipairs{{seed_set, "", "[K] Fig. 4 methods"}, {other_set, "_others", "other methods"}} do
     lf.plot{x = wide, y = series(set[1], f[1]), logx = true, logy = true, style = "linespoints",
             slopes = {{order = 2, label = "h^2", through = {wide[#wide], (anchor[f[1]] or 1e-5) * 0.3}}},
             title = ("Free body: %s at t = 100, %s"):format(f[4], set[3]), xlabel = "h", ylabel = f[3],
@@ -218,15 +218,15 @@ for _, f in ipairs{{"err_R", "R", "||R - R_ref||_F", "error in R"}, {"err_omega"
   end
 end
 
--- seed 003 §3.4: LIEMID[E], [E1], [E2] (and [I]) are LIEMID without torque
+-- [K] §3.4: LIEMID[E], [E1], [E2] (and [I]) are LIEMID without torque
 local in_liemid_group = {}
 for _, g in ipairs(groups) do
   if g[1].method == "liemid" then for _, r in ipairs(g) do in_liemid_group[r.method] = true end end
 end
 for _, name in ipairs{"liemid_i", "liemid_e", "liemid_e1", "liemid_e2"} do
-  check(in_liemid_group[name], name .. ": torque-free errors differ from LIEMID's (seed 003 §3.4: identical maps)")
+  check(in_liemid_group[name], name .. ": torque-free errors differ from LIEMID's ([K] §3.4: identical maps)")
 end
--- seed 003 Fig. 4: AKW "marginally more accurate for the body momentum, but lags behind
+-- [K] Fig. 4: AKW "marginally more accurate for the body momentum, but lags behind
 -- significantly in the accuracy of the attitude"; LIEMID "on par" with NMB (Lie-Newmark: eln)
 local hmin = fit[#fit]
 local lm, ak, el, ex = by_name.liemid, by_name.akw, by_name.eln, by_name.eln_exp
@@ -244,11 +244,11 @@ local s4 = summary.seed_fig4
 print(("\nAt h = %s: AKW/LIEMID error ratio w %.3g, R %.3g; eln (NMB, Cayley)/LIEMID w %.3g, R %.3g; eln_exp/LIEMID w %.3g, R %.3g")
   :format(pow2_str(hmin), s4.akw_over_liemid_err_omega, s4.akw_over_liemid_err_R,
     s4.eln_over_liemid_err_omega, s4.eln_over_liemid_err_R, s4.eln_exp_over_liemid_err_omega, s4.eln_exp_over_liemid_err_R))
-check(s4.akw_over_liemid_err_omega < 1, "AKW is not more accurate than LIEMID in w (seed 003 Fig. 4)")
-check(s4.akw_over_liemid_err_R > 3, "AKW does not lag behind LIEMID in R (seed 003 Fig. 4)")
--- qualitative words of the seed that our numbers do not bear out (no failure: the seed gives no numbers)
+check(s4.akw_over_liemid_err_omega < 1, "AKW is not more accurate than LIEMID in w ([K] Fig. 4)")
+check(s4.akw_over_liemid_err_R > 3, "AKW does not lag behind LIEMID in R ([K] Fig. 4)")
+-- qualitative words of the paper that our numbers do not bear out (no failure: the paper gives no numbers)
 if s4.akw_over_liemid_err_omega < 0.5 then
-  study.differences[#study.differences + 1] = ("AKW is %.1f x more accurate than LIEMID in w (%.1f x in the seed's norm |Pi - Pi_ref|), not 'marginally'")
+  study.differences[#study.differences + 1] = ("AKW is %.1f x more accurate than LIEMID in w (%.1f x in the paper's norm |Pi - Pi_ref|), not 'marginally'")
     :format(1 / s4.akw_over_liemid_err_omega, 1 / s4.akw_over_liemid_err_Pi)
 end
 for _, k in ipairs{{"eln", s4.eln_over_liemid_err_R, s4.eln_over_liemid_err_omega}, {"eln_exp", s4.eln_exp_over_liemid_err_R, s4.eln_exp_over_liemid_err_omega}} do

@@ -1,10 +1,10 @@
--- The slow Lagrangian top of seed 003 §3.3 and §3.6 (Figs. 5-7, 11-13): J = diag(5, 5, 1), spatial
+-- The slow Lagrangian top of [K] §3.3 and §3.6 (Figs. 5-7, 11-13): J = diag(5, 5, 1), spatial
 -- torque -20 R(:,3) x e3 (lf.potential.top{}: U = 20 e3.R e3), R0 = exp(0.05, 0, 0), w0 = (0, 0, 5).
 --  * Hamiltonian at h = 1/8 for LIEMID[I], [E1], [E2], [EA] (Figs. 7, 12) with lf.drift's verdicts on a
---    long run, and LIEMID[E], whose Hamiltonian the seed says "was growing linearly";
+--    long run, and LIEMID[E], whose Hamiltonian the paper says "was growing linearly";
 --  * the spatial angular momentum of LIEMID[I] at h = 1/16 (Fig. 5: the component along gravity is
 --    conserved);
---  * the four invariants of the symmetric heavy top (seed 003 §3.5): H, pi.chi (= Pi3, body momentum
+--  * the four invariants of the symmetric heavy top ([K] §3.5): H, pi.chi (= Pi3, body momentum
 --    along the symmetry axis), pi.gamma (= pi3, spatial momentum along gravity), |R^T gamma|, for
 --    every method: which are conserved to round-off;
 --  * the Hamiltonian error of LIEMID[EA] scaled by 1/h^2 for three h (Fig. 13);
@@ -25,7 +25,7 @@ local h_H = 1 / 8
 local T_plot = 20
 local T_long = quick and 100 or 1000
 local n_plot = math.floor(T_plot / h_H + 0.5) + 1
-print(("Slow top (seed 003 §3.3): Hamiltonian at h = 1/8; H0 = %.10f; drift verdicts from [0, %d]"):format(E0, T_long))
+print(("Slow top ([K] §3.3): Hamiltonian at h = 1/8; H0 = %.10f; drift verdicts from [0, %d]"):format(E0, T_long))
 print(experiment.drift_table_header())
 summary.hamiltonian = {h = h_H, T = T_long, runs = {}}
 local Hser, tH = {}, nil
@@ -42,7 +42,7 @@ for _, name in ipairs{"liemid_i", "liemid_e1", "liemid_e2", "liemid_ea"} do
     summary.hamiltonian[name .. "_error_20"] = slice(tr.energy_error, n_plot)
   end
 end
--- LIEMID[E]: on [0, 20] (it fails later; the seed's Fig. 7 caption: "growing linearly")
+-- LIEMID[E]: on [0, 20] (it fails later; the paper's Fig. 7 caption: "growing linearly")
 local tr_e, d_e, rec_e = experiment.drift_run(body, "liemid_e", h_H, T_plot)
 print(experiment.drift_table_row(rec_e) .. ("   (on [0, %d])"):format(T_plot))
 rec_e.method, rec_e.T = nil, T_plot
@@ -67,7 +67,7 @@ do
   check(maxH.liemid_ea < maxH.liemid_e1 / 2 and maxH.liemid_ea < maxH.liemid_e2 / 2,
     "LIEMID[EA]'s Hamiltonian error is not substantially below E1's and E2's (seed Fig. 12)")
 end
-lf.plot{x = tH, y = Hser, title = "Slow top: Hamiltonian, h = 1/8 (seed 003 Figs. 7, 12)", xlabel = "t", ylabel = "H",
+lf.plot{x = tH, y = Hser, title = "Slow top: Hamiltonian, h = 1/8 ([K] Figs. 7, 12)", xlabel = "t", ylabel = "H",
         style = "lines", file = out .. "/hamiltonian.png"}
 do
   local n = #tr_e.t
@@ -100,7 +100,7 @@ local sc_ratio = experiment.max_over_min(sc_vals)
 print(("LIEMID[EA] max|H-H0|/h^2 on [0, %d]: %s (max/min %.3f)"):format(T_plot, experiment.join(sc_vals, "%.4g"), sc_ratio))
 check(sc_ratio < 1.5, ("LIEMID[EA] scaled Hamiltonian errors differ by %.2f (seed Fig. 13: same amplitude)"):format(sc_ratio))
 summary.scaled_hamiltonian_ea_ratio = sc_ratio
-lf.plot{x = sc_t, y = sc_ser, title = "Slow top: LIEMID[EA] Hamiltonian error / h^2 (seed 003 Fig. 13)", xlabel = "t",
+lf.plot{x = sc_t, y = sc_ser, title = "Slow top: LIEMID[EA] Hamiltonian error / h^2 ([K] Fig. 13)", xlabel = "t",
         ylabel = "(H - H0) / h^2", style = "lines", file = out .. "/hamiltonian_scaled_ea.png"}
 
 -- ------------------------------------------------------------------ Fig. 5: spatial momentum, LIEMID[I], h = 1/16
@@ -113,13 +113,13 @@ do
     :format(T_plot, summary.spatial_momentum_liemid_i.max_abs_pi3_change))
   check(summary.spatial_momentum_liemid_i.max_abs_pi3_change <= 1e-12, "LIEMID[I] h = 1/16: pi3 not conserved (seed Fig. 5)")
   lf.plot{x = tr.t, y = {{label = "pi1", data = tr.pi1}, {label = "pi2", data = tr.pi2}, {label = "pi3 (along gravity)", data = tr.pi3}},
-          title = "Slow top: spatial angular momentum, LIEMID[I], h = 1/16 (seed 003 Fig. 5)", xlabel = "t",
+          title = "Slow top: spatial angular momentum, LIEMID[I], h = 1/16 ([K] Fig. 5)", xlabel = "t",
           ylabel = "spatial angular momentum", style = "lines", file = out .. "/spatial_momentum.png"}
 end
 
 -- ------------------------------------------------------------------ invariants of the symmetric top
 local T_inv = T_plot
-print(("\nInvariants (seed 003 §3.5) at h = 1/8 on [0, %d]: max deviation; '*' = conserved to round-off (<= 1e-12 max(1, |I0|))"):format(T_inv))
+print(("\nInvariants ([K] §3.5) at h = 1/8 on [0, %d]: max deviation; '*' = conserved to round-off (<= 1e-12 max(1, |I0|))"):format(T_inv))
 summary.invariants = experiment.top_invariants(body, {J = J, omega0 = w0, E0 = E0, h = h_H, T = T_inv, check = check})
 
 -- ------------------------------------------------------------------ Figs. 6, 11: convergence at t = 20
@@ -129,8 +129,8 @@ local wide, fit2 = {}, {}
 for k = 1, quick and 8 or 10 do wide[#wide + 1] = 2.0 ^ -k end
 for k = 5, quick and 8 or 10 do fit2[#fit2 + 1] = 2.0 ^ -k end
 -- first-order methods: the attitude error of E1/E2 falls like h^2 down to h ~ 2^-8 and the O(h) term
--- dominates only below h ~ 2^-12 (seed 003 §3.3: "trouble for smaller time steps"); LIEMID[E] has an
--- O(1) error over the whole of the seed's range and becomes first order only below h ~ 2^-14
+-- dominates only below h ~ 2^-12 ([K] §3.3: "trouble for smaller time steps"); LIEMID[E] has an
+-- O(1) error over the whole of the paper's range and becomes first order only below h ~ 2^-14
 local fit1 = {liemid_e1 = quick and {2.0 ^ -13, 2.0 ^ -14} or {2.0 ^ -13, 2.0 ^ -14, 2.0 ^ -15, 2.0 ^ -16}}
 fit1.liemid_e2 = fit1.liemid_e1
 fit1.liemid_e = quick and {2.0 ^ -15, 2.0 ^ -16} or {2.0 ^ -15, 2.0 ^ -16, 2.0 ^ -17}
@@ -160,7 +160,7 @@ for _, m in ipairs(experiment.torque_methods()) do
   summary.convergence.methods[#summary.convergence.methods + 1] = res
   conv[m.name] = res
 end
--- seed 003 §3.3, Fig. 6: "the explicit midpoint Lie algorithm does not converge at all" (over the
+-- [K] §3.3, Fig. 6: "the explicit midpoint Lie algorithm does not converge at all" (over the
 -- seed's range of h); E1/E2: "excellent accuracy for larger time steps, but ... trouble for smaller"
 do
   local mine = math.huge
@@ -168,7 +168,7 @@ do
   summary.liemid_e_min_err_omega_in_range = mine
   print(("liemid_e: smallest error in w over h = %s is %.3g (no convergence in that range)."):format(range_str(wide), mine))
   check(mine > 0.1, ("liemid_e converges in h = %s (min error %.3g); seed: does not converge at all"):format(range_str(wide), mine))
-  -- E1/E2 in the seed's range: attitude error falling like h^2 (pre-asymptotic; the O(h) term takes
+  -- E1/E2 in the paper's range: attitude error falling like h^2 (pre-asymptotic; the O(h) term takes
   -- over below h ~ 2^-10, hence the fitted order 1 on h = 2^-13 ... above)
   summary.pre_asymptotic = {}
   for _, name in ipairs{"liemid_e1", "liemid_e2"} do
@@ -189,7 +189,7 @@ do
   local i = #wide
   summary.e1_over_ea_at_min_h = {h = wide[i], err_R = conv.liemid_e1.table[i].err_R / conv.liemid_ea.table[i].err_R,
                                  err_omega = conv.liemid_e1.table[i].err_omega / conv.liemid_ea.table[i].err_omega}
-  -- Fig. 11: LIEMID[EA] "clearly the most accurate algorithm overall" (vs the seed's second-order methods)
+  -- Fig. 11: LIEMID[EA] "clearly the most accurate algorithm overall" (vs the paper's second-order methods)
   local worst = 0
   for _, name in ipairs{"akw", "eln", "liemid_i"} do
     local _, w = experiment.error_ratio_range(conv.liemid_ea.table, conv[name].table, wide, 0, 2 ^ -5)
@@ -202,8 +202,8 @@ end
 local plot_conv = experiment.convergence_plotter{results = conv, steps = wide, out = out,
   slopes = {{order = 2, label = "h^2", method = "liemid_ea", factor = 0.3}, {order = 1, label = "h", method = "liemid_e1", factor = 3}}}
 local seed_set = {"akw", "eln", "liemid_i", "liemid_e", "liemid_e1", "liemid_e2", "liemid_ea"}
-plot_conv("err_omega", "order_w.png", "|w - w_ref|", seed_set, "Slow top: error in w at t = 20 (seed 003 Figs. 6, 11 left)")
-plot_conv("err_R", "order_R.png", "||R - R_ref||_F", seed_set, "Slow top: error in R at t = 20 (seed 003 Figs. 6, 11 right)")
+plot_conv("err_omega", "order_w.png", "|w - w_ref|", seed_set, "Slow top: error in w at t = 20 ([K] Figs. 6, 11 left)")
+plot_conv("err_R", "order_R.png", "||R - R_ref||_F", seed_set, "Slow top: error in R at t = 20 ([K] Figs. 6, 11 right)")
 do
   -- the first-order methods down to their asymptotic range
   local xs = {}
@@ -232,4 +232,4 @@ summary.parameters = {J = J, psi0 = psi0, omega0 = w0, potential = "top{} (mgl =
                       fit_steps_second_order = fit2, fit_steps_first_order = fit1, quick = quick}
 experiment.finish(study, {files = "Figures, CSVs and summary.json", reproduced = {
   "Reproduced: bounded Hamiltonians of LIEMID[I], [E1], [E2], [EA], linear growth for [E]; pi.e3 to round-off in the",
-  "LIEMID family; [EA]'s scaled Hamiltonian error independent of h; orders; [E] not converging over the seed's range."}})
+  "LIEMID family; [EA]'s scaled Hamiltonian error independent of h; orders; [E] not converging over the paper's range."}})

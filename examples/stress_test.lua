@@ -1,4 +1,4 @@
--- The symplecticity stress test of seed 000 (§3 and Appendix A) and thesis 004 §4.2:
+-- The symplecticity stress test of [BOS] (§3 and Appendix A) and [O] §4.2:
 -- a rigid body (J = diag(2,2,4)) in the potential U = (dist(R,I) - 1)^2 - alpha/dist(R,Rm).
 -- Energy error on [0, 10000] at h = 0.125 and 0.25 for eln, tln, liemid_ea, prk, mcg, new3 and vlv;
 -- least-squares drift slopes with their signs beside the thesis's; the ratio slope(0.25)/slope(0.125)
@@ -11,7 +11,7 @@ local quick, out, check = study.quick, study.out, study.check
 
 local T = 10000
 local methods = {"eln", "tln", "liemid_ea", "prk", "mcg", "new3", "vlv"}
--- the thesis' Figs. 4.1-4.3 (and seed 000 Figs. 1, 4): sign of the energy drift, 0 = bounded
+-- the thesis' Figs. 4.1-4.3 (and [BOS] Figs. 1, 4): sign of the energy drift, 0 = bounded
 local thesis_sign = {eln = -1, tln = -1, prk = -1, mcg = 1, new3 = 1, liemid_ea = 1, vlv = 0}
 
 local body = lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.7227, 0}, omega = {0, 0, 0.625},
@@ -19,7 +19,7 @@ local body = lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.7227, 0}, ome
 
 local results = {}
 
-print(("Stress test (seed 000): energy drift on [0, %d]"):format(T))
+print(("Stress test ([BOS]): energy drift on [0, %d]"):format(T))
 print(("%-10s %12s %12s %8s %8s %9s %9s %10s %8s"):format("method", "slope h=1/8", "slope h=1/4", "ratio",
   "ratio'", "verdict", "thesis", "statistic", "cpu s"))
 local series = {[0.125] = {}, [0.25] = {}}
@@ -67,7 +67,7 @@ for _, h in ipairs{0.125, 0.25} do
           xlabel = "t", ylabel = "E - E(0)", file = ("%s/energy_h%g.png"):format(out, h)}
 end
 
--- orders at T = 5 (seed 000 Figs. 3, 5; thesis Fig. 4.3)
+-- orders at T = 5 ([BOS] Figs. 3, 5; thesis Fig. 4.3)
 local steps = {}
 for k = 0, quick and 6 or 9 do steps[#steps + 1] = 2 ^ -k end
 local ref = lf.reference(body, 5, {rtol = 1e-13, atol = 1e-13})
@@ -99,10 +99,10 @@ lf.plot{x = steps, y = errW, logx = true, logy = true, style = "linespoints", sl
 
 -- its own summary.json layout (no differences; failures as they are: an empty list is written as {})
 lf.write_json(out .. "/summary.json", {
-  experiment = "stress_test", seeds = {"000 §3, App. A", "004 §4.2"},
+  experiment = "stress_test", papers = {"[BOS] §3, App. A", "[O] §4.2"},
   parameters = {J = {2, 2, 4}, alpha = 0.3, v_m = {2.5 / math.sqrt(2), 0, 2.5 / math.sqrt(2)},
                 v0 = {0, 0.7227, 0}, omega0 = {0, 0, 0.625}, T = T, h = {0.125, 0.25}, order_T = 5,
                 order_steps = steps, quick = quick},
   drift_rule = lf.drift_rule, methods = results, failures = study.failures})
-experiment.report(study, {files = "Figures and summary.json", failure = "stress test does not reproduce the seeds", reproduced = {
-  "All verdicts agree with the seeds: eln, tln, prk drift down, mcg, new3, liemid_ea drift up, vlv is bounded."}})
+experiment.report(study, {files = "Figures and summary.json", failure = "stress test does not reproduce the papers", reproduced = {
+  "All verdicts agree with the papers: eln, tln, prk drift down, mcg, new3, liemid_ea drift up, vlv is bounded."}})

@@ -33,7 +33,7 @@ show("finite difference vee(...)", lf.so3.vee(fd))
 show("dexp(x) * d", lf.so3.dexp(x) * d)
 show("dexp(x) * dexpinv(x) - I (Frobenius)", ("%.1e"):format((lf.so3.dexp(x) * lf.so3.dexpinv(x) - lf.mat3()):norm()))
 
-section("Distances (seed 000 eq. 11) and the nearest rotation")
+section("Distances ([BOS] eq. 11) and the nearest rotation")
 local R2 = lf.so3.random(7)
 show("so3.dist(R, R2) = sqrt(2 tr(I - R^T R2))", ("%.15f"):format(lf.so3.dist(R, R2)))
 show("so3.angle(R, R2) (geodesic)", ("%.15f"):format(lf.so3.angle(R, R2)))
@@ -48,7 +48,7 @@ local qt = lf.quat.from_matrix(R)
 show("quat.from_matrix(R)", ("{%.6f, %.6f, %.6f, %.6f}"):format(qt[1], qt[2], qt[3], qt[4]))
 show("quat.to_matrix back: dist to R", ("%.1e"):format(lf.so3.dist(lf.quat.to_matrix(qt), R)))
 
-section("A rigid body in the stress-test potential of seed 000")
+section("A rigid body in the stress-test potential of [BOS]")
 local body = lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.7227, 0}, omega = {0, 0, 0.625},
                           potential = lf.potential.stress{alpha = 0.3}}
 local steps = quick and 800 or 80000

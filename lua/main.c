@@ -1,4 +1,4 @@
-/* lieflow — the executable (DESIGN §4): the Lua 5.4 stand-alone interpreter `lua` with the lieflow
+/* lieflow — the executable: the Lua 5.4 stand-alone interpreter `lua` with the lieflow
  * module loaded as the global `lf`. The command line, the environment (LUA_INIT_5_4, LUA_INIT,
  * LUA_PATH, LUA_CPATH, -E), the messages and the exit codes are those of lua.c of Lua 5.4, whose
  * structure this file mirrors; tests/lua_compat_test.sh runs both side by side. On top of that:

@@ -16,7 +16,7 @@
  *        (ts2.h; the TS^2 gradient flow of Tumiotto, Cokaj, Celledoni, Owren, Arnold)
  *   tgl3 cotangent bundle T*GL(3) as a Lie group: (F, P) two 3x3 matrices (18), algebra
  *        gl(3) x gl(3) (18), the cotangent-lifted group law (tgl3.h; the pseudo-rigid body of
- *        Celledoni, Eidnes, Owren, Ringholm)
+ *        Celledoni & Owren)
  * The action (lf_manifold_act) is on the left, y <- exp(xi) y, for a right-trivialized ODE
  * y' = xi y (the spatial form of Ortolan's thesis, §6-7), or on the right, y <- y exp(xi), for a
  * left-trivialized ODE y' = y xi (body frame). s2 and ts2 are acted on from the left whatever the
@@ -86,7 +86,7 @@ int lf_manifold_dexpinv(const lf_manifold *M, const double *u, const double *v, 
 /* out = dexp of the action at u applied to v (exact); the inverse of the above. */
 int lf_manifold_dexp(const lf_manifold *M, const double *u, const double *v, double *out, lf_error *err);
 /* out = (dexp_u)^T v (inverse = 0) or (dexpinv_u)^T v (inverse = 1): the transposes with respect to
- * lf_manifold_inner (the dexp* of Celledoni, Eidnes, Owren, Ringholm's order-4 method). Exact;
+ * lf_manifold_inner (the dexp* of Celledoni & Owren's order-4 method). Exact;
  * out may alias v but not u. */
 int lf_manifold_dexp_transpose(const lf_manifold *M, const double *u, const double *v, int inverse, double *out,
                                lf_error *err);

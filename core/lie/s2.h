@@ -9,7 +9,7 @@
 double lf_s2_dist(const double p[3], const double q[3]);
 /* Geodesic midpoint (p + q)/|p + q|; LF_EDOMAIN for antipodal points (|p + q| < 1e-12). */
 int lf_s2_midpoint(const double p[3], const double q[3], double m[3], lf_error *err);
-/* Retraction phi_x(v) = (x + v)/|x + v| (seed 002 Example 1), v tangent at x. LF_EDOMAIN when
+/* Retraction phi_x(v) = (x + v)/|x + v| ([CO] Example 1), v tangent at x. LF_EDOMAIN when
  * x + v = 0 or overflows (no direction). */
 int lf_s2_retract(const double x[3], const double v[3], double y[3], lf_error *err);
 /* Its inverse phi_x^{-1}(y) = y/(x.y) - x, defined for x.y > 0 (else LF_EDOMAIN). */

@@ -1,13 +1,13 @@
 /* lieflow — the rotation group SO(3) and its Lie algebra so(3) ~ R^3.
  *
- * Conventions (DESIGN §2, used everywhere in lieflow):
+ * Conventions (used everywhere in lieflow):
  *   - R in SO(3) maps body to space coordinates; matrices are double[9] row-major.
  *   - Body angular velocity w (left trivialization): R' = R hat(w); spatial w_s = R w.
  *   - hat(w) = [[0,-w3,w2],[w3,0,-w1],[-w2,w1,0]], so hat(a) b = a x b; vee is its inverse.
  *   - exp: Rodrigues, exp(x) = I + sin(t)/t hat(x) + (1-cos t)/t^2 hat(x)^2, t = |x|.
- *   - cay(x) = I + 4/(4+|x|^2) hat(x) + 2/(4+|x|^2) hat(x)^2   (seed 000 eq. (7) prints |x|; it is |x|^2)
+ *   - cay(x) = I + 4/(4+|x|^2) hat(x) + 2/(4+|x|^2) hat(x)^2   ([BOS] eq. (7) prints |x|; it is |x|^2)
  *     = (I - hat(x)/2)^{-1} (I + hat(x)/2).
- *   - dexp, dcay are right-trivialized (thesis 004 eqs. 2.1.5-2.1.7):
+ *   - dexp, dcay are right-trivialized ([O] eqs. 2.1.5-2.1.7):
  *       d/dt exp(x(t)) = hat(dexp(x) x') exp(x),   d/dt cay(x(t)) = hat(dcay(x) x') cay(x).
  *     dexpinv, dcayinv are their inverses.
  * Every map keeps ~1 ulp-level relative accuracy as |x| -> 0 (the coefficients (t - sin t)/t^3 and
@@ -53,7 +53,7 @@ void lf_so3_dcayinv(const double x[3], double D[9]);
 /* Adjoint Ad_R acting on so(3) ~ R^3: Ad_R(x) = R x, so the matrix is R itself. */
 void lf_so3_Ad(const double R[9], double A[9]);
 
-/* dist(R1,R2) = sqrt(2 tr(I - R1^T R2)) = ||R1 - R2||_F (seed 000 eq. (11)), computed as the
+/* dist(R1,R2) = sqrt(2 tr(I - R1^T R2)) = ||R1 - R2||_F ([BOS] eq. (11)), computed as the
  * Frobenius norm of the difference to keep accuracy when R1 ~ R2. */
 double lf_so3_dist(const double R1[9], const double R2[9]);
 /* Geodesic angle |log(R1^T R2)| in [0, pi]. */

@@ -1,5 +1,5 @@
 /* lieflow — the cotangent bundle T*GL(3) as a Lie group (the phase space of a pseudo-rigid body,
- * Celledoni, Eidnes, Owren, Ringholm / Lewis and Simo): points (F, P), F invertible (deformation
+ * Celledoni & Owren / Lewis and Simo): points (F, P), F invertible (deformation
  * gradient), P its momentum, two 3x3 matrices row-major (18 doubles). The cotangent-lifted group law
  *     (F1, P1)(F2, P2) = (F1 F2,  F1^-T P2 + P1 F2^-T),   identity (I, 0),  (F, P)^-1 = (F^-1, -F^T P F^T)
  * is faithfully represented by the 6x6 matrices rep(F, P) = [[F^-T, P], [0, F^-T]]. Algebra

@@ -1,6 +1,6 @@
 /* lieflow — discrete-gradient Lie group methods: energy-preserving symmetric methods for systems in
  * the first-integral form (system.h): y' = f(y) . y with f(y) = w(y)(dH(y)), w skew
- * (Celledoni, Eidnes, Owren, Ringholm, "Preserving first integrals with symmetric Lie group methods";
+ * (Celledoni & Owren, "Preserving first integrals with symmetric Lie group methods";
  * McLachlan, Quispel, Robidoux, Phil. Trans. R. Soc. A 357 (1999); Gonzalez, J. Nonlinear Sci. 6
  * (1996); Cohen, Hairer, BIT 51 (2011)). The unknown of a step is an element of the algebra, never
  * a logarithm of the result: y1 = act(eta, y0), so identity (11), H(y1) - H(y0) = <dbarH, eta>,
@@ -41,7 +41,7 @@
  *   eta>]/<eta, eta> eta, eta = phi_c^-1(y1) - phi_c^-1(y0); AVF (18) g = int_0^1 Dphi_c(xi(s))^T
  *   grad H(phi_c(xi(s))) ds, xi(s) = phi_c^-1(y0) + s eta. The tangential Euclidean gradient comes
  *   from the trivialized differential of the s2 factor: grad H(z) - (z.grad H) z = dH(z) x z. With
- *   the Lie–Poisson skew map w(m)(a) = m x a this is the seed's h c x g; any skew map conserves H
+ *   the Lie–Poisson skew map w(m)(a) = m x a this is the paper's h c x g; any skew map conserves H
  *   (H(y1) - H(y0) = <g, eta> = h <c x g, w(c)(c x g)> = 0). Unknown: y1 itself (unit vectors).
  *
  * Solving (every method): the fixed-point iteration x <- Phi(x) from h f(t, y0), stopped when
@@ -579,7 +579,7 @@ static const dg_spec spec_avf = {DG_AVF, 0, 0, 0}, spec_gonzalez = {DG_GONZALEZ,
                      spec_ep4_start = {DG_AVF, 1, 0, 0}, spec_s2 = {DG_GONZALEZ, 0, 0, 1},
                      spec_s2_avf = {DG_AVF, 0, 0, 1};
 
-#define REF_CEOR "Celledoni, Eidnes, Owren, Ringholm, Preserving first integrals with symmetric Lie group methods"
+#define REF_CEOR "Celledoni & Owren, Preserving first integrals with symmetric Lie group methods"
 static size_t no_cache(const lf_stepper *st) { (void)st; return 0; }
 #define DG_METHOD(id, title_, ref_, order_, sym_, form_, spec_, acc_)                                               \
     const lf_method lf_method_##id = {                                                                             \
@@ -593,7 +593,7 @@ DG_METHOD(ep2_gonzalez, "energy-preserving Lie group method, Gonzalez discrete d
           REF_CEOR " (13), (15); Gonzalez (1996)", 2, 1, LF_FORM_FIRST_INTEGRAL, spec_gonzalez, NULL)
 DG_METHOD(ep4, "energy-preserving Lie group collocation, order 4 (Gauss nodes, chart centred at the midpoint)",
           REF_CEOR " §4 (22)-(26); Cohen, Hairer (2011)", 4, 1, LF_FORM_FIRST_INTEGRAL, spec_ep4, NULL)
-DG_METHOD(ep4_start, "the same in the chart at y0 (the seed read literally): not symmetric",
+DG_METHOD(ep4_start, "the same in the chart at y0 (the paper read literally): not symmetric",
           REF_CEOR " §4 (22)-(26); Cohen, Hairer (2011)", 4, 0, LF_FORM_FIRST_INTEGRAL, spec_ep4_start, NULL)
 DG_METHOD(ep2_s2, "energy-preserving retraction method on spheres, Gonzalez discrete gradient (19)",
           REF_CEOR " §3 (16), (17), (19), Example 1", 2, 1, LF_FORM_FIRST_INTEGRAL, spec_s2, accepts_s2)

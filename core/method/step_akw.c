@@ -1,8 +1,8 @@
 /* lieflow — AKW: the implicit midpoint rule of Austin, Krishnaprasad and Wang ("almost Lie-Poisson"
- * integrator) as summarized in seed 003, Appendix, algorithm AKW:
+ * integrator) as summarized in [K], Appendix, algorithm AKW:
  *     J w_n = J w_{n-1} - h wbar x J wbar + h/2 (T_n + T_{n-1}),   wbar = (w_n + w_{n-1})/2,
  *     R_n   = R_{n-1} cay(h wbar),                                 T_n = tau(R_n).
- * Interpretation: the seed prints "I Omega_n = I Omega_{n-1} - Omega~ I Omega-bar + dt/2 (T_n + T_{n-1})"
+ * Interpretation: the paper prints "I Omega_n = I Omega_{n-1} - Omega~ I Omega-bar + dt/2 (T_n + T_{n-1})"
  * and "R_n = R_{n-1} cay[dt Omega~]" (garbled): the gyroscopic term needs the factor dt (dimension) and is
  * the midpoint value -dt wbar x J wbar (midpoint rule of J w' = J w x w + tau), and the Cayley argument is
  * dt wbar. With these the method is symmetric (cay(-x) = cay(x)^{-1}), and for the free body it conserves
@@ -10,7 +10,7 @@
  * cay(x) J w_n = J w_{n-1}, so R_n J w_n = R_{n-1} J w_{n-1} (cay as in so3.h,
  * (I - hat x/2)^{-1}(I + hat x/2)). With torque, R_n J w_n - R_{n-1} J w_{n-1}
  * = R_{n-1}(I - hat(x)/2)^{-1} h/2 (T_n + T_{n-1}): projections of the momentum on axes orthogonal to the
- * spatial torque are not conserved exactly (seed 003 §3.7, Fig. 17).
+ * spatial torque are not conserved exactly ([K] §3.7, Fig. 17).
  * Solved by Newton on the stacked midpoint velocity wbar (3 nb; the torque couples the bodies),
  *     F(wbar) = J (wbar - w_{n-1}) + h/2 wbar x J wbar - h/4 (tau(R_{n-1} cay(h wbar)) + T_{n-1}),
  * finite-difference Jacobian, explicit predictor wbar = w + h/2 J^{-1}(J w x w + T_{n-1}).
@@ -93,7 +93,7 @@ const lf_method lf_method_akw = {
     .info = {
         .name = "akw",
         .title = "implicit midpoint rule of Austin-Krishnaprasad-Wang (almost Lie-Poisson)",
-        .reference = "seed 003 Appendix, algorithm AKW (dt and wbar restored)",
+        .reference = "[K] Appendix, algorithm AKW (dt and wbar restored)",
         .order = 2,
         .symmetric = 1,
         .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */

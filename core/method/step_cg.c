@@ -1,6 +1,6 @@
-/* lieflow — Crouch–Grossman-type splitting methods from Ortolan's thesis (seed 004 §4.1.5–4.1.6):
+/* lieflow — Crouch–Grossman-type splitting methods from Ortolan's thesis ([O] §4.1.5–4.1.6):
  *
- * MCG  modified Crouch–Grossman (Nukala–Shelton [NJ07]), seed 004 eqs. (4.9a)-(4.9c).
+ * MCG  modified Crouch–Grossman (Nukala–Shelton [NJ07]), [O] eqs. (4.9a)-(4.9c).
  *   Splitting of (2.14) into  A: R' = R hat(w);  B: (J w)' = J w x w;  C: (J w)' = tau(R).
  *   A and C are solved exactly, B by the implicit Crouch–Grossman step Y1 = exp(h A(Y1)) Y0 with
  *   Y = J w, A(Y) = -hat(w); its adjoint is the explicit step Y1 = exp(h A(Y0)) Y0. The symmetric
@@ -23,7 +23,7 @@
  *   correct exp(-Theta/2).)
  *   Symmetric, second order, explicit in the torque, one torque evaluation per step (FSAL).
  *
- * NEW3 Koziara–Bićanić [KB10], seed 004 eqs. (4.10a)-(4.10c):
+ * NEW3 Koziara–Bićanić [KB10], [O] eqs. (4.10a)-(4.10c):
  *     R_{k+1/2} = R_k exp(h/2 w_k)                                              (4.10a)
  *     exp(h/2 w_{k+1}) J w_{k+1} = exp(-h/2 w_k) J w_k + h tau(R_{k+1/2})        (4.10b) implicit in w
  *     R_{k+1}   = R_{k+1/2} exp(h/2 w_{k+1})                                    (4.10c)
@@ -119,7 +119,7 @@ const lf_method lf_method_mcg = {
     .info = {
         .name = "mcg",
         .title = "modified Crouch-Grossman splitting (Nukala-Shelton)",
-        .reference = "seed 004 eqs. (4.9a)-(4.9c), (4.9c) corrected",
+        .reference = "[O] eqs. (4.9a)-(4.9c), (4.9c) corrected",
         .order = 2,
         .symmetric = 1,
         .symplectic = "no",
@@ -200,7 +200,7 @@ const lf_method lf_method_new3 = {
     .info = {
         .name = "new3",
         .title = "Koziara-Bicanic semi-explicit splitting NEW3",
-        .reference = "seed 004 eqs. (4.10a)-(4.10c)",
+        .reference = "[O] eqs. (4.10a)-(4.10c)",
         .order = 2,
         .symmetric = 1,
         .symplectic = "no",

@@ -5,7 +5,7 @@
  *   (b)  R_{k+1} = R_k F
  *   (c)  Pi_{k+1} = F^T Pi_k + h/2 F^T T_k + h/2 T_{k+1}
  *
- * with Pi = J w the body momentum and T = tau the body torque (left trivialization, DESIGN §2; this
+ * with Pi = J w the body momentum and T = tau the body torque (left trivialization, as everywhere in lieflow; this
  * sign makes the scheme consistent with J w' = J w x w + tau, checked by its measured order 2).
  * It derives from the discrete Lagrangian L_d = (1/h) tr((I - F) J_d) - h/2 (U(R_k) + U(R_{k+1})),
  * which is invariant under (R_k, R_{k+1}, h) -> (R_{k+1}, R_k, -h): symmetric, symplectic and, for the
@@ -186,7 +186,7 @@ const lf_method lf_method_lgvi = {
         .name = "lgvi",
         .lanes = 1,
         .title = "Lie group variational integrator (Lee-Leok-McClamroch, Cayley solve)",
-        .reference = "Lee, Leok & McClamroch (2005/2007) as given in the lgvi issue",
+        .reference = "Lee, Leok & McClamroch (2005/2007) [LLM]",
         .order = 2,
         .symmetric = 1,
         .symplectic = "proved",

@@ -1,47 +1,47 @@
-/* lieflow — the midpoint Lie family of Krysl (seed 003, [Kry05]; LIEMID[EA] also seed 000 App. A
- * eqs. (13)-(18) and seed 004 §4.1.3 eqs. (4.6a)-(4.6f)).
+/* lieflow — the midpoint Lie family of Krysl ([K], [Kry05]; LIEMID[EA] also [BOS] App. A
+ * eqs. (13)-(18) and [O] §4.1.3 eqs. (4.6a)-(4.6f)).
  *
- * Notation: the seeds' I, Omega, Pi, Psi (or Theta), T are our J (diagonal), w, P = J w, Theta and the
+ * Notation: the papers' I, Omega, Pi, Psi (or Theta), T are our J (diagonal), w, P = J w, Theta and the
  * body torque tau. Every method advances R by an incremental body rotation, R_{n} = R_{n-1} exp(Theta),
- * where Theta solves the midpoint condition (seed 003 eqs. (12)-(13))
+ * where Theta solves the midpoint condition ([K] eqs. (12)-(13))
  *     Theta = c J^{-1} exp(-Theta/2) P                                              (*)
  * for a step c (h or h/2) and a momentum P; the free flight over the step then maps P to exp(-Theta) P.
  * Because R exp(Theta) exp(-Theta) P = R P, the spatial momentum changes only by the spatial torque
  * impulses: the whole family conserves R J w exactly (to round-off) for the free body, and the
- * projection of R J w on any axis the spatial torque is orthogonal to (seed 003 §3.7).
+ * projection of R J w on any axis the spatial torque is orthogonal to ([K] §3.7).
  *
  * (*) is solved per body by Newton on Theta in R^3 (no torque inside), analytic Jacobian: with the
  * right-trivialized dexp of so3.h, d exp(x) = hat(dexp(x) dx) exp(x), and x = -Theta/2,
  *     d[exp(-Theta/2) P] = -1/2 (dexp(-Theta/2) dTheta) x q = 1/2 hat(q) dexp(-Theta/2) dTheta,
  *     q = exp(-Theta/2) P,  so  dF/dTheta = c/2 J^{-1} hat(q) dexp(-Theta/2) - I
- * (F = c J^{-1} q - Theta; seed 004 prints the same Jacobian below (4.6a) with c = h/2).
+ * (F = c J^{-1} q - Theta; [O] prints the same Jacobian below (4.6a) with c = h/2).
  * Predictor: exp(-Theta/2) P ~ P - Theta0 x P / 2 with Theta0 = c J^{-1} P (error O(c^3)).
  *
- *   liemid     seed 003 §2.1, algorithm LIEMID: torque-free only (the system must have no potential).
- *   liemid_i   seed 003 §3.1, LIEMID[I]: Theta = h J^{-1}(exp(-Theta/2) P_{n-1} + h/2 T_{n-1/2}),
+ *   liemid     [K] §2.1, algorithm LIEMID: torque-free only (the system must have no potential).
+ *   liemid_i   [K] §3.1, LIEMID[I]: Theta = h J^{-1}(exp(-Theta/2) P_{n-1} + h/2 T_{n-1/2}),
  *              T_{n-1/2} = tau(R_{n-1} exp(Theta/2)); P_n = exp(-Theta) P_{n-1} + h exp(-Theta/2) T_{n-1/2}.
  *              Implicit in the torque: Newton on the stacked Theta (3 nb), finite-difference Jacobian.
- *   liemid_e   seed 003 §3.2, LIEMID[E]: Theta = h J^{-1} exp(-Theta/2)(P_{n-1} + h/2 T_{n-1}),
- *              P_n = exp(-Theta)(P_{n-1} + h T_{n-1}). First order (seed 003 says so; measured).
+ *   liemid_e   [K] §3.2, LIEMID[E]: Theta = h J^{-1} exp(-Theta/2)(P_{n-1} + h/2 T_{n-1}),
+ *              P_n = exp(-Theta)(P_{n-1} + h T_{n-1}). First order ([K] says so; measured).
  *   liemid_e1  LIEMID[E1]: free flight (*) with c = h, then the kick P_n += h T_n (T at the new R).
  *   liemid_e2  LIEMID[E2]: kick P += h T_{n-1}, then free flight. E1 and E2 are mutually adjoint.
  *   liemid_ea  LIEMID[EA] = E1_{h/2} o E2_{h/2}: kick h/2, two free flights of h/2, kick h/2; one
  *              torque evaluation per step (FSAL). R is updated once, R_{n-1} (exp(Theta_{n-1/2})
- *              exp(Theta_n)), as seed 003 §3.4 recommends.
+ *              exp(Theta_n)), as [K] §3.4 recommends.
  * E and E2 use the torque at the start only: they invalidate the stepper's torque cache at the end.
  *
  * Typos / interpretations:
- *  - seed 000 (18) prints W_{k+1} = I^{-1}(exp(-Theta_k) I W_{k+1/2} + h/2 tau(Q_{k+1})). The free flight
- *    of the second half step rotates the momentum by exp(-Theta_{k+1}) (seed 003's LIEMID[EA] listing and
- *    seed 004 (4.6f) have Theta_{k+1}); with Theta_k (the previous step's) the map conserves no momentum
+ *  - [BOS] (18) prints W_{k+1} = I^{-1}(exp(-Theta_k) I W_{k+1/2} + h/2 tau(Q_{k+1})). The free flight
+ *    of the second half step rotates the momentum by exp(-Theta_{k+1}) ([K]'s LIEMID[EA] listing and
+ *    [O] (4.6f) have Theta_{k+1}); with Theta_k (the previous step's) the map conserves no momentum
  *    (relative drift 1e-2 in 1e4 free-body steps of 0.1) and is first order (measured). We implement
  *    exp(-Theta_{k+1}).
- *  - seed 003 eq. (19) approximates the half-step impulse at the midpoint; the final update of LIEMID[I]
+ *  - [K] eq. (19) approximates the half-step impulse at the midpoint; the final update of LIEMID[I]
  *    uses the full-step midpoint impulse h exp(-Theta/2) T_{n-1/2}, as printed. No correction needed.
- *  - seed 003 abstract/§3.4 call E1, E2, EA (apparently) symplectic; seed 000 App. A finds an energy
+ *  - [K] abstract/§3.4 call E1, E2, EA (apparently) symplectic; [BOS] App. A finds an energy
  *    drift O(T h^2) for EA (not conjugate symplectic). Since E2 is the adjoint of E1, E1 symplectic would
- *    make EA symplectic: hence "no" for E1, E2, EA. The seeds prove nothing for liemid, liemid_i:
- *    "unknown"; for liemid_e seed 003 reports a linearly growing energy: "no". (A finite-difference
+ *    make EA symplectic: hence "no" for E1, E2, EA. The papers prove nothing for liemid, liemid_i:
+ *    "unknown"; for liemid_e [K] reports a linearly growing energy: "no". (A finite-difference
  *    check of the canonical 2-form on T*SO(3) finds every map of this file non-symplectic, with a
  *    one-step defect O(h^3), O(h^2) for E; liemid and liemid_i included.) */
 #include <stddef.h>
@@ -91,7 +91,7 @@ static int solve_theta(lf_stepper *s, double c, const double *J, const double *P
     return lf_stepper_newton(s, theta_residual, &k, 3, th, 1, work);
 }
 
-/* Free flight of one body over c (seed 003 LIEMID): R <- R exp(Theta), P <- exp(-Theta) P. */
+/* Free flight of one body over c ([K] LIEMID): R <- R exp(Theta), P <- exp(-Theta) P. */
 static int free_flight(lf_stepper *s, double c, const double *J, double *R, double *P, double *work)
 {
     double th[3], E[9];
@@ -150,7 +150,7 @@ const lf_method lf_method_liemid = {
     .info = {
         .name = "liemid",
         .title = "midpoint Lie algorithm LIEMID (Krysl), torque-free bodies only",
-        .reference = "seed 003 §2.1 eqs. (12)-(13)",
+        .reference = "[K] §2.1 eqs. (12)-(13)",
         .order = 2,
         .symmetric = 1,
         .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
@@ -188,7 +188,7 @@ const lf_method lf_method_liemid_e1 = {
     .info = {
         .name = "liemid_e1",
         .title = "explicit midpoint Lie LIEMID[E1] (Krysl): free flight, then torque kick",
-        .reference = "seed 003 §3.2, algorithm LIEMID[E1]",
+        .reference = "[K] §3.2, algorithm LIEMID[E1]",
         .order = 1,
         .symmetric = 0,
         .symplectic = "no",
@@ -224,7 +224,7 @@ const lf_method lf_method_liemid_e2 = {
     .info = {
         .name = "liemid_e2",
         .title = "explicit midpoint Lie LIEMID[E2] (Krysl): torque kick, then free flight",
-        .reference = "seed 003 §3.2, algorithm LIEMID[E2]",
+        .reference = "[K] §3.2, algorithm LIEMID[E2]",
         .order = 1,
         .symmetric = 0,
         .symplectic = "no",
@@ -274,7 +274,7 @@ const lf_method lf_method_liemid_ea = {
     .info = {
         .name = "liemid_ea",
         .title = "alternating explicit midpoint Lie LIEMID[EA] (Krysl)",
-        .reference = "seed 003 §3.4; seed 000 eqs. (13)-(18), (18) corrected; seed 004 (4.6a)-(4.6f)",
+        .reference = "[K] §3.4; [BOS] eqs. (13)-(18), (18) corrected; [O] (4.6a)-(4.6f)",
         .order = 2,
         .symmetric = 1,
         .symplectic = "no",
@@ -316,7 +316,7 @@ const lf_method lf_method_liemid_e = {
     .info = {
         .name = "liemid_e",
         .title = "explicit midpoint Lie LIEMID[E] (Krysl), first order",
-        .reference = "seed 003 §3.2 eq. (20), algorithm LIEMID[E]",
+        .reference = "[K] §3.2 eq. (20), algorithm LIEMID[E]",
         .order = 1,
         .symmetric = 0,
         .symplectic = "no",
@@ -420,7 +420,7 @@ const lf_method lf_method_liemid_i = {
     .info = {
         .name = "liemid_i",
         .title = "implicit midpoint Lie LIEMID[I] (Krysl)",
-        .reference = "seed 003 §3.1 eqs. (18)-(19), algorithm LIEMID[I]",
+        .reference = "[K] §3.1 eqs. (18)-(19), algorithm LIEMID[I]",
         .order = 2,
         .symmetric = 1,
         .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */

@@ -1,11 +1,11 @@
 /* lieflow — Lie-Newmark integrators for rigid bodies (Simo & Vu-Quoc 1988).
  *
  *   eln      explicit Lie-Newmark (gamma = 1/2, beta = 0) with the Cayley map:
- *            seed 000 eqs. (4)-(6) = thesis (seed 004) eqs. (4.1a)-(4.1c)
- *   eln_exp  the same with exp in place of cay in (5) (seed 000 §3 last lines, thesis §4.2)
+ *            [BOS] eqs. (4)-(6) = thesis ([O]) eqs. (4.1a)-(4.1c)
+ *   eln_exp  the same with exp in place of cay in (5) ([BOS] §3 last lines, thesis §4.2)
  *   tln      trapezoidal Lie-Newmark (gamma = 1/2, beta = 1/4): thesis eqs. (4.3a)-(4.3b)
  *
- * Equations (body i; J diagonal; the Euler equation is J w' = J w x w + tau, seed 000 eq. (2)):
+ * Equations (body i; J diagonal; the Euler equation is J w' = J w x w + tau, [BOS] eq. (2)):
  *   (4)  W_{k+1/2} = W_k + h/2 J^{-1} (J W_k x W_k + tau(Q_k))
  *   (5)  Q_{k+1}   = Q_k cay(h W_{k+1/2})                       [exp(h W_{k+1/2}) for eln_exp]
  *   (6)  W_{k+1}   = W_{k+1/2} + h/2 J^{-1} (J W_{k+1} x W_{k+1} + tau(Q_{k+1}))
@@ -29,9 +29,9 @@
  * is specific to the stress potential (3.5); ours must work for any potential).
  *
  * Typos found and how they were resolved:
- *  - seed 000 eq. (7) prints cay(x) = I + 4/(4+|x|) x^ + 2/(4+|x|) x^^2; it is |x|^2 (thesis (2.8),
+ *  - [BOS] eq. (7) prints cay(x) = I + 4/(4+|x|) x^ + 2/(4+|x|) x^^2; it is |x|^2 (thesis (2.8),
  *    and only then is cay(x) orthogonal). lf_so3_cay implements the correct form.
- *  - seed 000 §2 writes (Q_k, W_k) in R^3 x SO(3); it is SO(3) x R^3 (cosmetic).
+ *  - [BOS] §2 writes (Q_k, W_k) in R^3 x SO(3); it is SO(3) x R^3 (cosmetic).
  *  - thesis §4.1.2: the TLN Jacobian is printed as J_f = -J - h/2 [(J w)^ + w^ J] + (torque terms);
  *    differentiating its own f(w) = -J w - h/2 w^ J w + ... gives -J - h/2 [w^ J - (J w)^]: the sign
  *    of (J w)^ is wrong. We use the derived form (and checked it against finite differences).
@@ -170,7 +170,7 @@ const lf_method lf_method_eln = {
         .name = "eln",
         .lanes = 1,
         .title = "explicit Lie-Newmark (Cayley)",
-        .reference = "seed 000 eqs. (4)-(6); seed 004 eqs. (4.1a)-(4.1c)",
+        .reference = "[BOS] eqs. (4)-(6); [O] eqs. (4.1a)-(4.1c)",
         .order = 2,
         .symmetric = 1,
         .symplectic = "no",
@@ -190,7 +190,7 @@ const lf_method lf_method_eln_exp = {
         .name = "eln_exp",
         .lanes = 1,
         .title = "explicit Lie-Newmark (exponential map)",
-        .reference = "seed 000 eqs. (4)-(6) with exp in (5); seed 004 §4.1.1",
+        .reference = "[BOS] eqs. (4)-(6) with exp in (5); [O] §4.1.1",
         .order = 2,
         .symmetric = 1,
         .symplectic = "no",
@@ -335,7 +335,7 @@ const lf_method lf_method_tln = {
     .info = {
         .name = "tln",
         .title = "trapezoidal Lie-Newmark (Cayley)",
-        .reference = "seed 004 eqs. (4.3a)-(4.3b)",
+        .reference = "[O] eqs. (4.3a)-(4.3b)",
         .order = 2,
         .symmetric = 1,
         .symplectic = "no",

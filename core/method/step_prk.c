@@ -1,5 +1,5 @@
 /* lieflow — partitioned Runge–Kutta–Munthe-Kaas method PRK (Nukala–Shelton [NJ07] as given in
- * Ortolan's thesis, seed 004 §4.1.4, eqs. (4.8a)-(4.8c)).
+ * Ortolan's thesis, [O] §4.1.4, eqs. (4.8a)-(4.8c)).
  *
  * Family: partitioned RKMK, 2-stage Lobatto IIIA for the attitude (in the Lie algebra) and 2-stage
  * Lobatto IIIB for the angular velocity. With IIIB (A = [1/2 0; 1/2 0]) both omega stages are equal
@@ -79,7 +79,7 @@ const lf_method lf_method_prk = {
     .info = {
         .name = "prk",
         .title = "partitioned RKMK, Lobatto IIIA-IIIB with the Cayley map (Nukala-Shelton)",
-        .reference = "seed 004 eqs. (4.8a)-(4.8c)",
+        .reference = "[O] eqs. (4.8a)-(4.8c)",
         .order = 2,
         .symmetric = 1,
         .symplectic = "no",

@@ -1,6 +1,6 @@
 /* lieflow — variational Lie-Verlet integrator (Bou-Rabee & Marsden, Hamilton-Pontryagin, Cayley map).
  *
- *   vlv   seed 000 eqs. (8)-(10) = thesis (seed 004) eqs. (4.11a)-(4.11c)
+ *   vlv   [BOS] eqs. (8)-(10) = thesis ([O]) eqs. (4.11a)-(4.11c)
  *
  *   (8)  W_{k+1/2} = W_k + h/2 J^{-1} [J W_{k+1/2} x W_{k+1/2} - h/2 (W_{k+1/2}^T J W_{k+1/2}) W_{k+1/2} + tau(Q_k)]
  *   (9)  Q_{k+1}   = Q_k cay(h W_{k+1/2})
@@ -22,7 +22,7 @@
  *    tau(R_k). Its Jacobian J_f = -I + h/2 J^{-1}[(J w)^ - w^ J - h xi w^T J - h/2 (w^T J w) I] has a
  *    garbled "xi" that must be w (d/dw (w^T J w) w = (w^T J w) I + 2 w w^T J); with that reading it is
  *    -J^{-1} times our Jacobian above.
- *  - seed 000 eq. (7): |x| must be |x|^2 in the Cayley map (lf_so3_cay has the correct form). */
+ *  - [BOS] eq. (7): |x| must be |x|^2 in the Cayley map (lf_so3_cay has the correct form). */
 #include <math.h>
 
 #include "linalg.h"
@@ -183,7 +183,7 @@ const lf_method lf_method_vlv = {
         .name = "vlv",
         .lanes = 1,
         .title = "variational Lie-Verlet (Hamilton-Pontryagin, Cayley)",
-        .reference = "seed 000 eqs. (8)-(10); seed 004 eqs. (4.11a)-(4.11c)",
+        .reference = "[BOS] eqs. (8)-(10); [O] eqs. (4.11a)-(4.11c)",
         .order = 2,
         .symmetric = 1,
         .symplectic = "proved",

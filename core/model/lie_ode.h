@@ -46,14 +46,14 @@ const char *lf_lie_ode_name(const lf_system *s);
  *                       quaternion with fixed spatial momentum m0: xi = R(q) J^{-1} R(q)^T m0,
  *                       energy H = 1/2 m0^T R J^{-1} R^T m0; params J (3), m0 (3). First integral H,
  *                       dH = w_s x m0 (right-trivialized, w_s = xi) or W x M (left, body W, M),
- *                       default skew map (Celledoni, Eidnes, Owren, Ringholm §5.1).
+ *                       default skew map (Celledoni & Owren §5.1).
  *   "rigid_body_s2"     factors {s2}: the free rigid body's body angular momentum m on the unit
  *                       sphere, m' = m x I^{-1} m, acted on by SO(3): xi = -I^{-1} m; params I (3).
  *                       First integral H = 1/2 m . I^{-1} m, dH = m x I^{-1} m, skew map
  *                       w(m)(a) = m x a (the Lie–Poisson structure: w(m)(dH) = xi + (m.I^-1 m) m,
  *                       the same vector field on S^2); analytic Jacobian.
  *   "pseudo_rigid_svk"  factors {tgl3}, right-trivialized: a St Venant–Kirchhoff pseudo-rigid body
- *                       on T*GL(3) (Celledoni, Eidnes, Owren, Ringholm §5.2): H = 1/2 tr(P J^-1 P^T)
+ *                       on T*GL(3) (Celledoni & Owren §5.2): H = 1/2 tr(P J^-1 P^T)
  *                       + W(F^T F), W(C) = lambda/2 (tr E)^2 + mu tr(E^2), E = (C - I)/2,
  *                       S = lambda tr(E) I + 2 mu E; F' = P J^-1, P' = -F S, so
  *                       xi = (P J^-1 F^-1, -F S F^T + F^-T J^-1 P^T P F^T),

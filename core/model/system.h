@@ -100,8 +100,8 @@ const lf_observable *lf_system_observable(const lf_system *s, int i);
 int lf_system_observables_dim(const lf_system *s);
 int lf_system_observe(const lf_system *s, double t, const double *y, double *out, lf_error *err);
 
-/* First-integral form (LF_FORM_FIRST_INTEGRAL; McLachlan, Quispel & Robidoux; Celledoni, Eidnes,
- * Owren & Ringholm): a first integral H of the Lie ODE, its trivialized differential dH(y) in the
+/* First-integral form (LF_FORM_FIRST_INTEGRAL; McLachlan, Quispel & Robidoux; Celledoni & Owren
+ * [CO]): a first integral H of the Lie ODE, its trivialized differential dH(y) in the
  * algebra, <dH(y), xi> = d/de H(act(e xi, y)) at e = 0 for the manifold's inner product
  * (lf_manifold_inner), and a skew map w(y) of the algebra, <a, w(y) b> = -<b, w(y) a>, with
  * f(y) = w(y)(dH(y)) (up to the isotropy of the point). A system without its own skew map gets the

@@ -1,6 +1,6 @@
 /* lieflow — exact solutions: the torque-free rigid body (Euler's equations) in closed form.
  *
- * Convention (DESIGN §2): R' = R hat(w), Pi = J w, so the torque-free Euler equations read
+ * Convention: R' = R hat(w), Pi = J w, so the torque-free Euler equations read
  *     J w' = (J w) x w,   i.e.   J_i w_i' = (J_j - J_k) w_j w_k   for (i, j, k) cyclic.
  * They conserve 2E = sum J_i w_i^2 and M^2 = |Pi|^2 = sum J_i^2 w_i^2 (Landau–Lifshitz, Mechanics §37).
  *

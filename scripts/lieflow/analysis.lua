@@ -1,5 +1,5 @@
 -- lieflow — analysis of integrators: convergence orders (lf.order), energy drift (lf.drift), the
--- seed-000 stress test (lf.stress_test), least-squares fits (lf.fit_linear, GSL) and JSON output
+-- [BOS] stress test (lf.stress_test), least-squares fits (lf.fit_linear, GSL) and JSON output
 -- (lf.json, lf.write_json, lf.mkdir_p).
 local core = require "lieflow.core"
 local run = require "lieflow.run"
@@ -153,7 +153,7 @@ end
 
 The energy error e(t) = E(t) - E(0) of a symplectic / variational method oscillates about a constant
 for exponentially long times (it conserves a modified energy); a method that is not conjugate
-symplectic shows a systematic trend growing linearly in t on top of the oscillation (seed 000 §3:
+symplectic shows a systematic trend growing linearly in t on top of the oscillation ([BOS] §3:
 O(T h^2)). We fit e(t) ~ a + s t by least squares (lf.fit_linear) and compare the trend over the
 run with the oscillation about it:
 
@@ -164,7 +164,7 @@ bounded error the fitted slope averages the oscillation out and the statistic sh
 grows; for a drift it grows linearly with the length of the run. verdict = "drift" when
 statistic > threshold, else "bounded". Default threshold 0.5.
 
-Calibration (seed-000 stress test, T = 10000, lf.stress_test's default sampling every = 40 steps;
+Calibration ([BOS] stress test, T = 10000, lf.stress_test's default sampling every = 40 steps;
 the numbers with every = 1 are in parentheses):
 
     method      h = 0.125          h = 0.25
@@ -270,7 +270,7 @@ function M.drift(traj, opts)
 end
 
 -- ------------------------------------------------------------------------------ stress test
---- The seed-000 stress problem (§3): J = diag(2, 2, 4), U = (||R - I||_F - 1)^2 - alpha/||R - Rm||_F
+--- The [BOS] stress problem (§3): J = diag(2, 2, 4), U = (||R - I||_F - 1)^2 - alpha/||R - Rm||_F
 --- with alpha = 0.3, Rm = exp(v_m), v_m = (2.5, 0, 2.5)/sqrt 2, R0 = exp(0, 0.7227, 0),
 --- w0 = (0, 0, 0.625).
 function M.stress_system(opts)
@@ -294,7 +294,7 @@ end
 ---                         progress=, newton_tol=, max_iter=})
 --- -> {method=, T=, every=, runs = {{h=, slope=, verdict=, statistic=, drift=, cpu_time=, steps=,
 ---     traj=}, ...}, slope= (of the first h), verdict= ("drift" if any run drifts), ratio=
----     slope(h2)/slope(h1) and exponent= log(ratio)/log(h2/h1) (with two or more h; seed 000
+---     slope(h2)/slope(h1) and exponent= log(ratio)/log(h2/h1) (with two or more h; [BOS]
 ---     says O(T h^2): ratio ~4 and exponent ~2 between h = 0.125 and 0.25)}.
 --- `method` is a built-in method's name or an lf.method.
 local STRESS_KEYS = {"h", "T", "every", "progress", "threshold"}

@@ -8,7 +8,7 @@
 -- functions of lieflow.core (arithmetic, methods, so3.exp/log/cay/hat/vee/dist/angle) hand dual
 -- arguments to the table core.dual, which this module fills on load.
 --
--- The main use: the body torque of a potential written in Lua (DESIGN §2),
+-- The main use: the body torque of a potential written in Lua,
 --   tau . y = -d/de U(R exp(e hat y)) at e = 0,
 -- obtained exactly (to rounding) in one evaluation of U per body with R (I + hat(eps)) as argument.
 --

@@ -48,20 +48,20 @@ end
 
 -- report's work; error level 3 makes the message name the script line that called report/finish
 local function conclude(study, opts)
-  for _, d in ipairs(study.differences) do print("Difference from the seed: " .. d) end
+  for _, d in ipairs(study.differences) do print("Difference from the paper: " .. d) end
   print(("\n%s in %s/"):format(opts.files or "Figures and summary.json", study.out))
   if #study.failures > 0 then
-    error((opts.failure or (study.name .. " does not reproduce the seed")) .. ":\n  "
+    error((opts.failure or (study.name .. " does not reproduce the paper")) .. ":\n  "
           .. table.concat(study.failures, "\n  "), 3)
   end
   for _, line in ipairs(opts.reproduced or {}) do print(line) end
 end
 
 --- experiment.report(study, opts): the end of an experiment whose summary.json is written. Prints
---- "Difference from the seed: <d>" for each of study.differences, then "\n<opts.files> in <out>/"
+--- "Difference from the paper: <d>" for each of study.differences, then "\n<opts.files> in <out>/"
 --- (files default "Figures and summary.json"). Raises an error if study.failures is not empty:
 --- "<opts.failure>:\n  <failure 1>\n  <failure 2>..." (failure default "<name> does not
---- reproduce the seed"); otherwise prints the lines of opts.reproduced (a list of strings).
+--- reproduce the paper"); otherwise prints the lines of opts.reproduced (a list of strings).
 function M.report(study, opts)
   conclude(study, opts or {})
 end

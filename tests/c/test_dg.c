@@ -1,7 +1,7 @@
-/* The discrete-gradient (energy-preserving) Lie group methods of Celledoni, Eidnes, Owren, Ringholm
+/* The discrete-gradient (energy-preserving) Lie group methods of Celledoni & Owren
  * on the three problems of their §5 with C built-ins (the data of examples/energy_preserving.lua):
  * (a) the free rigid body's angular momentum on S^2 (rigid_body_s2; also the retraction methods), (b) its attitude in unit quaternions (free_rigid_quat), (c) the St Venant–Kirchhoff
- * pseudo-rigid body on T*GL(3) (pseudo_rigid_svk); and the rigid stress test of seed 000 through the
+ * pseudo-rigid body on T*GL(3) (pseudo_rigid_svk); and the rigid stress test of [BOS] through the
  * rigid bodies' first-integral form. Measured, printed, asserted: energy to round-off over 1e4 steps
  * (1e-13 relative), orders 2 and 4 against exact solutions (Jacobi elliptic; the exact attitude) and
  * rk8pd, symmetry (h then -h), the quadrature of AVF, both skew maps, the Newton fallback, the
@@ -141,7 +141,7 @@ static void test_energy(void **state)
     for (int k = 0; k < 4; k++) lf_system_free(ps[k].sys);
 }
 
-/* The rigid stress test of seed 000 (U = (dist(R, I) - 1)^2 - 0.3/dist(R, Rm)), where every
+/* The rigid stress test of [BOS] (U = (dist(R, I) - 1)^2 - 0.3/dist(R, Rm)), where every
  * method of that seed drifts: ep2_gonzalez keeps the energy to round-off (rigid bodies offer the
  * first-integral form with the default skew map). */
 static void test_rigid_stress(void **state)

@@ -78,16 +78,16 @@ static void permute(const int p[3], const double x[3], double y[3])
 
 static const double SEED_J[3] = {0.9144, 1.098, 1.66}, SEED_W[3] = {0.45549, 0.82623, 0.03476};
 
-/* Seed 003 §2.2 (McLachlan–Zanna), forward and backward in time; t = 0 gives w0 back */
-static void test_seed003(void **state)
+/* [K] §2.2 (McLachlan–Zanna), forward and backward in time; t = 0 gives w0 back */
+static void test_krysl_free_body(void **state)
 {
     (void)state;
     double inv = 0, w[3];
-    CHECK_LE(compare(SEED_J, SEED_W, 100, &inv), TOL_REF, "seed 003 body, t in [0, 100]");
-    CHECK_LE(compare(SEED_J, SEED_W, -100, &inv), TOL_REF, "seed 003 body, t in [-100, 0]");
-    CHECK_LE(inv, TOL_INV, "seed 003 body, relative drift of 2E, |Pi|");
+    CHECK_LE(compare(SEED_J, SEED_W, 100, &inv), TOL_REF, "[K] body, t in [0, 100]");
+    CHECK_LE(compare(SEED_J, SEED_W, -100, &inv), TOL_REF, "[K] body, t in [-100, 0]");
+    CHECK_LE(inv, TOL_INV, "[K] body, relative drift of 2E, |Pi|");
     assert_int_equal(lf_exact_free_body(SEED_J, SEED_W, 0, w, NULL), LF_OK);
-    CHECK_LE(maxabs3(w, SEED_W), 4e-16, "seed 003 body, |w(0) - w0|");
+    CHECK_LE(maxabs3(w, SEED_W), 4e-16, "[K] body, |w(0) - w0|");
 }
 
 /* all 6 orderings of the moments, w0 permuted alike, both directions of time */
@@ -108,7 +108,7 @@ static void test_permutations(void **state)
             worst = fmax(worst, compare(J, ws, 50, &inv));
         }
     }
-    CHECK_LE(worst, TOL_REF, "6 permutations x 8 sign patterns of the seed 003 body");
+    CHECK_LE(worst, TOL_REF, "6 permutations x 8 sign patterns of the [K] body");
     CHECK_LE(inv, TOL_INV, "permutations, relative drift of 2E, |Pi|");
 }
 
@@ -242,7 +242,7 @@ static const struct {
     const char *name;
     double J[3], w0[3];
 } HPC[NHP] = {
-    {"seed 003 body", {0.9144, 1.098, 1.66}, {0.45549, 0.82623, 0.03476}},
+    {"[K] body", {0.9144, 1.098, 1.66}, {0.45549, 0.82623, 0.03476}},
     {"J=(1,2,3), w0=(0.02, 1, 0.05)     major side", {1, 2, 3}, {0.02, 1, 0.05}},
     {"J=(1,2,3), w0=(0.05, 1, 0.02)     minor side", {1, 2, 3}, {0.05, 1, 0.02}},
     {"J=(1,2,3), w0=(0.002, 1, 0.005)   major side", {1, 2, 3}, {0.002, 1, 0.005}},
@@ -555,7 +555,7 @@ static const struct {
     const char *name;
     double J[3], w0[3], T;
 } REG[] = {
-    {"seed 003 body (McLachlan-Zanna)", {0.9144, 1.098, 1.66}, {0.45549, 0.82623, 0.03476}, 100},
+    {"[K] body (McLachlan-Zanna)", {0.9144, 1.098, 1.66}, {0.45549, 0.82623, 0.03476}, 100},
     {"J=(1,2,3) major side, generic", {1, 2, 3}, {0.3, 0.5, 0.8}, 100},
     {"J=(1,2,3) minor side, generic", {1, 2, 3}, {0.8, 0.5, -0.3}, 100},
     {"J=(1,2,3) major side near middle axis", {1, 2, 3}, {0.02, 1, 0.05}, 50},
@@ -932,7 +932,7 @@ static void test_flow_timing(void **state)
         lf_stepper_free(st);
         lf_system_free(sys);
     }
-    printf("  ns per call (best of 5 x %d, seed 003 body):\n", N);
+    printf("  ns per call (best of 5 x %d, [K] body):\n", N);
     printf("    lf_exact_free_body_flow (R and w, h = 0.1)  %7.0f\n", best[0] * 1e9);
     printf("    lf_exact_free_body      (w only)           %7.0f\n", best[1] * 1e9);
     printf("    lf_exact_fb_plan_init                      %7.0f\n", best[2] * 1e9);
@@ -997,7 +997,7 @@ static void test_flow_near_separatrix(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seed003),       cmocka_unit_test(test_permutations),
+        cmocka_unit_test(test_krysl_free_body),       cmocka_unit_test(test_permutations),
         cmocka_unit_test(test_separatrix_sides), cmocka_unit_test(test_on_separatrix),
         cmocka_unit_test(test_axisymmetric),  cmocka_unit_test(test_stationary),
         cmocka_unit_test(test_random),        cmocka_unit_test(test_high_precision),

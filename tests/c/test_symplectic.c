@@ -1,6 +1,6 @@
 /* Symplecticity of every registered method, measured: the defect ||M^T Omega M - Omega||_max of the
  * Jacobian M of the one-step map in canonical coordinates of T*SO(3), for h = 0.5, 0.25, 0.125 on the
- * seed 000 stress problem (free_body_only methods: on the free body). The exact flow (lf_reference_solve
+ * [BOS] stress problem (free_body_only methods: on the free body). The exact flow (lf_reference_solve
  * over one step) calibrates the noise of the measurement. Printed per method and h, then asserted:
  *   "proved"  defect below THRESH for every h (the exact flow's noise level);
  *   "no"      defect > 100 THRESH at h = 0.5, above THRESH and strictly decreasing with h;

@@ -653,7 +653,7 @@ local function run_call(c, argexprs, args_finite)
     -- Results are checked when the callee is the library's (not a callback of ours sitting in a
     -- pool table), and not for lf.math/autodiff.math, which follow math.* (math.acos(3) is NaN).
     -- Whatever the arguments: non-finite input must be refused, and a callback that returns NaN
-    -- must make the call fail, not return NaN ("no silent fallbacks", DESIGN.md §1). Only an
+    -- must make the call fail, not return NaN ("no silent fallbacks"). Only an
     -- operator applied to plain numbers among the arguments may legitimately give inf.
     local libcall = (c.obj == nil and not c.expr:find("%.math%.")) or (c.obj ~= nil and okind[c.obj]:find("^lf%.") ~= nil)
     -- a function of ours stored in a library object (the step function of an lf.method)

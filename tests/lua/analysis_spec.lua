@@ -1,5 +1,5 @@
 -- Experiment API (issue 4, item 2): lf.run and trajectories, lf.order, lf.drift, lf.stress_test,
--- lf.fit_linear, lf.json / lf.write_json / lf.mkdir_p — on real runs of the seed-000 stress problem.
+-- lf.fit_linear, lf.json / lf.write_json / lf.mkdir_p — on real runs of the [BOS] stress problem.
 local lf = require "lieflow"
 local runmod = require "lieflow.run"
 
@@ -64,7 +64,7 @@ describe("lf.run", function()
     assert.is_true(math.abs(tr.casimir[i] - it.momentum:norm()) < 1e-15)
     assert.are.equal(it.R[3][3], tr.R33[i])
     assert.is_true(tr.orthogonality[i] < 1e-14)
-    -- vlv keeps the energy error small on this problem (seed 000: ~1e-3 at h = 0.125)
+    -- vlv keeps the energy error small on this problem ([BOS]: ~1e-3 at h = 0.125)
     for k = 1, 21 do assert.is_true(math.abs(tr.energy_error[k]) < 2e-3) end
   end)
   it("lands on T with a shorter last step when T/h is not an integer", function()
@@ -181,7 +181,7 @@ describe("lf.drift", function()
     assert.is_true(v.statistic < 0.2, v.statistic)
     assert.is_true(e.statistic > 3, e.statistic)
     assert.are.equal(0.5, e.threshold); assert.is_string(e.rule)
-    -- eln's energy decreases: slope ~ -4e-6 per time unit at h = 0.25 (seed 000, figure 1(b))
+    -- eln's energy decreases: slope ~ -4e-6 per time unit at h = 0.25 ([BOS], figure 1(b))
     assert.is_true(e.slope < -2e-6 and e.slope > -8e-6, e.slope)
     assert.is_true(math.abs(v.slope) < 1e-7, v.slope)
     assert.is_true(v.reliable and e.reliable)

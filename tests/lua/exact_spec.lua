@@ -4,10 +4,10 @@
 local lf = require "lieflow"
 local exact = lf.exact or require("lieflow.core").exact
 
-local J, w0 = {0.9144, 1.098, 1.66}, {0.45549, 0.82623, 0.03476} -- seed 003 §2.2 (McLachlan–Zanna)
+local J, w0 = {0.9144, 1.098, 1.66}, {0.45549, 0.82623, 0.03476} -- [K] §2.2 (McLachlan–Zanna)
 
 describe("lf.exact.free_body", function()
-  it("matches lf.reference for the seed-003 body at t = 100", function()
+  it("matches lf.reference for the [K] body at t = 100", function()
     local w = exact.free_body(J, w0, 100)
     assert.are.equal("userdata", type(w))
     local body = lf.rigidbody{inertia = J, R = lf.so3.I, omega = w0}

@@ -8,7 +8,7 @@ local function stress_body(extra)
   for k, v in pairs(extra or {}) do t[k] = v end
   return lf.rigidbody(t)
 end
--- the stress potential of seed 000 eq. (12) written in Lua
+-- the stress potential of [BOS] eq. (12) written in Lua
 local Rm = lf.so3.exp{2.5 / math.sqrt(2), 0, 2.5 / math.sqrt(2)}
 local function U_stress(R) return (lf.so3.dist(R, lf.so3.I) - 1) ^ 2 - 0.3 / lf.so3.dist(R, Rm) end
 
