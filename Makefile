@@ -82,7 +82,7 @@ $(EXE): $(B)/lua/main.o $(BIND_OBJ) $(LIB_A)
 $(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
 	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl
 
-$(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h $(LIB_A) $(HEADERS)
+$(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h tests/c/orderfit.h $(LIB_A) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -Itests/c -o $@ $< $(LIB_A) -lcmocka $(GSL_LIBS) $(TEST_LDFLAGS)
 

@@ -18,9 +18,11 @@
 #include "rigid.h"
 #include "lie_ode.h"
 #include "method.h"
+#include "compose.h"
 #include "newton.h"
 #include "reference.h"
 #include "analysis.h"
 #include "exact.h"
+#include "baseline.h"
 
 #endif
