@@ -12,8 +12,7 @@ extern const lf_method lf_method_lie_euler, lf_method_lie_euler_implicit, lf_met
     lf_method_cf4;
 /* beyond the seeds: splitting methods (step_splitting.c) and compositions (compose.c) */
 extern const lf_method lf_method_no_squish, lf_method_dlm, lf_method_split_exact, lf_method_split_exact_s4,
-    lf_method_split_exact_s6, lf_method_split_exact_s8, lf_method_dlm_s4, lf_method_no_squish_s4, lf_method_vlv_s4,
-    lf_method_vlv_s6;
+    lf_method_split_exact_s6, lf_method_dlm_s4, lf_method_dlm_s6;
 
 static const lf_method *const registry[] = {
     /* rigid bodies (form rigid) */
@@ -22,7 +21,7 @@ static const lf_method *const registry[] = {
     &lf_method_mcg, &lf_method_new3, &lf_method_akw, &lf_method_lgvi,
     /* rigid bodies beyond the seeds: splittings and compositions */
     &lf_method_no_squish, &lf_method_dlm, &lf_method_split_exact, &lf_method_split_exact_s4, &lf_method_split_exact_s6,
-    &lf_method_split_exact_s8, &lf_method_dlm_s4, &lf_method_no_squish_s4, &lf_method_vlv_s4, &lf_method_vlv_s6,
+    &lf_method_dlm_s4, &lf_method_dlm_s6,
     /* generic Lie-group methods (form lie_ode) */
     &lf_method_lie_euler, &lf_method_lie_euler_implicit, &lf_method_rkmk_heun, &lf_method_rkmk4, &lf_method_rkmk_gl4,
     &lf_method_rkmk_gl6, &lf_method_rkmk_gl4_sym, &lf_method_rkmk_gl6_sym, &lf_method_cg3, &lf_method_cf4,

@@ -32,6 +32,8 @@ typedef struct lf_baseline_result {
     long f_evals;             /* right-hand side evaluations */
     double max_energy_error;  /* with energy_every > 0 */
     double seconds;           /* wall time of the integration (CLOCK_MONOTONIC), checks included */
+    double cpu_seconds;       /* CPU time of the calling thread over the same span (CLOCK_THREAD_CPUTIME_ID):
+                                 the wall time on an idle core, robust on a shared machine */
 } lf_baseline_result;
 
 /* Integrate the rigid system sys (any number of bodies) from y0 (its layout: R_1..R_n, w_1..w_n) at
