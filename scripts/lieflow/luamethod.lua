@@ -29,6 +29,18 @@ end
 
 function M.is(x) return getmetatable(x) == method_mt end
 
+-- The state after a step function returned (res, second) for the state s it was given: a new
+-- state table, the values of the first two fields (e.g. return R, omega), or nothing (s mutated).
+local function step_result(s, res, second, system)
+  if type(res) == "table" and getmetatable(res) == nil then return res end
+  if res ~= nil then
+    local names = system.fields
+    s[names[1]] = res
+    if names[2] then s[names[2]] = second end
+  end
+  return s
+end
+
 --- The composition of a symmetric Lua method with a scheme (a table of core.compose_schemes():
 --- name, order, form, coefficients): an lf.method whose step runs the base's step with the
 --- sub-steps c_i h, the state's t advancing through the stages, as the C composition does
@@ -91,18 +103,6 @@ function methods:step(nsteps)
   if not nsteps or nsteps < 0 then error("step: number of steps must be an integer >= 0", 2) end
   for _ = 1, nsteps do self:_step(self.h) end
   return self
-end
-
--- The state after a step function returned (res, second) for the state s it was given: a new
--- state table, the values of the first two fields (e.g. return R, omega), or nothing (s mutated).
-local function step_result(s, res, second, system)
-  if type(res) == "table" and getmetatable(res) == nil then return res end
-  if res ~= nil then
-    local names = system.fields
-    s[names[1]] = res
-    if names[2] then s[names[2]] = second end
-  end
-  return s
 end
 
 function methods:_step(h)
