@@ -165,8 +165,8 @@ end
 
 --- The work-precision diagram: error against seconds (log-log), one line per curve, written as
 --- <file>.dat (one gnuplot data block per curve: seconds, error) and <file>.gp, rendered to <file>
---- (PNG) when gnuplot is available. opts: file, title, curves, xlabel, ylabel, targets (drawn as
---- horizontal lines). Returns the image path or nil, and a message.
+--- (PNG) when gnuplot is available. opts: file, title, curves, xlabel, ylabel, yrange = {lo, hi}.
+--- Returns the image path or nil, and a message.
 function M.plot(opts)
   opts.xlabel = opts.xlabel or "CPU time of the integration [s]"
   local base = opts.file:gsub("%.png$", "")
@@ -201,10 +201,20 @@ function M.plot(opts)
   g:write("set key outside right top\n")
   g:write(("set title %s\n"):format(q(opts.title or "")))
   g:write(("set xlabel %s\nset ylabel %s\n"):format(q(opts.xlabel), q(opts.ylabel or "error")))
-  local parts = {}
+  if opts.yrange then g:write(("set yrange [%g:%g]\n"):format(opts.yrange[1], opts.yrange[2])) end
+  -- lieflow's curves in colours (never black), the non-geometric solvers black and dashed
+  local colours = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+                   "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd"}
+  local parts, ng, nn = {}, 0, 0
   for i, t in ipairs(titles) do
-    local style = t.geometric and ("linespoints lw 2 pt %d ps 1.1"):format((i - 1) % 13 + 1)
-                  or ("linespoints dt 2 lw 2 pt %d ps 1.1 lc rgb 'black'"):format((i - 1) % 13 + 1)
+    local style
+    if t.geometric then
+      ng = ng + 1
+      style = ("linespoints lw 2 pt %d ps 1.1 lc rgb '%s'"):format((ng - 1) % 13 + 1, colours[(ng - 1) % #colours + 1])
+    else
+      nn = nn + 1
+      style = ("linespoints dt 2 lw 2 pt %d ps 1.2 lc rgb 'black'"):format((nn - 1) % 5 + 4)
+    end
     parts[#parts + 1] = ("datafile index %d using 1:2 with %s title %s"):format(i - 1, style, q(t.label))
   end
   g:write("plot ", table.concat(parts, ", \\\n     "), "\n")
