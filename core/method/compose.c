@@ -15,7 +15,8 @@
  *  - workspace and cache are the base's (no allocation in a step).
  * Splitting bases (dlm, no_squish, split_exact) are composed by lf_split_run instead, which merges the
  * adjacent flows of the same part across stages (one kick, not two, at each stage boundary) and runs
- * the compositions of a first-order method and its adjoint (blanes_moan4). */
+ * the compositions of a first-order method and its adjoint (blanes_moan4) and the Runge–Kutta–Nystrom
+ * splittings (rkn4, rkn6). */
 #include "compose.h"
 
 #include <math.h>

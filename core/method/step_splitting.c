@@ -18,7 +18,7 @@
  *                P_k q = q e_k (right multiplication by the unit quaternion e_k: a body-frame rotation).
  *                The kick is p <- p + 2 tau S(q) (0, tau_body). Since p . P_k q = 2 Pi_k, the rotation
  *                angle 2 zeta tau equals dlm's tau Pi_k / J_k: NO_SQUISH is DLM's splitting written for
- *                the quaternion (the axes in the opposite order); tests/lua/splitting_spec.lua checks
+ *                the quaternion (the axes in the opposite order); tests/lua/compose_spec.lua checks
  *                both against Lua implementations of the formulas above.
  *   split_exact  kick(h/2), exact free flow(h), kick(h/2): the Strang splitting of Celledoni, Fasso,
  *                Safstrom & Zanna, SIAM J. Sci. Comput. 30 (2008) 2084 (there with the flow of their
