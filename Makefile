@@ -152,7 +152,7 @@ $(SCRIPTS_OBJ): $(GEN)/lieflow_scripts.c
 $(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
 	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl $(LDFLAGS)
 
-$(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h $(LIB_A) $(HEADERS)
+$(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h tests/c/orderfit.h $(LIB_A) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -Itests/c -o $@ $< $(LIB_A) $(TEST_LIBS) -lcmocka $(GSL_LIBS) $(LDFLAGS) $(TEST_LDFLAGS)
 

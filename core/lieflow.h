@@ -23,10 +23,12 @@
 #include "spheres.h"
 #include "method.h"
 #include "ensemble.h"
+#include "compose.h"
 #include "newton.h"
 #include "reference.h"
 #include "analysis.h"
 #include "lognorm.h"
 #include "exact.h"
+#include "baseline.h"
 
 #endif

@@ -137,9 +137,13 @@ for _, m in ipairs(methods) do
     local steps = 0
     for _, row in ipairs(o.table) do steps = steps + row.steps end
     res.fit_steps_per_second = steps / math.max(1e-9, (function() local s = 0 for _, row in ipairs(o.table) do s = s + row.cpu_time end return s end)())
-    print(("%-10s %5d %5d %8.3f %8.3f %12.3e %12.3e %6d %8.3f"):format(m.name, m.order, expected, o.order_R,
-      o.order_omega, last.err_R, last.err_omega, nfail, cpu))
-    check(math.abs(o.order_R - expected) <= 0.15 and math.abs(o.order_omega - expected) <= 0.15,
+    -- split_exact steps with the exact torque-free flow: its errors are round-off, there is no order to fit
+    local maxerr = 0
+    for _, row in ipairs(o.table) do maxerr = math.max(maxerr, row.err_R, row.err_omega) end
+    res.exact = maxerr <= 1e-11
+    print(("%-10s %5d %5d %8.3f %8.3f %12.3e %12.3e %6d %8.3f%s"):format(m.name, m.order, expected, o.order_R,
+      o.order_omega, last.err_R, last.err_omega, nfail, cpu, res.exact and "  exact: errors at round-off" or ""))
+    check(res.exact or (math.abs(o.order_R - expected) <= 0.15 and math.abs(o.order_omega - expected) <= 0.15),
       ("%s: fitted order %.3f / %.3f not within 0.15 of %d"):format(m.name, o.order_R, o.order_omega, expected))
   else
     res.error = tostring(o)

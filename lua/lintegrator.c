@@ -14,6 +14,7 @@ int lfb_push_observable(lua_State *L, const lf_system *sys, const char *name, do
 int lfb_push_columns(lua_State *L, const lf_system *sys, double t, const double *y);
 void lfb_push_errors(lua_State *L, const lf_system *sys, const double *a, const double *b);
 int lfb_lie_tangents(lua_State *L);
+void lfb_open_workprec(lua_State *L);
 
 typedef struct {
     lf_stepper *st;
@@ -122,7 +123,7 @@ static int method_index(lua_State *L)
 {
     lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
     if (!u->m) return luaL_error(L, "the method has been finalized");
-    push_info(L, lf_method_get_info(u->m), "C (user tableau)");
+    push_info(L, lf_method_get_info(u->m), lf_compose_base(u->m) ? "C (composition)" : "C (user tableau)");
     lua_getfield(L, -1, luaL_checkstring(L, 2));
     return 1;
 }
@@ -131,7 +132,10 @@ static int method_tostring(lua_State *L)
 {
     lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
     if (!u->m) lua_pushstring(L, "lf.rkmk (finalized)");
-    else {
+    else if (lf_compose_base(u->m)) {
+        const lf_method_info *m = lf_method_get_info(u->m);
+        lua_pushfstring(L, "lf.compose(%s, order %d)", m->name, m->order);
+    } else {
         const lf_method_info *m = lf_method_get_info(u->m);
         lua_pushfstring(L, "lf.rkmk(%s, order %d, %s%s)", m->name, m->order, m->implicit ? "implicit" : "explicit",
                         m->symmetric ? ", symmetric" : "");
@@ -209,6 +213,70 @@ static int l_rkmk(lua_State *L)
     lfb_method *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->m = m;
     luaL_setmetatable(L, LFB_METHOD);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- compositions (compose.h) */
+/* The method at idx: a registered method's name, or an lf.rkmk / lf.compose method. */
+const lf_method *lfb_checkmethod(lua_State *L, int idx, const char *fn)
+{
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        const lf_method *m = lf_method_find(lua_tostring(L, idx));
+        if (!m) luaL_error(L, "%s: unknown method '%s' (lf.methods() lists them)", fn, lua_tostring(L, idx));
+        return m;
+    }
+    lfb_method *u = luaL_testudata(L, idx, LFB_METHOD);
+    if (!u || !u->m) luaL_error(L, "%s: a method name or an lf.rkmk / lf.compose method expected, got %s", fn, lfb_typename(L, idx));
+    return u->m;
+}
+
+/* core.compose(base, scheme): the composition of a symmetric C method (a name, or an lf.rkmk /
+ * lf.compose method, kept alive by the composite) with a scheme of compose.h. */
+static int l_compose(lua_State *L)
+{
+    const lf_method *base = lfb_checkmethod(L, 1, "lf.compose");
+    const char *scheme = luaL_checkstring(L, 2);
+    lf_error e;
+    lf_method *m = lf_compose_method_new(base, scheme, &e);
+    if (!m) return lfb_error(L, &e);
+    lfb_method *u = lua_newuserdatauv(L, sizeof *u, 1);
+    u->m = m;
+    luaL_setmetatable(L, LFB_METHOD);
+    if (lua_type(L, 1) == LUA_TUSERDATA) { /* the base must outlive the composite */
+        lua_pushvalue(L, 1);
+        lua_setiuservalue(L, -2, 1);
+    }
+    return 1;
+}
+
+/* core.compose_schemes() -> {{name=, title=, reference=, order=, form = "symmetric" | "adjoint" | "rkn",
+ *                              coefficients={...}}, ...} */
+static int l_compose_schemes(lua_State *L)
+{
+    const int n = lf_compose_scheme_count();
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        const lf_compose_scheme *sc = lf_compose_scheme_at(i);
+        lua_createtable(L, 0, 6);
+        lua_pushstring(L, sc->name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, sc->title);
+        lua_setfield(L, -2, "title");
+        lua_pushstring(L, sc->reference);
+        lua_setfield(L, -2, "reference");
+        lua_pushinteger(L, sc->order);
+        lua_setfield(L, -2, "order");
+        static const char *const forms[] = {"symmetric", "adjoint", "", "rkn"};
+        lua_pushstring(L, forms[sc->form]);
+        lua_setfield(L, -2, "form");
+        lua_createtable(L, sc->n, 0);
+        for (int k = 0; k < sc->n; k++) {
+            lua_pushnumber(L, sc->c[k]);
+            lua_rawseti(L, -2, k + 1);
+        }
+        lua_setfield(L, -2, "coefficients");
+        lua_rawseti(L, -2, i + 1);
+    }
     return 1;
 }
 
@@ -799,6 +867,8 @@ void lfb_open_integrators(lua_State *L)
     luaL_setfuncs(L, mmeta, 0);
     lua_pop(L, 1);
     const luaL_Reg fns[] = {{"methods", l_methods},     {"integrator", l_integrator}, {"reference", l_reference},
-                            {"rkmk", l_rkmk},           {"lie_tangents", lfb_lie_tangents}, {NULL, NULL}};
+                            {"rkmk", l_rkmk},           {"lie_tangents", lfb_lie_tangents},
+                            {"compose", l_compose},     {"compose_schemes", l_compose_schemes}, {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
+    lfb_open_workprec(L); /* timed_run, baseline (lworkprec.c) */
 }

@@ -13,12 +13,18 @@ extern const lf_method lf_method_lie_euler, lf_method_lie_euler_implicit, lf_met
 extern const lf_method lf_method_eln_spatial, lf_method_rattle;
 extern const lf_method lf_method_ep2_avf, lf_method_ep2_gonzalez, lf_method_ep4, lf_method_ep4_start, lf_method_ep2_s2,
     lf_method_ep2_s2_avf, lf_method_lie_midpoint;
+/* beyond the papers: splitting methods (step_splitting.c) and compositions (compose.c) */
+extern const lf_method lf_method_no_squish, lf_method_dlm, lf_method_split_exact, lf_method_split_exact_s4,
+    lf_method_split_exact_s6, lf_method_dlm_s4, lf_method_dlm_s6;
 
 static const lf_method *const registry[] = {
     /* rigid bodies (form rigid) */
     &lf_method_eln, &lf_method_eln_exp, &lf_method_tln, &lf_method_vlv, &lf_method_liemid, &lf_method_liemid_i,
     &lf_method_liemid_e, &lf_method_liemid_e1, &lf_method_liemid_e2, &lf_method_liemid_ea, &lf_method_prk,
     &lf_method_mcg, &lf_method_new3, &lf_method_akw, &lf_method_lgvi,
+    /* rigid bodies beyond the papers: splittings and compositions */
+    &lf_method_no_squish, &lf_method_dlm, &lf_method_split_exact, &lf_method_split_exact_s4, &lf_method_split_exact_s6,
+    &lf_method_dlm_s4, &lf_method_dlm_s6,
     /* generic Lie-group methods (form lie_ode) */
     &lf_method_lie_euler, &lf_method_lie_euler_implicit, &lf_method_rkmk_heun, &lf_method_rkmk4, &lf_method_rkmk_gl4,
     &lf_method_rkmk_gl6, &lf_method_rkmk_gl4_sym, &lf_method_rkmk_gl6_sym, &lf_method_cg3, &lf_method_cf4,

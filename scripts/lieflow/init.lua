@@ -120,6 +120,28 @@ lf.method = luamethod.define
 
 lf.help = require("lieflow.help").help -- lf.help(x): the reference text of x (docs/api.md)
 lf.ensemble = require "lieflow.ensemble" -- lf.ensemble{...}: members in parallel (scripts/lieflow/ensemble.lua)
+--- lf.compose(method, scheme) -> a method: the composition of a symmetric method (a registered
+--- method's name, an lf.rkmk / lf.compose method, or an lf.method written in Lua declaring
+--- symmetric = true) with a scheme: "triple_jump4", "suzuki4", "blanes_moan4" (splitting methods
+--- only), "kahan_li6", "kahan_li8" (lf.compose_schemes() lists them with their coefficients).
+--- C methods compose in C (core/method/compose.h), Lua methods in Lua.
+function lf.compose(method, scheme)
+  if type(scheme) ~= "string" then
+    error(("lf.compose: argument #2 must be a scheme name, got %s"):format(type(scheme)), 2)
+  end
+  if luamethod.is(method) then
+    for _, sc in ipairs(core.compose_schemes()) do
+      if sc.name == scheme then return luamethod.compose(method, sc) end
+    end
+    local names = {}
+    for _, sc in ipairs(core.compose_schemes()) do names[#names + 1] = sc.name end
+    error(("lf.compose: unknown scheme '%s' (known: %s)"):format(scheme, table.concat(names, ", ")), 2)
+  end
+  local ok, m = pcall(core.compose, method, scheme)
+  if not ok then error((run.strip_position(m):gsub("^compose: ", "lf.compose: ")), 2) end
+  return m
+end
+lf.compose_schemes = core.compose_schemes
 
 --- lf.integrator(method, system, {h=, t0=, newton_tol=, max_iter=, dexpinv_order=, solver=,
 --- jacobian=, rtol=, atol=, lanes=}): `method` is a built-in method's name, a method made by lf.method

@@ -34,6 +34,48 @@ end
 
 function M.is(x) return getmetatable(x) == method_mt end
 
+-- The state after a step function returned (res, second) for the state s it was given: a new
+-- state table, the values of the first two fields (e.g. return R, omega), or nothing (s mutated).
+local function step_result(s, res, second, system)
+  if type(res) == "table" and getmetatable(res) == nil then return res end
+  if res ~= nil then
+    local names = system.fields
+    s[names[1]] = res
+    if names[2] then s[names[2]] = second end
+  end
+  return s
+end
+
+--- The composition of a symmetric Lua method with a scheme (a table of core.compose_schemes():
+--- name, order, form, coefficients): an lf.method whose step runs the base's step with the
+--- sub-steps c_i h, the state's t advancing through the stages, as the C composition does
+--- (core/method/compose.c). Order max(base order, scheme order); symplectic as the base.
+function M.compose(base, scheme)
+  if base.symmetric ~= true then
+    error(("lf.compose: the Lua method %s does not declare symmetric = true; composition schemes raise the "
+           .. "order of symmetric methods only"):format(base.name), 3)
+  end
+  if scheme.form ~= "symmetric" then
+    error(("lf.compose: scheme %s is a splitting of the C splitting methods (dlm, no_squish, split_exact), not a "
+           .. "composition of any symmetric method; use triple_jump4, suzuki4, kahan_li6 or kahan_li8"):format(scheme.name), 3)
+  end
+  local c, step = scheme.coefficients, base.step
+  local function composed(state, h, system)
+    local t0, elapsed, s = state.t, 0, state
+    for i = 1, #c do
+      s.t = t0 + elapsed
+      local res, second = step(s, c[i] * h, system)
+      s = step_result(s, res, second, system)
+      elapsed = elapsed + c[i] * h
+    end
+    s.t = t0
+    return s
+  end
+  return M.define{name = base.name .. "_" .. scheme.name, order = math.max(base.order or 2, scheme.order),
+                  title = ("%s composed by %s"):format(base.name, scheme.title), step = composed,
+                  symmetric = true, symplectic = base.symplectic}
+end
+
 local it_mt = {__name = "lf.luaintegrator"}
 
 local function finite(x) return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge end
@@ -76,12 +118,7 @@ function methods:_step(h)
   if not ok then
     error(("%s: step from t=%.17g with h=%g failed: %s"):format(self.method.name, self.state_.t, h, tostring(res)), 0)
   end
-  if type(res) == "table" and getmetatable(res) == nil then s = res
-  elseif res ~= nil then -- the values of the first two fields, e.g. return R, omega
-    local names = self.system.fields
-    s[names[1]] = res
-    if names[2] then s[names[2]] = second end
-  end
+  s = step_result(s, res, second, self.system)
   s.t = self.state_.t
   s = canonical(self, s, h)
   -- t += h with compensated (Kahan) summation, as the built-in integrators do: after k steps

@@ -2,7 +2,7 @@
  * test and the slow top against GSL rk8pd references (the generic Lie-group methods integrate the
  * same problems as Lie-group ODEs on SO(3) x R^3: the two families checked against each other);
  * step h then -h for the symmetric ones; free-body spatial momentum for the rigid methods that claim
- * it (and its loss for the others); ||R^T R - I|| after 1e5 steps (1e4 for the generic methods);
+ * it (and its loss for the others); ||R^T R - I|| after 1e5 steps (1e4 for the generic methods and the compositions);
  * failures roll the state back. Each measurement is printed, then asserted. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <gsl/gsl_fit.h>
 
+#include "orderfit.h"
 #include "problems.h"
 
 static const lf_method_info *info(const lf_method *m) { return lf_method_get_info(m); }
@@ -117,13 +118,63 @@ static void check_order(const lf_method *m, const problem *p, double h0, int n, 
     lf_system_free(sys);
 }
 
+/* Rigid methods of order >= 4 (compositions, splittings; orderfit.h): halvings from h0 = 1 (stress)
+ * or 1/2 (slow top) until the error falls below the floor, the order fitted over the asymptotic
+ * window and asserted by orderfit_ok (within 0.15 of nominal over 3 or more points; with one halving
+ * above the floor within 0.3, or faster down to the floor). A step size at which the method fails
+ * (lgvi's Cayley equation for h|w| > 1) is left out. */
+static void check_order_high(const lf_method *m, const problem *p, double h0, double floor)
+{
+    const int order = info(m)->order, n = 14;
+    lf_system *sys = make_system(p);
+    double T = 5, y0[12], ref[12], hs[16], eR[16], ew[16];
+    lf_error e;
+    lf_reference_opts ro = {1e-14, 1e-14, 1e-3, 0, NULL};
+    pack_state(p->R0, p->w0, y0);
+    if (lf_reference_solve(sys, y0, 0, &T, 1, ref, NULL, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
+    int k0 = 0, cnt = 0;
+    for (int k = 0; k < n; k++) {
+        const double h = h0 / (1 << k);
+        lf_stepper *st = make_stepper(m, sys, p);
+        const int rc = lf_stepper_step(st, h, lround(T / h));
+        if (rc != LF_OK && cnt == 0) { /* too large a step for this method: start further down */
+            lf_stepper_free(st);
+            k0 = k + 1;
+            continue;
+        }
+        if (rc != LF_OK) fail_msg("%s", lf_stepper_error(st)->msg);
+        double D[9], dw[3];
+        lf_m3_sub(st_R(st), ref, D);
+        lf_v3_sub(st_w(st), ref + 9, dw);
+        hs[cnt] = h;
+        eR[cnt] = lf_m3_fnorm(D);
+        ew[cnt] = lf_v3_norm(dw);
+        cnt++;
+        lf_stepper_free(st);
+        const double emax = fmax(eR[cnt - 1], ew[cnt - 1]);
+        if (emax < floor || (cnt > 1 && emax > 0.5 * fmax(eR[cnt - 2], ew[cnt - 2]) && emax < 1e-6)) break; /* floor */
+    }
+    orderfit fR, fw;
+    assert_true(orderfit_window(hs, eR, cnt, floor, &fR));
+    assert_true(orderfit_window(hs, ew, cnt, floor, &fw));
+    const char *wR, *ww;
+    const int okR = orderfit_ok(&fR, order, &wR), okw = orderfit_ok(&fw, order, &ww);
+    printf("  %-18s %-9s order: R %.3f  w %.3f  (nominal %d; windows h=%g..%g (%s) / %g..%g (%s); err R %.2e..%.2e; "
+           "floor %.0e, from h=%g)\n", info(m)->name, p->name, fR.order, fw.order, order, hs[fR.first], hs[fR.last], wR,
+           hs[fw.first], hs[fw.last], ww, eR[fR.first], eR[fR.last], floor, h0 / (1 << k0));
+    assert_true(okR);
+    assert_true(okw);
+    lf_system_free(sys);
+}
+
 static void test_order_stress(void **state)
 {
     const lf_method *m = *state;
     if (!takes_rigid_bodies(m)) skip();
     if (info(m)->adaptive) skip(); /* measured against its tolerance in test_generic.c */
     problem p = info(m)->free_body_only ? problem_free_body() : problem_stress();
-    check_order(m, &p, 0.25, 6, 0);
+    if (is_rigid(m) && info(m)->order >= 4) check_order_high(m, &p, 1, 1e-13);
+    else check_order(m, &p, 0.25, 6, 0);
     problem_free(&p);
 }
 
@@ -137,7 +188,8 @@ static void test_order_top(void **state)
     if (info(m)->adaptive) skip();
     problem p = info(m)->free_body_only ? problem_free_body() : problem_slow_top();
     /* h*|w| < 0.16: the asymptotic range of the top (errors are O(1) above) */
-    check_order(m, &p, 1.0 / 32, 6, !is_rigid(m));
+    if (is_rigid(m) && info(m)->order >= 4) check_order_high(m, &p, 0.5, 5e-12);
+    else check_order(m, &p, 1.0 / 32, 6, !is_rigid(m));
     problem_free(&p);
 }
 
@@ -196,7 +248,7 @@ static void test_momentum(void **state)
     lf_system_free(sys);
 }
 
-/* ||R^T R - I|| <= 1e-13 after 1e5 steps (no re-orthogonalization anywhere). */
+/* ||R^T R - I|| <= 1e-13 after 1e5 steps (1e4 for compositions; no re-orthogonalization anywhere). */
 static void test_orthogonality(void **state)
 {
     const lf_method *m = *state;
@@ -204,7 +256,9 @@ static void test_orthogonality(void **state)
     problem p = info(m)->free_body_only ? problem_free_body() : problem_stress();
     lf_system *sys = make_system(&p);
     lf_stepper *st = make_stepper(m, sys, &p);
-    const long n = is_rigid(m) ? 100000 : 10000;
+    /* compositions take 5 to 11 steps of their base per step (dlm_s6: 45 axis rotations): 1e4 steps are
+     * 5e4 to 1.1e5 base steps, as many roundings as 1e5 steps of the others */
+    const long n = lf_compose_scheme_of(m) ? 10000 : is_rigid(m) ? 100000 : 10000;
     run_to(st, 0.125, n);
     double d = lf_so3_orth_error(st_R(st));
     printf("  %-18s ||R^T R - I|| after %ld steps: %.2e, |det R - 1| = %.2e\n", info(m)->name, n, d,

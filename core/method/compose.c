@@ -1,0 +1,287 @@
+/* lieflow — composition methods (compose.h): the schemes, the composite method, and the compositions
+ * the registry offers by name.
+ *
+ * A composite step calls its base's step once per stage with the sub-step g_i h, through the stepper
+ * it was given. What the stepper core needs for that (stepper.c, method_internal.h):
+ *  - the base runs with s->method = base (its step and workspace functions read s->method->data),
+ *    restored before returning, so that messages and the rollback name the composite;
+ *  - between stages the base's cache follows the rule of lf_stepper_step: valid after a stage iff
+ *    that stage set it (cache_valid = cache_set, then cache_set = 0), so the torque cached by one
+ *    stage is used by the next (one torque evaluation per stage for vlv, lgvi, the splittings) and a
+ *    stage that leaves none makes the next one evaluate it; the composite's own cache_set is the last
+ *    stage's. A failing stage fails the step: the stepper restores y and the cache from before it;
+ *  - the time: generic (lie_ode) bases read s->t, which runs through t + (g_1 + .. + g_{i-1}) h and
+ *    is restored exactly (with its Kahan compensation) before the stepper adds h;
+ *  - workspace and cache are the base's (no allocation in a step).
+ * Splitting bases (dlm, no_squish, split_exact) are composed by lf_split_run instead, which merges the
+ * adjacent flows of the same part across stages (one kick, not two, at each stage boundary) and runs
+ * the compositions of a first-order method and its adjoint (blanes_moan4) and the Runge–Kutta–Nystrom
+ * splittings (rkn4, rkn6). */
+#include "compose.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "method_internal.h"
+#include "splitting_internal.h"
+
+/* ---------------------------------------------------------------- the schemes */
+/* 1/(2 - 2^(1/3)), -2^(1/3)/(2 - 2^(1/3));  1/(4 - 4^(1/3)), 1 - 4/(4 - 4^(1/3)) (30 digits, mpmath) */
+#define TJ1 1.35120719195965763405
+#define TJ2 -1.7024143839193152681
+#define SZ1 0.414490771794375737142
+#define SZ3 -0.657963087177502948569
+/* Blanes & Moan (2002), S6: the order-4 splitting with 6 stages (their Table 2: a1 = 0.0792036964311957,
+ * a2 = 0.353172906049774, a3 = -0.0420650803577195, a4 = 1 - 2(a1 + a2 + a3); b1 = 0.209515106613362,
+ * b2 = -0.143851773179818, b3 = 1/2 - b1 - b2) for X = A + B as e^{a1 A} e^{b1 B} e^{a2 A} ... e^{a4 A} ...
+ * e^{b1 B} e^{a1 A}. Written as a composition of Phi = "A, then B" and its adjoint,
+ * Phi*_{c12 h} o ... o Phi*_{c2 h} o Phi_{c1 h}: c1 = a1, c1 + c2 = b1, c2 + c3 = a2, ... (12 maps,
+ * palindromic; computed with mpmath), which has order 4 for any first-order Phi and so for the
+ * splittings into 2 (split_exact) or 4 (dlm, no_squish) parts. */
+#define BM1 0.0792036964311957
+#define BM2 0.1303114101821663
+#define BM3 0.2228614958676077
+#define BM4 -0.3667132690474257
+#define BM5 0.3246481886897062
+#define BM6 0.1096884778767498
+/* Blanes & Moan (2002), Table 3: SRKN_6^b (order 4) b1 = 0.0829844064174052, a1 = 0.245298957184271,
+ * b2 = 0.396309801498368, a2 = 0.604872665711080, b3 = -0.0390563049223486, a3 = 1/2 - (a1 + a2),
+ * b4 = 1 - 2 (b1 + b2 + b3); SRKN_11^b (order 6) b1..b5 = 0.0414649985182624, 0.198128671918067,
+ * -0.0400061921041533, 0.0752539843015807, -0.0115113874206879, b6 = 1/2 - (b1 + ... + b5);
+ * a1..a5 = 0.123229775946271, 0.290553797799558, -0.127049212625417, -0.246331761062075,
+ * 0.357208872795928, a6 = 1 - 2 (a1 + ... + a5): kick b1, flow a1, kick b2, ..., kick b1. */
+#define R4B1 0.0829844064174052
+#define R4A1 0.245298957184271
+#define R4B2 0.396309801498368
+#define R4A2 0.604872665711080
+#define R4B3 -0.0390563049223486
+#define R4A3 (0.5 - (R4A1 + R4A2))
+#define R4B4 (1 - 2 * (R4B1 + R4B2 + R4B3))
+#define R6B1 0.0414649985182624
+#define R6B2 0.198128671918067
+#define R6B3 -0.0400061921041533
+#define R6B4 0.0752539843015807
+#define R6B5 -0.0115113874206879
+#define R6B6 (0.5 - (R6B1 + R6B2 + R6B3 + R6B4 + R6B5))
+#define R6A1 0.123229775946271
+#define R6A2 0.290553797799558
+#define R6A3 -0.127049212625417
+#define R6A4 -0.246331761062075
+#define R6A5 0.357208872795928
+#define R6A6 (1 - 2 * (R6A1 + R6A2 + R6A3 + R6A4 + R6A5))
+/* Kahan & Li (1997), as printed in Hairer, Lubich & Wanner, GNI §V.3.2 */
+#define KL6_1 0.39216144400731413927925056
+#define KL6_2 0.33259913678935943859974864
+#define KL6_3 -0.70624617255763935980996482
+#define KL6_4 0.08221359629355080023149045
+#define KL6_5 0.79854399093482996339895035
+#define KL8_1 0.13020248308889008087881763
+#define KL8_2 0.56116298177510838456196441
+#define KL8_3 -0.38947496264484728640807860
+#define KL8_4 0.15884190655515560089621075
+#define KL8_5 -0.39590389413323757733623154
+#define KL8_6 0.18453964097831570709183254
+#define KL8_7 0.25837438768632204729397911
+#define KL8_8 0.29501172360931029887096624
+#define KL8_9 -0.60550853383003451169892108
+
+static const lf_compose_scheme schemes[] = {
+    {"triple_jump4", "triple jump, order 4, 3 stages", "Yoshida 1990; Creutz & Gocksch 1989", 4, LF_COMPOSE_SYMMETRIC, 3,
+     {TJ1, TJ2, TJ1}},
+    {"suzuki4", "Suzuki's fractal, order 4, 5 stages", "Suzuki 1990", 4, LF_COMPOSE_SYMMETRIC, 5, {SZ1, SZ1, SZ3, SZ1, SZ1}},
+    {"blanes_moan4", "Blanes & Moan's optimized order-4 splitting S6 (6 stages)",
+     "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 2", 4, LF_COMPOSE_ADJOINT, 12,
+     {BM1, BM2, BM3, BM4, BM5, BM6, BM6, BM5, BM4, BM3, BM2, BM1}},
+    {"rkn4", "Blanes & Moan's Runge-Kutta-Nystrom splitting SRKN_6^b, order 4 (6 torques)",
+     "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 3", 4, LF_COMPOSE_RKN, 13,
+     {R4B1, R4A1, R4B2, R4A2, R4B3, R4A3, R4B4, R4A3, R4B3, R4A2, R4B2, R4A1, R4B1}},
+    {"rkn6", "Blanes & Moan's Runge-Kutta-Nystrom splitting SRKN_11^b, order 6 (11 torques)",
+     "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 3", 6, LF_COMPOSE_RKN, 23,
+     {R6B1, R6A1, R6B2, R6A2, R6B3, R6A3, R6B4, R6A4, R6B5, R6A5, R6B6, R6A6, R6B6, R6A5, R6B5, R6A4, R6B4, R6A3,
+      R6B3, R6A2, R6B2, R6A1, R6B1}},
+    {"kahan_li6", "Kahan & Li s9odr6a, order 6, 9 stages", "Kahan & Li, Math. Comp. 66 (1997) 1089", 6, LF_COMPOSE_SYMMETRIC, 9,
+     {KL6_1, KL6_2, KL6_3, KL6_4, KL6_5, KL6_4, KL6_3, KL6_2, KL6_1}},
+    {"kahan_li8", "Kahan & Li s17odr8a, order 8, 17 stages", "Kahan & Li, Math. Comp. 66 (1997) 1089", 8, LF_COMPOSE_SYMMETRIC, 17,
+     {KL8_1, KL8_2, KL8_3, KL8_4, KL8_5, KL8_6, KL8_7, KL8_8, KL8_9, KL8_8, KL8_7, KL8_6, KL8_5, KL8_4, KL8_3, KL8_2,
+      KL8_1}},
+};
+enum { TRIPLE_JUMP4, SUZUKI4, BLANES_MOAN4, RKN4, RKN6, KAHAN_LI6, KAHAN_LI8 };
+
+int lf_compose_scheme_count(void) { return (int)(sizeof schemes / sizeof schemes[0]); }
+const lf_compose_scheme *lf_compose_scheme_at(int i)
+{
+    return i >= 0 && i < lf_compose_scheme_count() ? &schemes[i] : NULL;
+}
+const lf_compose_scheme *lf_compose_scheme_find(const char *name)
+{
+    for (int i = 0; name && i < lf_compose_scheme_count(); i++)
+        if (strcmp(schemes[i].name, name) == 0) return &schemes[i];
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- the composite */
+typedef struct {
+    const lf_method *base;
+    const lf_compose_scheme *scheme;
+} compose_data;
+
+/* the stepper as the base sees it (for its workspace and cache sizes) */
+static lf_stepper as_base(const lf_stepper *s)
+{
+    lf_stepper b = *s;
+    b.method = ((const compose_data *)s->method->data)->base;
+    return b;
+}
+
+static size_t compose_work(const lf_stepper *s)
+{
+    const lf_stepper b = as_base(s);
+    return b.method->work_doubles ? b.method->work_doubles(&b) : 0;
+}
+
+static size_t compose_cache(const lf_stepper *s)
+{
+    const lf_stepper b = as_base(s);
+    return b.method->cache_doubles ? b.method->cache_doubles(&b) : 3 * (size_t)s->nb;
+}
+
+static int compose_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
+{
+    return lf_method_accepts(((const compose_data *)m->data)->base, sys, err);
+}
+
+static int compose_step(lf_stepper *s, double h)
+{
+    const lf_method *self = s->method;
+    const compose_data *d = self->data;
+    const lf_compose_scheme *sc = d->scheme;
+    const lf_split_method *split = lf_split_of(d->base);
+    if (split) return lf_split_run(s, split, sc->c, sc->n, sc->form, h);
+    const double t0 = s->t, tc0 = s->t_comp;
+    double elapsed = 0;
+    int rc = LF_OK;
+    s->method = d->base;
+    for (int i = 0; i < sc->n && rc == LF_OK; i++) {
+        if (i > 0) { /* the stepper's rule between two steps (lf_stepper_step) */
+            s->cache_valid = s->cache_set;
+            s->cache_set = 0;
+        }
+        const double hi = sc->c[i] * h;
+        s->t = t0 + elapsed;
+        rc = d->base->step(s, hi);
+        elapsed += hi;
+    }
+    s->method = self;
+    s->t = t0;
+    s->t_comp = tc0;
+    return rc;
+}
+
+const lf_method *lf_compose_base(const lf_method *m)
+{
+    return m && m->step == compose_step ? ((const compose_data *)m->data)->base : NULL;
+}
+
+const lf_compose_scheme *lf_compose_scheme_of(const lf_method *m)
+{
+    return m && m->step == compose_step ? ((const compose_data *)m->data)->scheme : NULL;
+}
+
+typedef struct {
+    lf_method m; /* first: lf_method_free frees the whole block */
+    compose_data d;
+    char name[96], title[192], reference[256];
+} user_compose;
+
+lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_error *err)
+{
+    if (!base) {
+        lf_error_set(err, LF_EINVAL, "compose: a base method is required");
+        return NULL;
+    }
+    const lf_method_info *b = &base->info;
+    const lf_compose_scheme *sc = lf_compose_scheme_find(scheme);
+    if (!sc) {
+        char known[256] = "";
+        for (int i = 0; i < lf_compose_scheme_count(); i++) {
+            strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+            strncat(known, schemes[i].name, sizeof known - strlen(known) - 1);
+        }
+        lf_error_set(err, LF_EINVAL, "compose: unknown scheme '%s' (known: %s)", scheme ? scheme : "(null)", known);
+        return NULL;
+    }
+    if (b->adaptive) {
+        lf_error_set(err, LF_EINVAL, "compose: %s chooses its own step sizes (adaptive); a composition needs a "
+                                     "fixed-step symmetric method", b->name);
+        return NULL;
+    }
+    if (!b->symmetric) {
+        lf_error_set(err, LF_EINVAL, "compose: %s is not symmetric (a step h then -h does not return to the start); "
+                                     "composition schemes raise the order of symmetric methods only", b->name);
+        return NULL;
+    }
+    if (sc->form == LF_COMPOSE_RKN && !lf_split_rkn_ok(lf_split_of(base))) {
+        lf_error_set(err, LF_EINVAL, "compose: scheme %s is a Runge-Kutta-Nystrom splitting into kicks and exact "
+                                     "free flows, which only split_exact is, not %s", sc->name, b->name);
+        return NULL;
+    }
+    if (sc->form != LF_COMPOSE_SYMMETRIC && !lf_split_of(base)) {
+        lf_error_set(err, LF_EINVAL, "compose: scheme %s composes a first-order method and its adjoint, which only "
+                                     "the splitting methods (dlm, no_squish, split_exact) expose, not %s; "
+                                     "for any symmetric method use triple_jump4, suzuki4, kahan_li6 or kahan_li8",
+                     sc->name, b->name);
+        return NULL;
+    }
+    user_compose *u = calloc(1, sizeof *u);
+    if (!u) {
+        lf_error_set(err, LF_ENOMEM, "compose: out of memory");
+        return NULL;
+    }
+    snprintf(u->name, sizeof u->name, "%s_%s", b->name, sc->name);
+    snprintf(u->title, sizeof u->title, "%s composed by %s", b->name, sc->title);
+    snprintf(u->reference, sizeof u->reference, "%s; base: %s", sc->reference, b->reference ? b->reference : "");
+    u->d = (compose_data){base, sc};
+    u->m.info = *b;
+    u->m.info.name = u->name;
+    u->m.info.title = u->title;
+    u->m.info.reference = u->reference;
+    u->m.info.family = "composition";
+    u->m.info.order = b->order > sc->order ? b->order : sc->order;
+    u->m.work_doubles = compose_work;
+    u->m.cache_doubles = compose_cache;
+    u->m.accepts = compose_accepts;
+    u->m.step = compose_step;
+    u->m.data = &u->d;
+    u->m.allocated = 1;
+    return &u->m;
+}
+
+/* ---------------------------------------------------------------- registered compositions */
+/* Chosen by measurement (examples/work_precision.lua, README "Work–precision"): the runs that were
+ * fastest for some accuracy. split_exact with the Runge–Kutta–Nystrom splittings on axisymmetric
+ * bodies (whose free flow is cheap: the stress test, the tops), dlm with Blanes & Moan's S6 and with
+ * Kahan & Li's order 6 on triaxial bodies with a potential (where the exact free flow costs ~1.3 us
+ * and dlm's five rotations ~0.1 us). Their metadata are written out here; test_compose.c checks them
+ * against what lf_compose_method_new derives. */
+extern const lf_method lf_method_dlm, lf_method_split_exact;
+
+#define COMPOSED(id, base_, sch, order_, title_, ref_)                                                            \
+    static const compose_data id##_data = {&lf_method_##base_, &schemes[sch]};                                     \
+    const lf_method lf_method_##id = {                                                                              \
+        .info = {.name = #id, .title = title_, .reference = ref_, .family = "composition", .order = order_,       \
+                 .symmetric = 1, .symplectic = "proved", .implicit = 0, .form = LF_FORM_RIGID,                    \
+                 .explicit_in_torque = 1, .momentum_conserving = 1},                                              \
+        .work_doubles = compose_work, .cache_doubles = compose_cache, .accepts = compose_accepts,                 \
+        .step = compose_step, .data = &id##_data}
+
+#define EXACT_REF "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 3; base: split_exact (Celledoni et al. 2008)"
+COMPOSED(split_exact_s4, split_exact, RKN4, 4, "kick / exact free flow splitting of order 4 (Blanes & Moan SRKN_6^b)",
+         EXACT_REF);
+COMPOSED(split_exact_s6, split_exact, RKN6, 6, "kick / exact free flow splitting of order 6 (Blanes & Moan SRKN_11^b)",
+         EXACT_REF);
+COMPOSED(dlm_s4, dlm, BLANES_MOAN4, 4, "dlm composed by Blanes & Moan's order-4 splitting S6",
+         "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 2; base: dlm (Dullweber et al. 1997)");
+COMPOSED(dlm_s6, dlm, KAHAN_LI6, 6, "dlm composed by Kahan & Li's order-6 scheme (9 stages)",
+         "Kahan & Li, Math. Comp. 66 (1997) 1089; base: dlm (Dullweber et al. 1997)");

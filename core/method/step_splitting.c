@@ -1,0 +1,356 @@
+/* lieflow — explicit splitting methods for rigid bodies: H = U(R) + T(Pi), T = sum_k Pi_k^2 / (2 J_k).
+ * Each part has an exact flow (the sub-step is tau):
+ *   kick       R fixed, Pi <- Pi + tau tau_body(R)            (the torque of U, potential.h)
+ *   R_k        the flow of T_k = Pi_k^2/(2 J_k): the rotation about body axis k by theta = tau Pi_k/J_k,
+ *              R <- R exp(theta e_k^), Pi <- exp(-theta e_k^) Pi   (Pi' = Pi x w, w = theta/tau e_k)
+ *   free flow  the exact torque-free motion (exact.h, Celledoni, Fasso, Safstrom & Zanna 2008)
+ *
+ *   dlm          Dullweber, Leimkuhler & McLachlan, "Symplectic splitting methods for rigid body
+ *                molecular dynamics", J. Chem. Phys. 107 (1997) 5840: kick(h/2) R1(h/2) R2(h/2) R3(h)
+ *                R2(h/2) R1(h/2) kick(h/2), on (R, Pi).
+ *   no_squish    Miller, Eleftheriou, Pattnaik, Ndirango, Newns & Heyes, "Symplectic quaternion scheme
+ *                for biophysical molecular dynamics", J. Chem. Phys. 116 (2002) 8649: the same kind of
+ *                splitting in quaternion variables q and the conjugate momentum p = 2 S(q) (0, Pi)
+ *                (S(q) v = q v, Hamilton product), free rotor split as R3(h/2) R2(h/2) R1(h) R2(h/2)
+ *                R3(h/2) (the order of the paper and of its implementations), each an exact rotation
+ *                in the plane of (q, P_k q):  zeta = p . P_k q / (4 J_k),
+ *                    q <- cos(zeta tau) q + sin(zeta tau) P_k q,   p <- cos(zeta tau) p + sin(zeta tau) P_k p,
+ *                P_k q = q e_k (right multiplication by the unit quaternion e_k: a body-frame rotation).
+ *                The kick is p <- p + 2 tau S(q) (0, tau_body). Since p . P_k q = 2 Pi_k, the rotation
+ *                angle 2 zeta tau equals dlm's tau Pi_k / J_k: NO_SQUISH is DLM's splitting written for
+ *                the quaternion (the axes in the opposite order); tests/lua/compose_spec.lua checks
+ *                both against Lua implementations of the formulas above.
+ *   split_exact  kick(h/2), exact free flow(h), kick(h/2): the Strang splitting of Celledoni, Fasso,
+ *                Safstrom & Zanna, SIAM J. Sci. Comput. 30 (2008) 2084 (there with the flow of their
+ *                quaternion formulation; here lf_exact_free_body_flow). Exact for the free body.
+ *                Axisymmetric bodies (J_a = J_b = A, J_d = C, exactly) use the closed form of the free
+ *                flow: T = |Pi|^2/(2A) + (1/C - 1/A) Pi_d^2/2, two commuting parts (|Pi|^2 is a
+ *                Casimir), so  R <- R exp(tau hat(Pi)/A) exp(theta e_d^), Pi <- exp(-theta e_d^) Pi with
+ *                theta = tau Pi_d (A - C)/(A C), applied as one rotation (axisym_flow) — about 6x cheaper
+ *                than the general evaluation.
+ * Every part is a Hamiltonian flow, so every composition of them is symplectic on T*SO(3) and
+ * conserves the spatial momentum R Pi of a free body (each rotation R exp(theta e^) with
+ * Pi exp(-theta e^) keeps R Pi); the palindromic sequences are symmetric. All three are measured
+ * in tests/c (test_methods, test_symplectic): order 2, symmetric, defect at noise level.
+ *
+ * Round-off: the axis rotations update R as R + R (E - I) with E - I built from sin(theta/2)
+ * (cos theta - 1 = -2 sin^2(theta/2)), as lf_so3_rmul_exp does; so do NO_SQUISH's rotations of
+ * (q, p). NO_SQUISH integrates (q, p): it keeps them in the stepper's cache (rolled back with the
+ * state; computed from (R, w) after set_state) and sets R = R(q/|q|), w = Pi(q, p)/J after each
+ * step, so its R is orthogonal to round-off whatever the run length. */
+#include <math.h>
+#include <string.h>
+
+#include "exact.h"
+#include "linalg.h"
+#include "quat.h"
+#include "so3.h"
+#include "splitting_internal.h"
+
+/* ---------------------------------------------------------------- the parts */
+/* the other two axes (i, j) of axis k, cyclic: exp(theta e_k^) e_i = c e_i + s e_j */
+static const int axis_i[3] = {1, 2, 0}, axis_j[3] = {2, 0, 1};
+
+/* R <- R exp(theta e_k^), Pi <- exp(-theta e_k^) Pi (Pi may be NULL) */
+static void rotate_axis(double *R, double *Pi, int k, double theta)
+{
+    const double a = sin(0.5 * theta), b = cos(0.5 * theta), s = 2 * a * b, cm1 = -2 * a * a;
+    const int i = axis_i[k], j = axis_j[k];
+    for (int r = 0; r < 3; r++) {
+        const double x = R[3 * r + i], y = R[3 * r + j];
+        R[3 * r + i] = x + (cm1 * x + s * y);
+        R[3 * r + j] = y + (cm1 * y - s * x);
+    }
+    if (Pi) {
+        const double x = Pi[i], y = Pi[j];
+        Pi[i] = x + (cm1 * x + s * y);
+        Pi[j] = y + (cm1 * y - s * x);
+    }
+}
+
+/* P_k q = q e_k (Hamilton product with the unit quaternion e_1 = i, e_2 = j, e_3 = k), k = 0, 1, 2 */
+static void pmul(int k, const double *q, double *r)
+{
+    switch (k) {
+    case 0: r[0] = -q[1]; r[1] = q[0]; r[2] = q[3]; r[3] = -q[2]; break;
+    case 1: r[0] = -q[2]; r[1] = -q[3]; r[2] = q[0]; r[3] = q[1]; break;
+    default: r[0] = -q[3]; r[1] = q[2]; r[2] = -q[1]; r[3] = q[0]; break;
+    }
+}
+
+/* p <- p + 2 a S(q) (0, v) = p + 2 a sum_k v_k P_k q */
+static void add_conj(double *p, const double *q, const double *v, double a)
+{
+    for (int k = 0; k < 3; k++) {
+        double r[4];
+        pmul(k, q, r);
+        for (int l = 0; l < 4; l++) p[l] += 2 * a * v[k] * r[l];
+    }
+}
+
+/* NO_SQUISH free rotation about body axis k for a sub-step tau (Miller et al. 2002) */
+static void ns_rotate(double *q, double *p, int k, double Jk, double tau)
+{
+    double Pq[4], Pp[4];
+    pmul(k, q, Pq);
+    pmul(k, p, Pp);
+    const double zeta = (p[0] * Pq[0] + p[1] * Pq[1] + p[2] * Pq[2] + p[3] * Pq[3]) / (4 * Jk);
+    /* as an increment: cos - 1 = -2 sin^2(phi/2), so the rounding is O(eps phi), not O(eps) */
+    const double a = sin(0.5 * zeta * tau), b = cos(0.5 * zeta * tau), s = 2 * a * b, cm1 = -2 * a * a;
+    for (int l = 0; l < 4; l++) {
+        q[l] += cm1 * q[l] + s * Pq[l];
+        p[l] += cm1 * p[l] + s * Pp[l];
+    }
+}
+
+/* Axisymmetric free flow: R <- R exp(hat x) exp(theta e_d^), Pi <- exp(-theta e_d^) Pi, as one rotation
+ * R <- R + R (R(q) - I) with the quaternion q = q_x q_theta (Hamilton product, R(q) v = q v q*), so
+ * that a step costs two sincos and one increment (R(q) - I = 2 [..], entries O(|x| + |theta|)). */
+static void axisym_flow(double *R, double *Pi, const double *x, int d, double theta)
+{
+    const double t2 = lf_v3_dot(x, x);
+    double c1, s1; /* cos(t/2) and sin(t/2)/t, t = |x| (series below t = 1e-4: error < 1e-25) */
+    if (t2 < 1e-8) {
+        c1 = 1 - t2 / 8 * (1 - t2 / 48);
+        s1 = 0.5 * (1 - t2 / 24 * (1 - t2 / 80));
+    } else {
+        const double t = sqrt(t2);
+        c1 = cos(0.5 * t);
+        s1 = sin(0.5 * t) / t;
+    }
+    const double c2 = cos(0.5 * theta), s2 = sin(0.5 * theta);
+    /* q = (c1, s1 x) (c2, s2 e_d) */
+    double v[3] = {s1 * x[0], s1 * x[1], s1 * x[2]}, e[3] = {0, 0, 0}, cr[3];
+    e[d] = s2;
+    lf_v3_cross(v, e, cr);
+    const double w = c1 * c2 - v[d] * s2;
+    const double qx = c2 * v[0] + c1 * e[0] + cr[0], qy = c2 * v[1] + c1 * e[1] + cr[1], qz = c2 * v[2] + c1 * e[2] + cr[2];
+    const double M[9] = {-2 * (qy * qy + qz * qz), 2 * (qx * qy - w * qz),     2 * (qx * qz + w * qy),
+                         2 * (qx * qy + w * qz),     -2 * (qx * qx + qz * qz), 2 * (qy * qz - w * qx),
+                         2 * (qx * qz - w * qy),     2 * (qy * qz + w * qx),     -2 * (qx * qx + qy * qy)};
+    for (int r = 0; r < 3; r++) {
+        double *row = R + 3 * r, inc[3];
+        for (int k = 0; k < 3; k++) inc[k] = row[0] * M[k] + row[1] * M[3 + k] + row[2] * M[6 + k];
+        for (int k = 0; k < 3; k++) row[k] += inc[k];
+    }
+    const int i = axis_i[d], j = axis_j[d];
+    const double sn = 2 * s2 * c2, cm1 = -2 * s2 * s2, a = Pi[i], b = Pi[j];
+    Pi[i] = a + (cm1 * a + sn * b);
+    Pi[j] = b + (cm1 * b - sn * a);
+}
+
+/* the exact free flow of one body over tau on (R, Pi) */
+static int free_flow(lf_stepper *s, const double *J, double *R, double *Pi, double tau)
+{
+    int d = -1;
+    if (J[0] == J[1]) d = 2;
+    else if (J[1] == J[2]) d = 0;
+    else if (J[0] == J[2]) d = 1;
+    if (d >= 0) { /* axisymmetric (or a sphere): the closed form of the header */
+        const double A = J[(d + 1) % 3], C = J[d];
+        const double x[3] = {tau * Pi[0] / A, tau * Pi[1] / A, tau * Pi[2] / A};
+        axisym_flow(R, Pi, x, d, tau * Pi[d] * ((A - C) / (A * C)));
+        return LF_OK;
+    }
+    double w[3] = {Pi[0] / J[0], Pi[1] / J[1], Pi[2] / J[2]};
+    int rc = lf_exact_free_body_flow(J, R, w, tau, R, w, &s->err);
+    if (rc != LF_OK) return rc;
+    lf_v3_mul(J, w, Pi);
+    return LF_OK;
+}
+
+/* ---------------------------------------------------------------- the runner */
+/* R_b = R(q_b) (lf_quat_to_matrix normalizes). The rotations keep |q| = 1 to a random walk of
+ * O(eps phi) roundings; (q, p) is rescaled (p = 2 S(q)(0, Pi) scales with q) only once |q|^2 is
+ * 1e-12 away from 1: rescaling every step adds roundings that measurably accumulate (on the slow
+ * top, T = 5, h = 2^-14: 8.1e-11 instead of 1.3e-12) */
+static void quat_to_R(double *q, double *p, double *R, int nb)
+{
+    for (int b = 0; b < nb; b++) {
+        double *qb = q + 4 * b, *pb = p + 4 * b;
+        const double n2 = qb[0] * qb[0] + qb[1] * qb[1] + qb[2] * qb[2] + qb[3] * qb[3];
+        if (fabs(n2 - 1) > 1e-12) {
+            const double n = sqrt(n2);
+            for (int k = 0; k < 4; k++) {
+                qb[k] /= n;
+                pb[k] /= n;
+            }
+        }
+        lf_quat_to_matrix(qb, R + 9 * b);
+    }
+}
+
+typedef struct {
+    lf_stepper *s;
+    int quat;
+    double *Pi, *q, *p, *tbuf;
+    const double *tau;  /* torque at the current R, valid if tau_ok */
+    int tau_ok;
+    int R_fresh;        /* quaternion variables: R = R(q) is up to date */
+    int kind;           /* the pending (not yet applied) part, -1: none */
+    double sub;         /* its accumulated sub-step */
+} runner;
+
+size_t lf_split_work(const lf_stepper *s) { return 14 * (size_t)s->nb; }
+
+static int apply(runner *u)
+{
+    lf_stepper *s = u->s;
+    const int nb = s->nb, kind = u->kind;
+    const double tau = u->sub;
+    if (kind < 0) return LF_OK;
+    if (kind == LF_SPLIT_KICK) {
+        if (!u->tau_ok) {
+            if (u->quat && !u->R_fresh) {
+                quat_to_R(u->q, u->p, s->R, nb);
+                u->R_fresh = 1;
+            }
+            int rc = lf_stepper_torque(s, s->R, u->tbuf);
+            if (rc != LF_OK) return rc;
+            u->tau = u->tbuf;
+            u->tau_ok = 1;
+        }
+        for (int b = 0; b < nb; b++) {
+            if (u->quat) add_conj(u->p + 4 * b, u->q + 4 * b, u->tau + 3 * b, tau);
+            else lf_v3_axpy(u->Pi + 3 * b, tau, u->tau + 3 * b, u->Pi + 3 * b);
+        }
+        return LF_OK;
+    }
+    u->tau_ok = 0;
+    u->R_fresh = 0;
+    for (int b = 0; b < nb; b++) {
+        const double *J = s->J + 3 * b;
+        if (kind == LF_SPLIT_FLOW) {
+            int rc = free_flow(s, J, s->R + 9 * b, u->Pi + 3 * b, tau);
+            if (rc != LF_OK) return rc;
+        } else {
+            const int k = kind - LF_SPLIT_R1;
+            if (u->quat) ns_rotate(u->q + 4 * b, u->p + 4 * b, k, J[k], tau);
+            else rotate_axis(s->R + 9 * b, u->Pi + 3 * b, k, tau * u->Pi[3 * b + k] / J[k]);
+        }
+    }
+    return LF_OK;
+}
+
+/* queue a part: merged with the pending one if it is the same part, else the pending one is applied */
+static int push(runner *u, int kind, double sub)
+{
+    if (kind == u->kind) {
+        u->sub += sub;
+        return LF_OK;
+    }
+    int rc = apply(u);
+    u->kind = kind;
+    u->sub = sub;
+    return rc;
+}
+
+int lf_split_run(lf_stepper *s, const lf_split_method *b, const double *c, int nc, int pairs, double h)
+{
+    const int nb = s->nb;
+    runner u = {.s = s, .quat = b->quaternion, .tau_ok = 1, .R_fresh = 1, .kind = -1};
+    u.tbuf = s->work;
+    u.Pi = u.tbuf + 3 * nb;
+    u.q = u.Pi + 3 * nb;
+    u.p = u.q + 4 * nb;
+    /* NO_SQUISH keeps its variables (q, p) in the cache (after the torque) while it is valid: they
+     * are its state, (R, w) is computed from them after each step, and the conversion (R, w) -> (q, p)
+     * happens after set_state only (each conversion costs O(eps) roundings that, repeated every step,
+     * add up: on the slow top, T = 5, h = 2^-14, no_squish_s4 ended 4.8e-11 off with a conversion and
+     * a normalization per step, and ends 1.3e-12 off now; dlm_s4 2.8e-12) */
+    const int q_cached = u.quat && s->cache_valid && s->ncache >= 11 * (size_t)nb;
+    int rc = lf_stepper_torque_start(s, &u.tau);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < nb; i++) {
+        lf_v3_mul(s->J + 3 * i, s->w + 3 * i, u.Pi + 3 * i);
+        if (u.quat) {
+            double *q = u.q + 4 * i, *p = u.p + 4 * i;
+            if (q_cached) {
+                memcpy(q, s->cache + 3 * nb + 4 * i, 4 * sizeof(double));
+                memcpy(p, s->cache + 7 * nb + 4 * i, 4 * sizeof(double));
+            } else {
+                lf_quat_from_matrix(s->R + 9 * i, q);
+                p[0] = p[1] = p[2] = p[3] = 0;
+                add_conj(p, q, u.Pi + 3 * i, 1); /* p = 2 S(q) (0, Pi) */
+            }
+        }
+    }
+    for (int i = 0; i < nc && rc == LF_OK; i++) {
+        const double hi = c[i] * h;
+        if (!pairs)
+            for (int k = 0; k < b->n && rc == LF_OK; k++) rc = push(&u, b->step[k].kind, b->step[k].c * hi);
+        else if (pairs == 3) /* kick, flow, kick, ... */
+            rc = push(&u, i % 2 == 0 ? LF_SPLIT_KICK : LF_SPLIT_FLOW, hi);
+        else if ((i % 2 == 0) == (pairs == 1)) /* Phi */
+            for (int k = 0; k < b->nhalf && rc == LF_OK; k++) rc = push(&u, b->half[k].kind, b->half[k].c * hi);
+        else /* Phi*: the parts of Phi in reverse order */
+            for (int k = b->nhalf - 1; k >= 0 && rc == LF_OK; k--) rc = push(&u, b->half[k].kind, b->half[k].c * hi);
+    }
+    if (rc == LF_OK) rc = apply(&u);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < nb; i++) {
+        double *Pi = u.Pi + 3 * i;
+        if (u.quat) { /* Pi_k = p . P_k q / (2 |q|^2) */
+            const double *q = u.q + 4 * i, *p = u.p + 4 * i;
+            const double qq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+            for (int k = 0; k < 3; k++) {
+                double r[4];
+                pmul(k, q, r);
+                Pi[k] = (p[0] * r[0] + p[1] * r[1] + p[2] * r[2] + p[3] * r[3]) / (2 * qq);
+            }
+        }
+        lf_v3_div(Pi, s->J + 3 * i, s->w + 3 * i);
+    }
+    if (u.quat && !u.R_fresh) quat_to_R(u.q, u.p, s->R, nb);
+    if (u.tau_ok) { /* the last part was a kick: tau(R_new) is known (and q, for NO_SQUISH) */
+        lf_stepper_cache_torque(s, u.tau);
+        if (u.quat) memcpy(s->cache + 3 * nb, u.q, 8 * (size_t)nb * sizeof(double)); /* q, then p */
+    }
+    return LF_OK;
+}
+
+/* ---------------------------------------------------------------- the methods */
+static int split_step(lf_stepper *s, double h)
+{
+    static const double one = 1;
+    return lf_split_run(s, s->method->data, &one, 1, 0, h);
+}
+
+int lf_split_rkn_ok(const lf_split_method *b)
+{
+    return b && b->nhalf == 2 && b->half[0].kind == LF_SPLIT_KICK && b->half[1].kind == LF_SPLIT_FLOW;
+}
+
+const lf_split_method *lf_split_of(const lf_method *m) { return m && m->step == split_step ? m->data : NULL; }
+
+#define K LF_SPLIT_KICK
+static const lf_split_method dlm_split = {
+    .quaternion = 0, .n = 7, .nhalf = 4,
+    .step = {{K, 0.5}, {LF_SPLIT_R1, 0.5}, {LF_SPLIT_R2, 0.5}, {LF_SPLIT_R3, 1}, {LF_SPLIT_R2, 0.5}, {LF_SPLIT_R1, 0.5}, {K, 0.5}},
+    .half = {{K, 1}, {LF_SPLIT_R1, 1}, {LF_SPLIT_R2, 1}, {LF_SPLIT_R3, 1}}};
+static const lf_split_method no_squish_split = {
+    .quaternion = 1, .n = 7, .nhalf = 4,
+    .step = {{K, 0.5}, {LF_SPLIT_R3, 0.5}, {LF_SPLIT_R2, 0.5}, {LF_SPLIT_R1, 1}, {LF_SPLIT_R2, 0.5}, {LF_SPLIT_R3, 0.5}, {K, 0.5}},
+    .half = {{K, 1}, {LF_SPLIT_R3, 1}, {LF_SPLIT_R2, 1}, {LF_SPLIT_R1, 1}}};
+static const lf_split_method exact_split = {
+    .quaternion = 0, .n = 3, .nhalf = 2,
+    .step = {{K, 0.5}, {LF_SPLIT_FLOW, 1}, {K, 0.5}},
+    .half = {{K, 1}, {LF_SPLIT_FLOW, 1}}};
+#undef K
+
+static size_t no_squish_cache(const lf_stepper *s) { return 11 * (size_t)s->nb; } /* torque, q, p */
+
+#define SPLIT_METHOD(id, title_, ref, tab, cache)                                                                        \
+    const lf_method lf_method_##id = {                                                                          \
+        .info = {.name = #id, .title = title_, .reference = ref, .family = "splitting", .order = 2, .symmetric = 1, \
+                 .symplectic = "proved", .implicit = 0, .form = LF_FORM_RIGID, .explicit_in_torque = 1,         \
+                 .momentum_conserving = 1},                                                                       \
+        .work_doubles = lf_split_work, .cache_doubles = cache, .step = split_step, .data = &tab}
+
+SPLIT_METHOD(no_squish, "NO_SQUISH: quaternion + conjugate momentum, kick / exact rotations about axes 3,2,1,2,3 / kick",
+             "Miller, Eleftheriou, Pattnaik, Ndirango, Newns & Heyes, J. Chem. Phys. 116 (2002) 8649", no_squish_split,
+             no_squish_cache);
+SPLIT_METHOD(dlm, "DLM: kick / exact rotations about axes 1,2,3,2,1 on (R, Pi) / kick",
+             "Dullweber, Leimkuhler & McLachlan, J. Chem. Phys. 107 (1997) 5840", dlm_split, NULL);
+SPLIT_METHOD(split_exact, "Strang splitting: kick / exact free rigid-body flow / kick",
+             "Celledoni, Fasso, Safstrom & Zanna, SIAM J. Sci. Comput. 30 (2008) 2084", exact_split, NULL);
