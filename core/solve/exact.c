@@ -240,7 +240,7 @@ static int xcomplete(const lf_exact_fb_plan *p, double *Xc, lf_error *err)
 static int bad_constant(lf_error *err, const double J[3], const char *what, double v)
 {
     return lf_error_set(err, LF_EDOMAIN,
-                        "exact.free_body: J = (%.17g, %.17g, %.17g) too disparate for this motion (%s = %g is not finite)",
+                        "exact.free_body: J = (%.17g, %.17g, %.17g) too disparate for this motion (%s = %g is out of the range of doubles)",
                         J[0], J[1], J[2], what, v);
 }
 
@@ -288,12 +288,18 @@ static int triaxial_init(lf_exact_fb_plan *p, const double J[3], const double *J
     if (Sq < 0) c = i3, d = i1;
     p->c = c, p->s = s, p->d = d;
     double A1 = J[c], A2 = J[s], A3 = J[d], Wc = W[c], Ws = W[s], Wd = W[d];
-    double r12 = (A2 / A1) * ((A3 - A2) / (A3 - A1)), sr = sqrt(r12); /* > 0 on either side */
-    double a1 = hyp(Wc, Ws * sr);
-    double a2 = hyp(Ws, Wc / sr);
-    double a3 = hyp(Wd, Ws * sqrt((A2 / A3) * ((A2 - A1) / (A3 - A1))));
+    /* r12 = (A2/A1)(A3 - A2)/(A3 - A1) > 0 on either side, r23 = (A2/A3)(A2 - A1)/(A3 - A1): products that
+     * underflow in double for moments 1e220 apart (as ra = a2/a3 below may overflow), so in extended
+     * precision, whose range holds every product of four doubles */
+    long double r12 = ((long double)A2 / A1) * (((long double)A3 - A2) / ((long double)A3 - A1));
+    long double r23 = ((long double)A2 / A3) * (((long double)A2 - A1) / ((long double)A3 - A1));
+    double a1 = hyp(Wc, (double)(Ws * sqrtl(r12)));
+    double a2 = hyp(Ws, (double)(Wc / sqrtl(r12)));
+    double a3 = hyp(Wd, (double)(Ws * sqrtl(r23)));
     double nu = a3 * sqrt(fabs(A3 - A2) / A1) * sqrt(fabs(A3 - A1) / A2);
-    if (!isfinite(nu) || !isfinite(a1) || !isfinite(a2)) return bad_constant(err, Jorig, "nu", nu);
+    if (!isfinite(a1)) return bad_constant(err, Jorig, "a1", a1);
+    if (!isfinite(a2)) return bad_constant(err, Jorig, "a2", a2);
+    if (!isfinite(nu)) return bad_constant(err, Jorig, "nu", nu);
     p->a1 = a1, p->a2 = a2, p->a3 = a3, p->nu = nu;
 
     /* signs: s3 = sign w_d (constant), g = sign w_c(0) (half-period shift), sigma = direction */
@@ -309,9 +315,9 @@ static int triaxial_init(lf_exact_fb_plan *p, const double J[3], const double *J
     } else {
         /* k' = sqrt(1 - m) accurately from S (m itself would cancel near the separatrix; k' rather than
          * 1 - m, which underflows when w_c, w_d ~ 1e-160), m from its product formula */
-        double ra = a2 / a3;
+        long double ra = (long double)a2 / a3;
         double kp = clamp((double)(sqrtl(Sq / (((long double)A3 - A2) * A3)) / ((long double)a3 / q)), 0, 1);
-        double m = kp < 0.7 ? 1 - kp * kp : ((A2 - A1) / (A3 - A1)) * (A2 / A3) * ra * ra;
+        double m = kp < 0.7 ? 1 - kp * kp : (double)(r23 * ra * ra);
         p->m = clamp(m, 0, 1), p->kp = kp;
         p->K = PI_D / (2 * agm1(kp));
     }
@@ -555,6 +561,11 @@ static int plan_eval_scaled(const lf_exact_fb_plan *p, double t, const double R0
     double out[3], D[9];
     int rcode = plan_eval(p, t, tn, out, R ? D : NULL, err);
     if (rcode != LF_OK) return rcode;
+    /* never a silent NaN: constants that lost every digit in some extreme corner end here */
+    if (!lf_v3_isfinite(out) || (R && !lf_m3_isfinite(D)))
+        return lf_error_set(err, LF_EDOMAIN, "exact.free_body: J = (%.17g, %.17g, %.17g), omega0 = (%.17g, %.17g, %.17g) "
+                            "beyond the range of this evaluation (a non-finite result)", p->Jn[0], p->Jn[1], p->Jn[2],
+                            p->w0[0], p->w0[1], p->w0[2]);
     if (R) {
         if (R0) lf_m3_mul(R0, D, R);
         else memcpy(R, D, sizeof D);

@@ -855,6 +855,59 @@ static void test_flow_extreme(void **state)
     CHECK_LE(pim, 1e-14, "fuzz: max |R J w - J w0| / |J w0| (finite results)");
 }
 
+/* Moments 1e220 apart (found by the C API fuzzer): the constants (A2/A3)(A2 - A1)/(A3 - A1) and
+ * (A2/A1)(A3 - A2)/(A3 - A1) underflowed in double, which gave NaN (w only) or a silently wrong
+ * attitude. w0 almost along the middle axis: over t = 1.375 the body still spins about e1, so
+ * w = w0 and R = exp(t hat(w0)) to rounding; and a sweep of the w-only call over such moments. */
+static void test_disparate_moments(void **state)
+{
+    (void)state;
+    lf_error e;
+    double J[3] = {2.375, 0.25, 1.3e220}, R[9], w[3], Rx[9], t = 1.375;
+    double w0s[3][3] = {{-2.4375, 1.3e-181, 1.6e-311}, {-2.4375, 1e-181, 0}, {-2.4375, 1e-181, 1e-300}};
+    double worst = 0;
+    for (int k = 0; k < 3; k++) {
+        const double *w0 = w0s[k];
+        assert_int_equal(lf_exact_free_body_flow(J, NULL, w0, t, R, w, &e), LF_OK);
+        double th[3] = {w0[0] * t, 0, 0};
+        lf_so3_exp(th, Rx);
+        worst = fmax(worst, fmax(maxdiff(9, R, Rx), fabs(w[0] - w0[0]) / fabs(w0[0])));
+        assert_true(fabs(w[1]) < 1e-60 && fabs(w[2]) < 1e-60);
+        double wv[3];
+        assert_int_equal(lf_exact_free_body(J, w0, t, wv, &e), LF_OK);
+        assert_true(maxdiff(3, wv, w) == 0);
+    }
+    CHECK_LE(worst, 1e-14, "J = (2.375, 0.25, 1.3e220), w0 ~ -2.4375 e1: |R - exp(t hat w0)|, |w1 - w01|/|w01|");
+    /* w only, moments 10^[-220, 220]: a finite w conserving |J w| and 2E, or an error */
+    gsl_rng *r = new_rng(17);
+    int ok = 0, errs = 0, bad = 0;
+    double cas = 0;
+    for (int k = 0; k < 20000; k++) {
+        double Jk[3], v[3];
+        for (int i = 0; i < 3; i++) Jk[i] = pow(10, (gsl_rng_uniform(r) - 0.5) * 440);
+        for (int i = 0; i < 3; i++) v[i] = gsl_rng_uniform(r) < 0.2 ? 0 : (gsl_rng_uniform(r) - 0.5) * pow(10, (gsl_rng_uniform(r) - 0.5) * 40);
+        double tt = (gsl_rng_uniform(r) - 0.5) * pow(10, (gsl_rng_uniform(r) - 0.5) * 10);
+        if (lf_exact_free_body(Jk, v, tt, w, &e) != LF_OK) {
+            errs++;
+            assert_true(strncmp(e.msg, "exact.free_body: ", 17) == 0);
+            continue;
+        }
+        if (!lf_v3_isfinite(w)) {
+            bad++;
+            continue;
+        }
+        ok++;
+        double P0[3] = {Jk[0] * v[0], Jk[1] * v[1], Jk[2] * v[2]}, P[3] = {Jk[0] * w[0], Jk[1] * w[1], Jk[2] * w[2]};
+        double n0 = lf_v3_norm(P0);
+        if (n0 > 1e-290 && n0 < 1e290) cas = fmax(cas, fabs(lf_v3_norm(P) - n0) / n0);
+    }
+    gsl_rng_free(r);
+    printf("  sweep: %d finite results, %d errors, %d non-finite results\n", ok, errs, bad);
+    assert_int_equal(bad, 0);
+    assert_true(ok > 2000); /* most draws are refused: the phase nu t of moments 1e200 apart exceeds 1e15 rad */
+    CHECK_LE(cas, 1e-13, "sweep: relative change of |J w| (finite results)");
+}
+
 static void test_flow_errors(void **state)
 {
     (void)state;
@@ -1007,6 +1060,7 @@ int main(void)
         cmocka_unit_test(test_flow_elongated), cmocka_unit_test(test_flow_near_separatrix),
         cmocka_unit_test(test_flow_long_time), cmocka_unit_test(test_flow_invariants),
         cmocka_unit_test(test_flow_consistency), cmocka_unit_test(test_flow_extreme),
+        cmocka_unit_test(test_disparate_moments),
         cmocka_unit_test(test_flow_errors),   cmocka_unit_test(test_flow_timing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,9 +3,8 @@
  * The input is a little program: each operation takes a selector byte and then its numbers, each
  * number a byte choosing a hostile constant (NaN, +-inf, 0, -0, subnormals, DBL_MAX, 1e+-154,
  * 1e+-300, pi, ...) or 8 raw bytes (any double). Operations cover the maps (so3, s2, quat), the
- * 3x3 helpers (norms, det, inverse), the projection, the fits and the error messages; with the
- * environment variable LIEFLOW_FUZZ_ALL=1 also systems, steppers and the exact free body (files
- * being rewritten by others: their findings are reported separately, see tests/fuzz/README).
+ * 3x3 helpers (norms, det, inverse), the projection, the fits, the error messages, rigid systems
+ * with every registered method (single steppers and lanes) and the exact free body.
  *
  * Besides ASan/UBSan (the build flags), every operation checks the contract of its header:
  * finite input gives finite output or an error status; rotations are rotations; an error status
@@ -276,46 +275,59 @@ static void op_error(input *in)
     if (n + 17 >= sizeof e.msg) REQUIRE(len >= 3 && strcmp(e.msg + len - 3, "...") == 0, "long message not ended by ...");
 }
 
-/* systems and steppers (core/model, core/method: LIEFLOW_FUZZ_ALL=1) */
+/* rigid systems and steppers (core/model, core/method) */
 static void op_stepper(input *in)
 {
-    double J[3], R[9], w[3], h, a;
+    double J[3], y0[12], h, a;
     lf_error e;
     numbers(in, J, 3);
-    rotation(in, R);
-    numbers(in, w, 3);
+    rotation(in, y0);          /* the packed rigid state (R, w) of rigid.h */
+    numbers(in, y0 + 9, 3);
     h = number(in);
     a = number(in);
-    lf_potential pot;
+    lf_potential *pot = NULL;
     double Rm[9];
     rotation(in, Rm);
     switch (byte(in) % 4) {
-    case 0: lf_potential_free_body(&pot); break;
-    case 1: lf_potential_stress(&pot, a, Rm); break;
-    case 2: lf_potential_top(&pot, a, J); break;
-    default: lf_potential_coulomb_wall(&pot); break;
+    case 0: break; /* the free body */
+    case 1: pot = lf_potential_stress(a, Rm, &e); break;
+    case 2: pot = lf_potential_top(a, J, &e); break;
+    default: pot = lf_potential_coulomb_wall(&e); break;
     }
-    lf_system *sys = lf_system_new(1, J, &pot, &e);
-    if (!sys) return;
+    lf_system *sys = lf_rigid_new(1, J, pot, &e);
+    if (!sys) {
+        lf_potential_free(pot);
+        return;
+    }
     const lf_method *m = lf_method_at(byte(in) % lf_method_count());
-    lf_stepper *st = lf_stepper_new(m, sys, R, w, 0, NULL, &e);
+    const char *name = lf_method_get_info(m)->name;
+    /* lanes: two copies of the state when the method has them */
+    int B = lf_method_get_info(m)->lanes && (byte(in) & 1) ? 2 : 1;
+    double yB[24];
+    for (int j = 0; j < B; j++) memcpy(yB + 12 * j, y0, sizeof y0);
+    lf_stepper *st = B > 1 ? lf_stepper_new_lanes(m, sys, B, yB, 0, NULL, &e) : lf_stepper_new(m, sys, y0, 0, NULL, &e);
     if (st) {
+        const int np = 12 * B;
         for (int k = 0; k < 4 && more(in); k++) {
-            double R0[9], w0[3], t0 = st->t;
-            memcpy(R0, st->R, sizeof R0);
-            memcpy(w0, st->w, sizeof w0);
+            double ysave[24], t0 = lf_stepper_time(st);
+            memcpy(ysave, lf_stepper_state(st), np * sizeof(double));
             long n = 1 + byte(in) % 4;
             int rc = lf_stepper_step(st, h, n);
-            check_error(rc, &st->err);
-            if (rc == LF_OK)
-                REQUIRE(isfinite(st->t) && lf_m3_isfinite(st->R) && lf_v3_isfinite(st->w), "%s: non-finite state", m->name);
-            else if (n == 1) /* a failed step is rolled back */
-                REQUIRE(st->t == t0 && memcmp(R0, st->R, sizeof R0) == 0 && memcmp(w0, st->w, sizeof w0) == 0,
-                        "%s: a failed step changed the state", m->name);
+            check_error(rc, lf_stepper_error(st));
+            const double *y = lf_stepper_state(st);
+            if (rc == LF_OK) {
+                int finite = isfinite(lf_stepper_time(st));
+                for (int i = 0; i < np; i++) finite = finite && isfinite(y[i]);
+                REQUIRE(finite, "%s: non-finite state", name);
+            } else if (n == 1) { /* a failed step is rolled back */
+                REQUIRE(lf_stepper_time(st) == t0 && memcmp(ysave, y, np * sizeof(double)) == 0,
+                        "%s: a failed step changed the state", name);
+            }
         }
         lf_stepper_free(st);
     }
     lf_system_free(sys);
+    lf_potential_free(pot);
 }
 
 static void op_exact(input *in)
@@ -336,11 +348,9 @@ static void op_exact(input *in)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static int all = -1;
-    if (all < 0) all = getenv("LIEFLOW_FUZZ_ALL") && strcmp(getenv("LIEFLOW_FUZZ_ALL"), "1") == 0;
     input in = {data, size};
     for (int k = 0; k < 16 && more(&in); k++) {
-        switch (byte(&in) % (all ? 8 : 6)) {
+        switch (byte(&in) % 8) {
         case 0: op_so3(&in); break;
         case 1: op_s2_quat(&in); break;
         case 2: op_linalg(&in); break;
@@ -353,3 +363,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     return 0;
 }
+
+#ifdef LF_FUZZ_REPLAY
+/* Without libFuzzer (gcc, make test): run every file named on the command line once, or with
+ * "--random N SEED" N pseudo-random inputs of 16..1024 bytes (xorshift64*, reproducible). */
+int main(int argc, char **argv)
+{
+    static uint8_t buf[1 << 16];
+    if (argc == 4 && strcmp(argv[1], "--random") == 0) {
+        long n = atol(argv[2]);
+        uint64_t x = strtoull(argv[3], NULL, 10) * 0x9E3779B97F4A7C15ull + 1;
+        for (long k = 0; k < n; k++) {
+            size_t len = 16;
+            for (size_t i = 0; i < sizeof buf; i++) {
+                x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+                uint64_t r = x * 0x2545F4914F6CDD1Dull;
+                if (i == 0) len = 16 + (size_t)(r >> 40) % 1009;
+                if (i >= len) break;
+                buf[i] = (uint8_t)(r >> 56);
+            }
+            LLVMFuzzerTestOneInput(buf, len);
+        }
+        printf("fuzz_capi: %ld random inputs (seed %s), no contract violated\n", n, argv[3]);
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        FILE *f = fopen(argv[i], "rb");
+        if (!f) {
+            fprintf(stderr, "fuzz_capi: cannot open %s\n", argv[i]);
+            return 2;
+        }
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        LLVMFuzzerTestOneInput(buf, n);
+    }
+    printf("fuzz_capi: %d inputs replayed, no contract violated\n", argc - 1);
+    return 0;
+}
+#endif
