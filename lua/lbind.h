@@ -23,6 +23,10 @@ double *lfb_pushmat3(lua_State *L, const double M[9]);
 double *lfb_testvec3(lua_State *L, int idx);
 double *lfb_testmat3(lua_State *L, int idx);
 double lfb_checkfinite(lua_State *L, int idx, const char *what);
+/* Optional fields of the options table at index t: the number t[key] (def when nil) and the vec3
+ * t[key] into v (untouched when nil; returns whether it was present); errors name "fn: field 'key'". */
+double lfb_optfield_number(lua_State *L, int t, const char *key, double def, const char *fn);
+int lfb_optfield_vec3(lua_State *L, int t, const char *key, double v[3], const char *fn);
 /* If one of the arguments is an autodiff value (a table whose metatable has __lf_dual), call the
  * function registered under `name` in the dual dispatch table with all arguments and return 1 (the
  * results are on the stack, their count in *nres). */

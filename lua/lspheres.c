@@ -103,30 +103,6 @@ static void read_state(lua_State *L, int t, int n, double *y, const char *fn)
     read_velocities(L, t, n, y, fn);
 }
 
-static double num(lua_State *L, int t, const char *key, double def, const char *fn)
-{
-    double x = def;
-    if (lua_getfield(L, t, key) != LUA_TNIL) {
-        char w[96];
-        snprintf(w, sizeof w, "%s: field '%s'", fn, key);
-        x = lfb_checkfinite(L, -1, w);
-    }
-    lua_pop(L, 1);
-    return x;
-}
-
-static int vec(lua_State *L, int t, const char *key, double v[3], const char *fn)
-{
-    int present = lua_getfield(L, t, key) != LUA_TNIL;
-    if (present) {
-        char w[96];
-        snprintf(w, sizeof w, "%s: field '%s'", fn, key);
-        lfb_tovec3(L, -1, v, w);
-    }
-    lua_pop(L, 1);
-    return present;
-}
-
 static void args_table(lua_State *L, const char *fn, const char *const *keys)
 {
     if (lua_type(L, 1) != LUA_TTABLE) luaL_error(L, "%s: table of parameters expected, got %s", fn, lfb_typename(L, 1));
@@ -140,7 +116,7 @@ static int finish(lua_State *L, lfb_system *s, lf_system *sys, const lf_error *e
     if (!sys) return lfb_error(L, e);
     s->sys = sys;
     double k[3];
-    if (vec(L, 1, "axis", k, fn)) {
+    if (lfb_optfield_vec3(L, 1, "axis", k, fn)) {
         lf_error e2;
         if (lf_spheres_set_axis(sys, k, &e2) != LF_OK) return lfb_error(L, &e2);
     }
@@ -294,10 +270,10 @@ static int l_pendulum(lua_State *L)
     double y[6], up[3] = {0, 0, 1};
     if (count_q(L, 1, fn) != 1) return luaL_error(L, "%s: 'q' must be one unit vector", fn);
     read_state(L, 1, 1, y, fn);
-    vec(L, 1, "up", up, fn);
+    lfb_optfield_vec3(L, 1, "up", up, fn);
     lfb_system *s = lfb_newsystem(L);
     lf_error e;
-    lf_system *sys = lf_spheres_pendulum(num(L, 1, "m", 1, fn), num(L, 1, "l", 1, fn), num(L, 1, "g", 9.81, fn), up, y,
+    lf_system *sys = lf_spheres_pendulum(lfb_optfield_number(L, 1, "m", 1, fn), lfb_optfield_number(L, 1, "l", 1, fn), lfb_optfield_number(L, 1, "g", 9.81, fn), up, y,
                                          y + 3, &e);
     return finish(L, s, sys, &e, fn);
 }
@@ -310,11 +286,11 @@ static int l_double_pendulum(lua_State *L)
     double y[12], up[3] = {0, 0, 1};
     if (count_q(L, 1, fn) != 2) return luaL_error(L, "%s: 'q' must hold 2 unit vectors", fn);
     read_state(L, 1, 2, y, fn);
-    vec(L, 1, "up", up, fn);
+    lfb_optfield_vec3(L, 1, "up", up, fn);
     lfb_system *s = lfb_newsystem(L);
     lf_error e;
-    lf_system *sys = lf_spheres_double_pendulum(num(L, 1, "m1", 1, fn), num(L, 1, "m2", 1, fn), num(L, 1, "l1", 1, fn),
-                                                num(L, 1, "l2", 1, fn), num(L, 1, "g", 9.81, fn), up, y, y + 6, &e);
+    lf_system *sys = lf_spheres_double_pendulum(lfb_optfield_number(L, 1, "m1", 1, fn), lfb_optfield_number(L, 1, "m2", 1, fn), lfb_optfield_number(L, 1, "l1", 1, fn),
+                                                lfb_optfield_number(L, 1, "l2", 1, fn), lfb_optfield_number(L, 1, "g", 9.81, fn), up, y, y + 6, &e);
     return finish(L, s, sys, &e, fn);
 }
 
@@ -323,12 +299,12 @@ static int l_dipoles(lua_State *L)
     const char *fn = "lf.spheres.dipoles";
     static const char *const keys[] = {"rows", "cols", "spacing", "m", "l", "moment", "q", "qdot", "omega", "axis", NULL};
     args_table(L, fn, keys);
-    double rows = num(L, 1, "rows", 4, fn), cols = num(L, 1, "cols", 4, fn);
+    double rows = lfb_optfield_number(L, 1, "rows", 4, fn), cols = lfb_optfield_number(L, 1, "cols", 4, fn);
     if (!(rows >= 1 && rows <= 1000 && rows == floor(rows)) || !(cols >= 1 && cols <= 1000 && cols == floor(cols)))
         return luaL_error(L, "%s: 'rows' and 'cols' must be integers in 1..1000, got %s and %s", fn,
                           lua_tostring(L, (lua_pushnumber(L, rows), -1)), lua_tostring(L, (lua_pushnumber(L, cols), -1)));
     const int n = (int)rows * (int)cols;
-    double l = num(L, 1, "l", 0.02, fn);
+    double l = lfb_optfield_number(L, 1, "l", 0.02, fn);
     double *y = lua_newuserdatauv(L, 6 * (size_t)n * sizeof(double), 0);
     if (lua_getfield(L, 1, "q") != LUA_TNIL) {
         lua_pop(L, 1);
@@ -342,8 +318,8 @@ static int l_dipoles(lua_State *L)
     }
     lfb_system *s = lfb_newsystem(L);
     lf_error e;
-    lf_system *sys = lf_spheres_dipoles((int)rows, (int)cols, num(L, 1, "spacing", 1.2 * l, fn), num(L, 1, "m", 0.05, fn), l,
-                                        num(L, 1, "moment", 0.1, fn), y, y + 3 * n, &e);
+    lf_system *sys = lf_spheres_dipoles((int)rows, (int)cols, lfb_optfield_number(L, 1, "spacing", 1.2 * l, fn), lfb_optfield_number(L, 1, "m", 0.05, fn), l,
+                                        lfb_optfield_number(L, 1, "moment", 0.1, fn), y, y + 3 * n, &e);
     return finish(L, s, sys, &e, fn);
 }
 

@@ -201,30 +201,6 @@ static int pot_gc(lua_State *L)
     return 0;
 }
 
-static double optnum(lua_State *L, int t, const char *key, double def, const char *fn)
-{
-    double x = def;
-    if (lua_getfield(L, t, key) != LUA_TNIL) {
-        char w[96];
-        snprintf(w, sizeof w, "%s: field '%s'", fn, key);
-        x = lfb_checkfinite(L, -1, w);
-    }
-    lua_pop(L, 1);
-    return x;
-}
-
-static int optvec(lua_State *L, int t, const char *key, double v[3], const char *fn)
-{
-    int present = lua_getfield(L, t, key) != LUA_TNIL;
-    if (present) {
-        char w[96];
-        snprintf(w, sizeof w, "%s: field '%s'", fn, key);
-        lfb_tovec3(L, -1, v, w);
-    }
-    lua_pop(L, 1);
-    return present;
-}
-
 static int optrot(lua_State *L, int t, const char *key, double R[9], const char *fn)
 {
     int present = lua_getfield(L, t, key) != LUA_TNIL;
@@ -254,7 +230,7 @@ static int pot_stress(lua_State *L)
     lfb_check_keys(L, 1, keys, "lf.potential.stress", "parameter");
     double Rm[9], vm[3] = {2.5 / sqrt(2.0), 0, 2.5 / sqrt(2.0)};
     lf_so3_exp(vm, Rm);
-    double alpha = optnum(L, 1, "alpha", 0.3, "potential.stress");
+    double alpha = lfb_optfield_number(L, 1, "alpha", 0.3, "potential.stress");
     optrot(L, 1, "Rm", Rm, "potential.stress");
     lf_error e;
     newpot(L, lf_potential_stress(alpha, Rm, &e), &e);
@@ -272,11 +248,11 @@ static int pot_top(lua_State *L)
     int has_mgl = lua_getfield(L, 1, "mgl") != LUA_TNIL, has_m = lua_getfield(L, 1, "m") != LUA_TNIL;
     int has_g = lua_getfield(L, 1, "g") != LUA_TNIL, has_l = lua_getfield(L, 1, "l") != LUA_TNIL;
     lua_settop(L, 1);
-    if (has_mgl) mgl = optnum(L, 1, "mgl", 20, "potential.top");
+    if (has_mgl) mgl = lfb_optfield_number(L, 1, "mgl", 20, "potential.top");
     else if (has_m || has_g || has_l)
-        mgl = optnum(L, 1, "m", 1, "potential.top") * optnum(L, 1, "g", 9.81, "potential.top") *
-              optnum(L, 1, "l", 1, "potential.top");
-    optvec(L, 1, "chi", chi, "potential.top");
+        mgl = lfb_optfield_number(L, 1, "m", 1, "potential.top") * lfb_optfield_number(L, 1, "g", 9.81, "potential.top") *
+              lfb_optfield_number(L, 1, "l", 1, "potential.top");
+    lfb_optfield_vec3(L, 1, "chi", chi, "potential.top");
     lf_error e;
     newpot(L, lf_potential_top(mgl, chi, &e), &e);
     return 1;
@@ -289,7 +265,7 @@ static int pot_field(lua_State *L)
     static const char *const keys[] = {"B", "m", NULL};
     lfb_check_keys(L, 1, keys, "lf.potential.field", "parameter");
     double B[3], m[3];
-    if (!optvec(L, 1, "B", B, "potential.field") || !optvec(L, 1, "m", m, "potential.field"))
+    if (!lfb_optfield_vec3(L, 1, "B", B, "potential.field") || !lfb_optfield_vec3(L, 1, "m", m, "potential.field"))
         return luaL_error(L, "potential.field: fields B (spatial field) and m (body vector) are required");
     lf_error e;
     newpot(L, lf_potential_field(B, m, &e), &e);
@@ -359,7 +335,7 @@ static int pot_index(lua_State *L)
 /* Read one body description {inertia=, R=, omega= | momentum=} at table t into J, R, w. */
 static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3], const char *fn, int nonphysical)
 {
-    if (!optvec(L, t, "inertia", J, fn)) luaL_error(L, "%s: field 'inertia' (3 principal moments) is required", fn);
+    if (!lfb_optfield_vec3(L, t, "inertia", J, fn)) luaL_error(L, "%s: field 'inertia' (3 principal moments) is required", fn);
     for (int k = 0; k < 3; k++)
         if (!(J[k] > 0)) luaL_error(L, "%s: inertia moment %d = %f, expected a positive number", fn, k + 1, J[k]);
     /* the principal moments of a real body satisfy J_i + J_j >= J_k (they are sums of second moments) */
@@ -369,7 +345,7 @@ static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3]
     lf_m3_identity(R);
     optrot(L, t, "R", R, fn);
     double Pi[3];
-    int has_w = optvec(L, t, "omega", w, fn), has_p = optvec(L, t, "momentum", Pi, fn);
+    int has_w = lfb_optfield_vec3(L, t, "omega", w, fn), has_p = lfb_optfield_vec3(L, t, "momentum", Pi, fn);
     if (has_w && has_p) luaL_error(L, "%s: give either 'omega' or 'momentum', not both", fn);
     if (has_p) lf_v3_div(Pi, J, w);
     if (!has_w && !has_p) w[0] = w[1] = w[2] = 0;

@@ -38,6 +38,30 @@ double lfb_checkfinite(lua_State *L, int idx, const char *what)
     return x;
 }
 
+double lfb_optfield_number(lua_State *L, int t, const char *key, double def, const char *fn)
+{
+    double x = def;
+    if (lua_getfield(L, t, key) != LUA_TNIL) {
+        char w[96];
+        snprintf(w, sizeof w, "%s: field '%s'", fn, key);
+        x = lfb_checkfinite(L, -1, w);
+    }
+    lua_pop(L, 1);
+    return x;
+}
+
+int lfb_optfield_vec3(lua_State *L, int t, const char *key, double v[3], const char *fn)
+{
+    int present = lua_getfield(L, t, key) != LUA_TNIL;
+    if (present) {
+        char w[96];
+        snprintf(w, sizeof w, "%s: field '%s'", fn, key);
+        lfb_tovec3(L, -1, v, w);
+    }
+    lua_pop(L, 1);
+    return present;
+}
+
 double *lfb_testvec3(lua_State *L, int idx) { return luaL_testudata(L, idx, LFB_VEC3); }
 double *lfb_testmat3(lua_State *L, int idx) { return luaL_testudata(L, idx, LFB_MAT3); }
 

@@ -23,7 +23,8 @@ count() {
         test-embed) printf 'embed %s' "$(grep -c '^embed: ok$' "$log")" ;;
         test-examples) printf 'examples %s' "$(grep -c '^== examples/.* --quick$' "$log")" ;;
         test-mpi) sed -n 's/^mpi_test: \([0-9][0-9]*\) passed, 0 failed$/MPI \1/p' "$log" | tail -1 ;;
-        test-fuzz) sed -n 's/^fuzz: smoke run clean: 3 seeds x \([0-9][0-9]*\) calls$/fuzz 3x\1 calls/p' "$log" | tail -1 ;;
+        test-fuzz) echo "$(sed -n 's/^fuzz: smoke run clean: 3 seeds x \([0-9][0-9]*\) calls$/fuzz 3x\1 calls/p' "$log" | tail -1)" \
+            "+ C API $(grep -o '^fuzz_capi: [0-9]* ' "$log" | awk '{s += $2} END {print s}') inputs" ;;
         test-install) sed -n 's/^install test: \([0-9][0-9]*\) checks passed$/install \1/p' "$log" | tail -1 ;;
     esac
 }

@@ -295,6 +295,31 @@ end
 --- timings(sys, key, opts) -> table by method {cpu = mean, cpu_min, cpu_runs, ratio, matlab, matlab_ratio}
 --- opts = {h, T, reps}: CPU time (os.clock) of T/h steps in one it:step call (no sampling), the
 --- methods interleaved, reps repetitions (the thesis: mean of three); printed beside Table 7.x.
+-- The thesis's claims shared by its three systems over the long runs: the methods named in `bounded`
+-- keep the energy error bounded, RKMK4 and RKMKGL4 drift, the Lie methods keep |q_i| = 1 to 1e-13,
+-- RATTLE its constraints to 1e-12.
+function M.check_long_runs(runs, check, bounded)
+  for _, name in ipairs(bounded) do
+    check(runs[name].verdict == "bounded", ("%s: energy error verdict %s, the thesis: bounded"):format(name, runs[name].verdict))
+  end
+  for _, name in ipairs{"rkmk4", "rkmk_gl4"} do
+    check(runs[name].verdict == "drift", ("%s: energy error verdict %s, the thesis: drift"):format(name, runs[name].verdict))
+  end
+  for _, name in ipairs{"eln_spatial", "rkmk4", "rkmk_gl4"} do
+    local r = runs[name]
+    check(r.max_norm_error <= 1e-13, ("%s: max ||q| - 1| = %.2e > 1e-13"):format(r.label, r.max_norm_error))
+  end
+  local rat = runs.rattle
+  check(rat.constraint_position <= 1e-12 and rat.constraint_velocity <= 1e-12, "RATTLE constraint residuals above 1e-12")
+end
+
+-- Tables 7.1-7.3: RKMKGL4 the slowest of the four.
+function M.check_rkmk_gl4_slowest(tim, check)
+  local slowest = true
+  for _, name in ipairs{"eln_spatial", "rkmk4", "rattle"} do slowest = slowest and tim.rkmk_gl4.cpu > tim[name].cpu end
+  check(slowest, "thesis: RKMKGL4 the slowest")
+end
+
 function M.timings(sys, key, opts)
   local N = math.floor(opts.T / opts.h + 0.5)
   local t = {}
