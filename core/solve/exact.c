@@ -562,10 +562,12 @@ static int plan_eval_scaled(const lf_exact_fb_plan *p, double t, const double R0
     int rcode = plan_eval(p, t, tn, out, R ? D : NULL, err);
     if (rcode != LF_OK) return rcode;
     /* never a silent NaN: constants that lost every digit in some extreme corner end here */
-    if (!lf_v3_isfinite(out) || (R && !lf_m3_isfinite(D)))
-        return lf_error_set(err, LF_EDOMAIN, "exact.free_body: J = (%.17g, %.17g, %.17g), omega0 = (%.17g, %.17g, %.17g) "
-                            "beyond the range of this evaluation (a non-finite result)", p->Jn[0], p->Jn[1], p->Jn[2],
-                            p->w0[0], p->w0[1], p->w0[2]);
+    if (!lf_v3_isfinite(out) || (R && !lf_m3_isfinite(D))) {
+        double jmax = fmax(p->Jn[0], fmax(p->Jn[1], p->Jn[2])), jmin = fmin(p->Jn[0], fmin(p->Jn[1], p->Jn[2]));
+        return lf_error_set(err, LF_EDOMAIN, "exact.free_body: moments %.3g apart (largest / smallest) with omega0 = "
+                            "(%.17g, %.17g, %.17g): beyond the range of this evaluation (a non-finite result)",
+                            jmax / jmin, p->w0[0], p->w0[1], p->w0[2]);
+    }
     if (R) {
         if (R0) lf_m3_mul(R0, D, R);
         else memcpy(R, D, sizeof D);
