@@ -572,8 +572,16 @@ static int plan_eval_scaled(const lf_exact_fb_plan *p, double t, const double R0
         if (R0) lf_m3_mul(R0, D, R);
         else memcpy(R, D, sizeof D);
     }
-    if (w)
-        for (int i = 0; i < 3; i++) w[i] = p->sc ? out[i] * p->sc : ldexp(out[i], p->ew);
+    if (w) {
+        double ws[3];
+        for (int i = 0; i < 3; i++) ws[i] = p->sc ? out[i] * p->sc : ldexp(out[i], p->ew);
+        /* |omega| near DBL_MAX: a component of omega(t) may exceed it (|J omega| and E are kept, not
+         * each component) */
+        if (!lf_v3_isfinite(ws))
+            return lf_error_set(err, LF_EDOMAIN, "exact.free_body: omega(t) = (%g, %g, %g) overflows (|omega0| = %g)", ws[0],
+                                ws[1], ws[2], fmax(fabs(p->w0[0]), fmax(fabs(p->w0[1]), fabs(p->w0[2]))));
+        memcpy(w, ws, sizeof ws);
+    }
     return LF_OK;
 }
 

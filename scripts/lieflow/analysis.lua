@@ -213,7 +213,9 @@ M.drift_rule = "statistic = |slope| * (t_end - t_0) / std(residuals of the linea
 --- traj: a trajectory from lf.run, or any table with arrays t and energy_error.
 function M.drift(traj, opts)
   local fn = "lf.drift"
-  if type(traj) ~= "table" or type(traj.t) ~= "table" or type(traj.energy_error) ~= "table" then
+  -- (fields read under pcall: a table whose __index raises, e.g. an autodiff value, is not a trajectory)
+  local okf, tt, ee = pcall(function() return traj.t, traj.energy_error end)
+  if type(traj) ~= "table" or not okf or type(tt) ~= "table" or type(ee) ~= "table" then
     error(fn .. ": argument #1 must be a trajectory (lf.run) or a table with arrays t and energy_error", 2)
   end
   if opts ~= nil and type(opts) ~= "table" then error(("%s: options must be a table, got %s"):format(fn, type(opts)), 2) end

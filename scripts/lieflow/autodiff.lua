@@ -412,6 +412,9 @@ D.__eq = function(a, b)
     return getmetatable(a) == D and getmetatable(b) == D and a[1] == b[1]
 end
 local function num(x)
+    if type(x) ~= "number" then -- an entry replaced by hand: duals are immutable by convention
+        error(fmt("a forward-mode dual value was modified by hand (an entry is %s, not a number)", typename(x)), 0)
+    end
     if x == 0 then x = 0 end -- print -0 as 0
     return fmt("%.15g", x)
 end
@@ -456,6 +459,13 @@ local function mnorm(A) -- Frobenius, the squares summed in row-major order as i
     return ssqrt(fin(s1, s2, s3, s4, s5))
 end
 
+-- the sum of squares overflows for entries beyond ~1e154 (the dual path is not scaled as C's is)
+local function finite_norm(r, a)
+    local v = type(r) == "number" and r or r[1]
+    if v == mhuge then error(fmt("norm: the norm of this %s overflows (entries beyond about 1e154)", typename(a)), 3) end
+    return r
+end
+
 local function norm(a)
     local k = kind(a)
     if k == 3 then
@@ -463,9 +473,9 @@ local function norm(a)
         if type(v[1]) == "number" and type(v[2]) == "number" and type(v[3]) == "number" then
             return cvec3(v[1], v[2], v[3]):norm() -- no dual entry: C's scaled norm (no overflow)
         end
-        return vnorm(v)
+        return finite_norm(vnorm(v), a)
     end
-    if k == 9 then return mnorm(mat(a)) end
+    if k == 9 then return finite_norm(mnorm(mat(a)), a) end
     error(fmt("norm: vec3 or mat3 expected, got %s", typename(a)), 2)
 end
 
@@ -505,7 +515,7 @@ end
 
 local VM = {} -- vec3 methods
 VM.dot, VM.cross = dot, cross
-function VM.norm(v) return vnorm(vec(v, "vec3:norm")) end
+function VM.norm(v) return finite_norm(vnorm(vec(v, "vec3:norm")), v) end
 function VM.normalized(v)
     local n = VM.norm(v)
     if not (val(n) > 0) then error("vec3:normalized: the zero vector has no direction", 2) end
@@ -516,7 +526,7 @@ function VM.copy(v) return newvec(v[1], v[2], v[3]) end
 
 local MM = {} -- mat3 methods
 MM.T, MM.det, MM.trace, MM.inv = transpose, det, trace, inv
-function MM.norm(M) return mnorm(mat(M, "mat3:norm")) end
+function MM.norm(M) return finite_norm(mnorm(mat(M, "mat3:norm")), M) end
 function MM.totable(M)
     local t = {}
     for i = 1, 3 do
@@ -1261,7 +1271,15 @@ dual["so3.exp"], dual["so3.log"], dual["so3.cay"] = so3_exp, so3_log, so3_cay
 dual["so3.hat"], dual["so3.vee"], dual["so3.dist"], dual["so3.angle"] = hat, vee, so3_dist, so3_angle
 dual.torque = torque
 dual.vec3 = function(a, b, c) -- lf.vec3 of duals: {x, y, z} or x, y, z
-    if b ~= nil then return newvec(a, b, c) end
+    if b ~= nil then
+        local xs = { a, b, c }
+        for i = 1, 3 do
+            if not isscalar(xs[i]) then
+                error(fmt("lf.vec3: component %d: number or forward-mode dual expected, got %s", i, typename(xs[i])), 2)
+            end
+        end
+        return newvec(a, b, c)
+    end
     local v = vec(a, "lf.vec3")
     return newvec(v[1], v[2], v[3])
 end
@@ -1318,13 +1336,32 @@ local function dcomp(e, k)
 end
 
 -- The three derivatives: numbers for a scalar, three C vec3 / mat3 for a dual vector / matrix.
+-- A derivative that is not finite (the value went through a singular point, e.g. sqrt at 0 along a
+-- direction in which its argument changes) is an error, not a silent inf/NaN.
+local function finite_derivative(d, what)
+    if type(d) ~= "number" then
+        error(fmt("ad.grad: a dual value modified by hand (a derivative is %s, not a number)", typename(d)), 3)
+    end
+    if d ~= d or d == mhuge or d == -mhuge then
+        error(fmt("ad.grad: the derivative of %s is %s (the value went through a singular point of a function, " ..
+            "e.g. sqrt or |v| at 0)", what, tostring(d)), 3)
+    end
+    return d
+end
+
 function ad.grad(x)
     local mt = getmetatable(x)
     if type(x) == "number" then return 0, 0, 0 end
-    if mt == D then return x[2], x[3], x[4] end
+    if mt == D then
+        return finite_derivative(x[2], "this dual"), finite_derivative(x[3], "this dual"),
+            finite_derivative(x[4], "this dual")
+    end
     if mt == DV then
         local g = {}
-        for k = 1, 3 do g[k] = cvec3(dcomp(x[1], k), dcomp(x[2], k), dcomp(x[3], k)) end
+        for k = 1, 3 do
+            g[k] = cvec3(finite_derivative(dcomp(x[1], k), "x"), finite_derivative(dcomp(x[2], k), "y"),
+                finite_derivative(dcomp(x[3], k), "z"))
+        end
         return g[1], g[2], g[3]
     end
     if mt == DM then
@@ -1333,7 +1370,8 @@ function ad.grad(x)
             local t = {}
             for i = 1, 3 do
                 local r = x[i]
-                t[i] = { dcomp(r[1], k), dcomp(r[2], k), dcomp(r[3], k) }
+                t[i] = { finite_derivative(dcomp(r[1], k), "an entry"), finite_derivative(dcomp(r[2], k), "an entry"),
+                    finite_derivative(dcomp(r[3], k), "an entry") }
             end
             g[k] = cmat3(t)
         end

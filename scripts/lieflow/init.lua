@@ -41,7 +41,8 @@ end
 -- A Lua potential differentiated by autodiff (no torque given) may call math.sqrt, math.cos, ...
 -- directly (ad.natural gives it a dual-aware math).
 local function natural_potential(spec)
-  if type(spec) == "table" and type(spec.potential) == "function" and spec.torque == nil then
+  -- (a table with a metatable, e.g. an autodiff value, is left to the C constructor, which refuses it)
+  if type(spec) == "table" and getmetatable(spec) == nil and type(spec.potential) == "function" and spec.torque == nil then
     ad.natural(spec.potential)
   end
   return spec

@@ -92,6 +92,14 @@ local function stale()
         "from an outer gradient computation)", 3)
 end
 
+-- The owner slot of a node made outside any evaluation (an operation called by hand on plain values,
+-- e.g. getmetatable(v).__mul(lf.vec3{...}, lf.vec3{...})) is empty: reading it reaches __index, which
+-- reports this (level 3: the caller of the operation that read it).
+local function outside()
+    error("a reverse-mode autodiff value made outside an evaluation of U (an operation called by hand on plain " ..
+        "values) cannot be used: reverse-mode values exist only while their function is being differentiated", 3)
+end
+
 local function operr(op, a, b)
     if is_forward(a) or is_forward(b) then
         error(fmt("cannot mix forward-mode and reverse-mode autodiff values ('%s' on %s and %s)", op, typename(a),
@@ -237,7 +245,7 @@ local function vread(x, what)
     elseif mt == VEC3_MT then
         local t = vtotable(x)
         return nil, t[1], t[2], t[3]
-    elseif type(x) == "table" and (mt == nil or rawget(mt, "__lf_dual") == nil) and rawlen(x) == 3 then
+    elseif type(x) == "table" and (type(mt) ~= "table" or rawget(mt, "__lf_dual") == nil) and rawlen(x) == 3 then
         local a, b, c = rawget(x, 1), rawget(x, 2), rawget(x, 3)
         if type(a) == "number" and type(b) == "number" and type(c) == "number" then return nil, a, b, c end
         return pack3(a, b, c, what or "vec3")
@@ -270,7 +278,7 @@ local function mread(x, what)
         local t = mtotable(x)
         local r1, r2, r3 = t[1], t[2], t[3]
         return nil, r1[1], r1[2], r1[3], r2[1], r2[2], r2[3], r3[1], r3[2], r3[3]
-    elseif type(x) == "table" and (mt == nil or rawget(mt, "__lf_dual") == nil) then
+    elseif type(x) == "table" and (type(mt) ~= "table" or rawget(mt, "__lf_dual") == nil) then
         what = what or "mat3"
         local n = rawlen(x)
         local rows = x
@@ -850,6 +858,9 @@ local function cmpval(x, op)
 end
 
 local function num(x)
+    if type(x) ~= "number" then -- an entry replaced by hand: tape values are immutable by convention
+        error(fmt("a reverse-mode autodiff value was modified by hand (an entry is %s, not a number)", typename(x)), 0)
+    end
     if x == 0 then x = 0 end -- print -0 as 0
     return fmt("%.15g", x)
 end
@@ -863,6 +874,7 @@ RS.__tostring = function(a)
     return fmt("reverse(%s)", num(a[VAL]))
 end
 RS.__index = function(_, k)
+    if k == OWN then outside() end
     error(fmt("attempt to index a reverse-mode autodiff number (field '%s')", tostring(k)), 2)
 end
 RS.__newindex = RS.__index
@@ -943,6 +955,7 @@ local XYZ = { 1, 2, 3, x = 1, y = 2, z = 3 }
 
 RV.__index = function(v, k)
     if getmetatable(v) ~= RV then error(fmt("__index: %s expected, got %s", RV.__name, typename(v)), 2) end
+    if k == VOWN then outside() end
     local f = VM[k] -- methods first: components are found in the node once read
     if f ~= nil then return f end
     local i = XYZ[k]
@@ -953,6 +966,7 @@ end
 
 RM.__index = function(M, k)
     if getmetatable(M) ~= RM then error(fmt("__index: %s expected, got %s", RM.__name, typename(M)), 2) end
+    if k == MOWN then outside() end
     if k == 1 or k == 2 or k == 3 then return row(M, k) end
     local f = MM[k]
     if f ~= nil then return f end
@@ -1218,7 +1232,13 @@ local function so3_log(R)
     return scale(t, u, 3)
 end
 
-local function so3_dist(a, b) return mnorm(lin(a, b, -1, "so3.dist")) end
+local function so3_dist(a, b)
+    local ka, kb = kind(a), kind(b) -- (false: a forward-mode value, which lin reports)
+    if (ka ~= 9 and ka ~= false) or (kb ~= 9 and kb ~= false) then
+        error(fmt("so3.dist: two rotations (mat3) expected, got %s and %s", typename(a), typename(b)), 2)
+    end
+    return mnorm(lin(a, b, -1, "so3.dist"))
+end
 
 local function so3_angle(a, b)
     local Mt = b == nil and a or matmul(transpose(a), b)

@@ -565,7 +565,9 @@ end
 function traj_methods:plot(opts)
   check_traj(self, "traj:plot")
   opts = opts or {}
-  if type(opts) ~= "table" then error("traj:plot: options table expected", 2) end
+  if type(opts) ~= "table" or getmetatable(opts) ~= nil then
+    error(("traj:plot: options table expected, got %s"):format(getmetatable(opts) ~= nil and "a table with a metatable" or type(opts)), 2)
+  end
   -- lf.plot lives in scripts/lieflow/plot.lua; looked up at call time (no load-time cycle)
   local lfmod = package.loaded["lieflow"]
   local plot = type(lfmod) == "table" and lfmod.plot

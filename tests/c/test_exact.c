@@ -878,6 +878,13 @@ static void test_disparate_moments(void **state)
         assert_true(maxdiff(3, wv, w) == 0);
     }
     CHECK_LE(worst, 1e-14, "J = (2.375, 0.25, 1.3e220), w0 ~ -2.4375 e1: |R - exp(t hat w0)|, |w1 - w01|/|w01|");
+    /* |w0| = DBL_MAX about an axisymmetric body (found by libFuzzer): w(t) rotates (w2, w3), whose
+     * components then exceed DBL_MAX: an error, not inf */
+    double Jm[3] = {2.125, DBL_MAX, DBL_MAX}, wm[3] = {DBL_MAX, DBL_MAX, DBL_MAX};
+    assert_int_equal(lf_exact_free_body(Jm, wm, 1e-300, w, &e), LF_EDOMAIN);
+    printf("  %s\n", e.msg);
+    assert_non_null(strstr(e.msg, "overflows"));
+    assert_int_equal(lf_exact_free_body_flow(Jm, NULL, wm, 1e-300, R, w, &e), LF_EDOMAIN);
     /* w only, moments 10^[-220, 220]: a finite w conserving |J w| and 2E, or an error */
     gsl_rng *r = new_rng(17);
     int ok = 0, errs = 0, bad = 0;
