@@ -347,3 +347,43 @@ describe("found by the fuzzer: metamethods called by hand", function()
     has(errmsg(getmetatable(lf.vec3{1, 2, 3}).__mul, 1e200, 1e200), "non-finite component")
   end)
 end)
+
+-- Findings of a 15-minute run of the Lua API fuzzer (tests/fuzz), after issue 13 had closed its list.
+describe("autodiff values under hostile use", function()
+  local ad = lf.autodiff
+  local rev = ad.reverse
+  -- a reverse-mode vec3 kept after its evaluation, to reach its metatable
+  local kept
+  rev.gradient(function(v) kept = v; return v:dot(v) end, lf.vec3{1, 2, 3})
+  local RV = getmetatable(kept)
+
+  it("a reverse value made by hand outside an evaluation is refused by name (before: 'attempt to index')", function()
+    local made = RV.__mul(lf.vec3{1, 2, 3}, 2) -- a plain vector times 2 through the tape's operator: no tape
+    assert.are.equal("lf.reverse.vec3", getmetatable(made).__name)
+    has(errmsg(function() return made + made end), "made outside an evaluation")
+  end)
+  it("so3.dist on a tape value and a non-matrix names both (before: raw error inside reverse.lua)", function()
+    local msg = errmsg(rev.gradient, function(R) return lf.so3.dist(R, io.stdout) end, lf.mat3())
+    has(msg, "so3.dist: two rotations (mat3) expected")
+  end)
+  it("lf.vec3 with a dual and a non-number component is an error (before: a dual vec3 with nil entries)", function()
+    has(errmsg(lf.vec3, ad.dual(1), {}, 2), "component 2: number or forward-mode dual expected")
+  end)
+  it("forward-mode norms that overflow are errors (before: dual(inf))", function()
+    local A = ad.mat3{{ad.dual(1e200, {1, 0, 0}), 0, 0}, {0, 1, 0}, {0, 0, 1}}
+    has(errmsg(function() return A:norm() end), "overflows")
+    assert.are.equal(5, ad.value(ad.vec3{ad.dual(3, {1, 0, 0}), 4, 0}:norm()))
+  end)
+  it("ad.grad refuses a non-finite derivative (before: returned inf / NaN)", function()
+    has(errmsg(ad.grad, ad.math.sqrt(ad.dual(0, {1, 0, 0}))), "singular point")
+    local g1 = ad.grad(ad.math.sqrt(ad.dual(4, {1, 0, 0})))
+    assert.are.equal(0.25, g1)
+  end)
+  it("a tape value given where a table of options is expected is refused by the function", function()
+    local r
+    rev.gradient(function(x) r = x; return x end, 1)
+    has(errmsg(lf.drift, r), "lf.drift: argument #1 must be a trajectory")
+    local traj = lf.run(lf.stress_system(), {method = "vlv", h = 0.25, T = 1})
+    has(errmsg(traj.plot, traj, r), "traj:plot: options table expected")
+  end)
+end)
