@@ -171,6 +171,10 @@ local checkpoint_format = "lieflow-checkpoint"
 --- compensation, state, the adaptive step) as JSON with every number exact (%.17g); lf.load(path,
 --- system) makes an integrator on `system` that resumes the run bit for bit.
 local function save(it, path)
+  local oki, cp = pcall(function() return it.checkpoint end)
+  if not oki or type(cp) ~= "function" then
+    error(("it:save: integrator expected as self, got %s (call it as it:save(path))"):format(type(it)), 2)
+  end
   if type(path) ~= "string" then error(("it:save: path (string) expected, got %s"):format(type(path)), 2) end
   local okc, c = pcall(it.checkpoint, it)
   if not okc then error("it:save: " .. run.strip_position(c), 2) end
