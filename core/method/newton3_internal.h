@@ -78,13 +78,13 @@ LF_ALWAYS_INLINE int lf_newton3_lanes(lf_stepper *s, lf_newton3_lane_fn f, const
             const double d = lf_m3_cramer(A, r, dx), res = lf_maxabs3(r);
             lf_v3_sub(x, dx, xn);
             const double on = flag[j] > 1 ? 1.0 : 0.0;
-            const double todo = fabs(r[0]) + fabs(r[1]) + fabs(r[2]) == 0 ? 0.0 : on; /* not an exact root */
+            const double active = fabs(r[0]) + fabs(r[1]) + fabs(r[2]) == 0 ? 0.0 : on; /* not an exact root */
             const double bad = !(res <= DBL_MAX) || lf_m3_singular(d) ? 1.0 : 0.0;  /* res is NaN if r is */
             const double conv = lf_maxabs3(dx) <= tol * (1 + lf_maxabs3(xn)) ? 1.0 : 0.0;
-            const double upd = todo * (1 - bad);
+            const double upd = active * (1 - bad);
             for (int k = 0; k < 3; k++) x[k] = upd > 0 ? xn[k] : x[k];
             lf_lane_put(3, x, X, B, j);
-            flag[j] = todo * bad > 0 ? -1.0 : upd * (2 - conv);
+            flag[j] = active * bad > 0 ? -1.0 : upd * (2 - conv);
         }
         long iterating = 0, failed = 0, updates = 0;
         for (int j = 0; j < B; j++) {
