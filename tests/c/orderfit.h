@@ -29,6 +29,7 @@ typedef struct {
 /* n errors e[k] at h[k] (decreasing h); 0 if fewer than 2 points are above the floor. */
 static inline int orderfit_window(const double *h, const double *e, int n, double floor, orderfit *f)
 {
+    *f = (orderfit){0}; /* defined on every return, failures included */
     int m = 0; /* points 0 .. m-1: above the floor, up to the smallest error, without trailing halvings
                   that gain less than 2x (the methods' round-off has taken over there) */
     while (m < n && e[m] >= floor && isfinite(e[m])) m++;
