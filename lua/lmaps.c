@@ -172,6 +172,20 @@ static int so3_orth_error(lua_State *L)
     return 1;
 }
 
+/* so3._check(m1, ..., m9, what) -> nil, or the message the functions above raise for an argument
+ * with these entries (row-major) that is not a rotation. The autodiff versions of so3.log, dist and
+ * angle check their arguments' values with it, so that both refuse the same matrices with the same
+ * words; they raise it at their caller's level. Internal: not documented, not fuzzed. */
+static int so3_check_arg(lua_State *L)
+{
+    double R[9];
+    for (int i = 0; i < 9; i++) R[i] = luaL_checknumber(L, i + 1);
+    lf_error e;
+    if (lf_so3_check(R, 1e-9, luaL_checkstring(L, 10), &e) == LF_OK) return 0;
+    lua_pushstring(L, e.msg);
+    return 1;
+}
+
 static int so3_is_rotation(lua_State *L)
 {
     double M[9];
@@ -375,7 +389,7 @@ static const luaL_Reg so3_funcs[] = {
     {"cay", so3_cay},       {"cayinv", so3_cayinv},   {"dexp", so3_dexp},         {"dexpinv", so3_dexpinv},
     {"dcay", so3_dcay},     {"dcayinv", so3_dcayinv}, {"Ad", so3_Ad},             {"dist", so3_dist},
     {"angle", so3_angle},   {"project", so3_project}, {"random", so3_random},     {"orth_error", so3_orth_error},
-    {"is_rotation", so3_is_rotation}, {NULL, NULL}};
+    {"is_rotation", so3_is_rotation}, {"_check", so3_check_arg}, {NULL, NULL}};
 static const luaL_Reg s2_funcs[] = {{"dist", s2_dist},       {"midpoint", s2_midpoint}, {"retract", s2_retract},
                                     {"retract_inv", s2_retract_inv}, {"tangent", s2_tangent}, {"exp", s2_exp},
                                     {NULL, NULL}};

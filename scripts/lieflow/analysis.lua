@@ -213,6 +213,7 @@ M.drift_rule = "statistic = |slope| * (t_end - t_0) / std(residuals of the linea
 --- traj: a trajectory from lf.run, or any table with arrays t and energy_error.
 function M.drift(traj, opts)
   local fn = "lf.drift"
+  if run.is_trajectory(traj) then run.check_in_memory(traj, fn) end
   -- (fields read under pcall: a table whose __index raises, e.g. an autodiff value, is not a trajectory)
   local okf, tt, ee = pcall(function() return traj.t, traj.energy_error end)
   if type(traj) ~= "table" or not okf or type(tt) ~= "table" or type(ee) ~= "table" then
@@ -320,10 +321,10 @@ function M.stress_test(method, opts)
   end
   local T = opts.T == nil and 10000 or opts.T
   run.positive(T, "option 'T'", fn)
-  local every = opts.every == nil and 40 or opts.every
+  local every = run.every_option(opts.every, 40, fn)
   for _, h in ipairs(hs) do -- lf.drift fits a line: at least 3 samples
     local samples = run.step_count(T, h, fn) // every + 1
-    if math.type(every) == "integer" and every >= 1 and samples < 3 then
+    if samples < 3 then
       error(("%s: T = %g with h = %g and every = %d gives %d samples; the drift fit needs at least 3 (raise T or "
              .. "lower every)"):format(fn, T, h, every, samples), 2)
     end

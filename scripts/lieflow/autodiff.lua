@@ -256,7 +256,28 @@ local function mat(x, what)
     error(fmt("%s: mat3 or table (9 numbers or 3 rows) expected, got %s", what or "autodiff", typename(x)), 3)
 end
 
-local function newvec(a, b, c) return setmetatable({ a, b, c }, DV) end
+-- an error reported at the user's line (the first stack level outside the autodiff modules and C)
+local raise_at_caller = REV._raise_at_caller
+
+-- Like lf.vec3 and lf.mat3, dual vectors and matrices hold finite values only: an operation whose
+-- result overflows (or is NaN) is an error, as it is for the C values. Dual scalars follow Lua's
+-- numbers (1e200 * 1e200 is inf); the derivatives are checked where they are read (ad.grad, torques).
+local function nonfinite(what, x)
+    raise_at_caller(fmt("%s: the result has a non-finite component (%s); vec3 and mat3 of autodiff values " ..
+        "hold finite numbers only, as lf.vec3 and lf.mat3 do", what, tostring(x)))
+end
+
+local function newvec(a, b, c)
+    -- the values (val inlined: this is the hot constructor); x - x is 0 only for finite x
+    local x, y, z = a, b, c
+    if type(x) ~= "number" then x = x[1] end
+    if type(y) ~= "number" then y = y[1] end
+    if type(z) ~= "number" then z = z[1] end
+    if (x - x) + (y - y) + (z - z) ~= 0 then
+        nonfinite("lf.dual.vec3", (x - x ~= 0 and x) or (y - y ~= 0 and y) or z)
+    end
+    return setmetatable({ a, b, c }, DV)
+end
 local function newmat(r1, r2, r3) return setmetatable({ r1, r2, r3 }, DM) end
 
 -- ================================================================ arithmetic (metamethods and core.dual)
@@ -425,9 +446,18 @@ end
 
 -- ================================================================ vector / matrix operations
 
+-- A scalar that a C vec3/mat3 method would refuse when it overflows (dot, det, trace)
+local function finite_result(r, what)
+    local v = val(r)
+    if v - v ~= 0 then
+        raise_at_caller(fmt("%s: the result overflows (%s)", what, tostring(v)))
+    end
+    return r
+end
+
 local function dot(a, b)
     local x, y = vec(a, "dot"), vec(b, "dot")
-    return dot3(x[1], x[2], x[3], y[1], y[2], y[3])
+    return finite_result(dot3(x[1], x[2], x[3], y[1], y[2], y[3]), "vec3:dot")
 end
 
 local function cross(a, b)
@@ -459,23 +489,49 @@ local function mnorm(A) -- Frobenius, the squares summed in row-major order as i
     return ssqrt(fin(s1, s2, s3, s4, s5))
 end
 
--- the sum of squares overflows for entries beyond ~1e154 (the dual path is not scaled as C's is)
 local function finite_norm(r, a)
     local v = type(r) == "number" and r or r[1]
-    if v == mhuge then error(fmt("norm: the norm of this %s overflows (entries beyond about 1e154)", typename(a)), 3) end
+    if v == mhuge then error(fmt("norm: the norm of this %s overflows", typename(a)), 3) end
     return r
+end
+
+-- The largest |value| among entries e[1..n]; beyond 1e150 or below 1e-150 (but not 0) the norms
+-- below divide by it first, as C's scaled norm does: the squares neither overflow nor underflow.
+local function maxabs(e, n)
+    local m = 0
+    for i = 1, n do
+        local x = mabs(val(e[i]))
+        if x > m then m = x end
+    end
+    return m
+end
+local function needs_scaling(m) return m > 1e150 or (m > 0 and m < 1e-150) end
+
+-- |v| of a vector's entries v (of the value a, named in errors), and the Frobenius norm of a matrix's rows A
+local function vec_norm(v, a)
+    if type(v[1]) == "number" and type(v[2]) == "number" and type(v[3]) == "number" then
+        return cvec3(v[1], v[2], v[3]):norm() -- no dual entry: C's scaled norm
+    end
+    local m = maxabs(v, 3)
+    if needs_scaling(m) then
+        return finite_norm(smul(m, vnorm({ sdiv(v[1], m), sdiv(v[2], m), sdiv(v[3], m) })), a)
+    end
+    return finite_norm(vnorm(v), a)
+end
+local function mat_norm(A, a)
+    local e = { A[1][1], A[1][2], A[1][3], A[2][1], A[2][2], A[2][3], A[3][1], A[3][2], A[3][3] }
+    local m = maxabs(e, 9)
+    if needs_scaling(m) then
+        for i = 1, 9 do e[i] = sdiv(e[i], m) end
+        return finite_norm(smul(m, mnorm({ { e[1], e[2], e[3] }, { e[4], e[5], e[6] }, { e[7], e[8], e[9] } })), a)
+    end
+    return finite_norm(mnorm(A), a)
 end
 
 local function norm(a)
     local k = kind(a)
-    if k == 3 then
-        local v = vec(a)
-        if type(v[1]) == "number" and type(v[2]) == "number" and type(v[3]) == "number" then
-            return cvec3(v[1], v[2], v[3]):norm() -- no dual entry: C's scaled norm (no overflow)
-        end
-        return finite_norm(vnorm(v), a)
-    end
-    if k == 9 then return finite_norm(mnorm(mat(a)), a) end
+    if k == 3 then return vec_norm(vec(a), a) end
+    if k == 9 then return mat_norm(mat(a), a) end
     error(fmt("norm: vec3 or mat3 expected, got %s", typename(a)), 2)
 end
 
@@ -491,12 +547,12 @@ local function det(a)
     local a0, a1, a2, a3, a4, a5, a6, a7, a8 = r1[1], r1[2], r1[3], r2[1], r2[2], r2[3], r3[1], r3[2], r3[3]
     -- a0 (a4 a8 - a5 a7) - a1 (a3 a8 - a5 a6) + a2 (a3 a7 - a4 a6), as in C
     local c0, c1, c2 = dif2(a4, a8, a5, a7), dif2(a3, a8, a5, a6), dif2(a3, a7, a4, a6)
-    return fin(acc(a2, c2, accsub(a1, c1, acc(a0, c0, 0, 0, 0, 0, false))))
+    return finite_result(fin(acc(a2, c2, accsub(a1, c1, acc(a0, c0, 0, 0, 0, 0, false)))), "mat3:det")
 end
 
 local function trace(a)
     local A = mat(a, "trace")
-    return sadd(sadd(A[1][1], A[2][2]), A[3][3])
+    return finite_result(sadd(sadd(A[1][1], A[2][2]), A[3][3]), "mat3:trace")
 end
 
 local function inv(a)
@@ -515,7 +571,7 @@ end
 
 local VM = {} -- vec3 methods
 VM.dot, VM.cross = dot, cross
-function VM.norm(v) return finite_norm(vnorm(vec(v, "vec3:norm")), v) end
+function VM.norm(v) return vec_norm(vec(v, "vec3:norm"), v) end
 function VM.normalized(v)
     local n = VM.norm(v)
     if not (val(n) > 0) then error("vec3:normalized: the zero vector has no direction", 2) end
@@ -526,7 +582,7 @@ function VM.copy(v) return newvec(v[1], v[2], v[3]) end
 
 local MM = {} -- mat3 methods
 MM.T, MM.det, MM.trace, MM.inv = transpose, det, trace, inv
-function MM.norm(M) return finite_norm(mnorm(mat(M, "mat3:norm")), M) end
+function MM.norm(M) return mat_norm(mat(M, "mat3:norm"), M) end
 function MM.totable(M)
     local t = {}
     for i = 1, 3 do
@@ -852,8 +908,20 @@ local function coef_h(y)
     return h, (1 / (1 + y) - h) / (2 * y)
 end
 
+-- The C so3.log / dist / angle refuse an argument that is not a rotation (||R^T R - I|| > 1e-9 or
+-- det R != 1); their dual versions check the values the same way (a dual "rotation" far from SO(3)
+-- would give a silently wrong angle, or NaN when its entries overflow).
+-- Raised at level 4: check_rotation < so3_* < the C function lf.so3.* < its caller.
+local function check_rotation(A, what)
+    local r1, r2, r3 = A[1], A[2], A[3]
+    local msg = core.so3._check(val(r1[1]), val(r1[2]), val(r1[3]), val(r2[1]), val(r2[2]), val(r2[3]),
+        val(r3[1]), val(r3[2]), val(r3[3]), what)
+    if msg then error(msg, 4) end
+end
+
 local function so3_log(R)
     local A = mat(R, "so3.log")
+    check_rotation(A, "argument #1 to 'so3.log'")
     local s1, s2, s3 = vee_of(A)
     local c = smul(0.5, ssub(sadd(sadd(A[1][1], A[2][2]), A[3][3]), 1))
     local cv = val(c)
@@ -890,6 +958,8 @@ end
 
 local function so3_dist(a, b)
     local A, B = mat(a, "so3.dist"), mat(b, "so3.dist")
+    check_rotation(A, "argument #1 to 'so3.dist'")
+    check_rotation(B, "argument #2 to 'so3.dist'")
     local s1, s2, s3, s4, s5 = 0, 0, 0, 0, false
     for i = 1, 3 do
         local p, q = A[i], B[i]
@@ -903,8 +973,15 @@ end
 
 local function so3_angle(a, b)
     local A = mat(a, "so3.angle")
+    check_rotation(A, "argument #1 to 'so3.angle'")
     local Mt -- A^T B
-    if b == nil then Mt = A else Mt = matmul(transpose(A), b) end
+    if b == nil then
+        Mt = A
+    else
+        local B = mat(b, "so3.angle")
+        check_rotation(B, "argument #2 to 'so3.angle'")
+        Mt = matmul(transpose(A), B)
+    end
     local s1, s2, s3 = vee_of(Mt)
     local c = smul(0.5, ssub(sadd(sadd(Mt[1][1], Mt[2][2]), Mt[3][3]), 1))
     return satan2(ssqrt(dot3(s1, s2, s3, s1, s2, s3)), c)

@@ -188,14 +188,49 @@ local function kind(x)
     return nil
 end
 
+-- An error reported at the user's line: the first stack level outside the autodiff modules and C
+-- (an operation on tape values runs inside this file, autodiff.lua or a C function that dispatched
+-- to it). lieflow.autodiff uses it too.
+local function raise_at_caller(msg)
+    local level = 2
+    while true do
+        local info = debug.getinfo(level, "S")
+        if not info then
+            level = 0
+            break
+        end
+        if info.what ~= "C" and not info.source:find("lieflow/autodiff%.lua$") and
+            not info.source:find("lieflow/reverse%.lua$") then
+            break
+        end
+        level = level + 1
+    end
+    error(msg, level)
+end
+
+-- Like lf.vec3 and lf.mat3, tape vectors and matrices hold finite values only: an operation whose
+-- result overflows (or is NaN) is an error, as it is for the C values (x - x is 0 only for finite x).
+-- Tape scalars follow Lua's numbers; dot, det and trace refuse an overflow as the C methods do.
+local function nonfinite(what)
+    raise_at_caller(fmt("%s: the result has a non-finite component; vec3 and mat3 of autodiff values hold " ..
+        "finite numbers only, as lf.vec3 and lf.mat3 do", what))
+end
+local function finite_result(v, what)
+    if v - v ~= 0 then raise_at_caller(fmt("%s: the result overflows (%s)", what, tostring(v))) end
+end
+
 -- a vec3 node with value (v1, v2, v3), backward rule bw and extra slots
 local function vnew(v1, v2, v3, bw, ...)
+    if (v1 - v1) + (v2 - v2) + (v3 - v3) ~= 0 then nonfinite("lf.reverse.vec3") end
     local nd = setmetatable({ nil, nil, nil, last, bw, v1, v2, v3, 0, 0, 0, cur, ... }, RV)
     last = nd
     return nd
 end
 
 local function mnew(m1, m2, m3, m4, m5, m6, m7, m8, m9, bw, ...)
+    if (m1 - m1) + (m2 - m2) + (m3 - m3) + (m4 - m4) + (m5 - m5) + (m6 - m6) + (m7 - m7) + (m8 - m8) + (m9 - m9) ~= 0 then
+        nonfinite("lf.reverse.mat3")
+    end
     local nd = setmetatable({ nil, nil, nil, last, bw, m1, m2, m3, m4, m5, m6, m7, m8, m9,
         0, 0, 0, 0, 0, 0, 0, 0, 0, cur, ... }, RM)
     last = nd
@@ -332,8 +367,9 @@ local function lin(x, y, s, op)
     local mx, my = getmetatable(x), getmetatable(y)
     if mx == RV and my == RV then -- the common case first
         if x[VOWN] ~= cur or y[VOWN] ~= cur then stale() end
-        local nd = setmetatable({ nil, nil, nil, last, back_vlin, x[VX] + s * y[VX], x[VX + 1] + s * y[VX + 1],
-            x[VX + 2] + s * y[VX + 2], 0, 0, 0, cur, x, y, s }, RV)
+        local v1, v2, v3 = x[VX] + s * y[VX], x[VX + 1] + s * y[VX + 1], x[VX + 2] + s * y[VX + 2]
+        if (v1 - v1) + (v2 - v2) + (v3 - v3) ~= 0 then nonfinite(s > 0 and "'+'" or "'-'") end
+        local nd = setmetatable({ nil, nil, nil, last, back_vlin, v1, v2, v3, 0, 0, 0, cur, x, y, s }, RV)
         last = nd
         return nd
     end
@@ -504,6 +540,7 @@ local function dot(a, b)
         B, b1, b2, b3 = vread(b, "dot")
     end
     local v = a1 * b1 + a2 * b2 + a3 * b3
+    finite_result(v, "vec3:dot")
     if not (A or B) then return v end
     local nd = setmetatable({ v, 0, cur, last, back_dot, A or false, B or false, a1, a2, a3, b1, b2, b3 }, RS)
     last = nd
@@ -550,12 +587,32 @@ local function back_mnorm(nd)
     for k = 0, 8 do X[MG + k] = X[MG + k] + g * nd[7 + k] end
 end
 
+-- The scale of entries whose squares would overflow (beyond 1e150) or underflow (below 1e-150, but not
+-- 0): their largest magnitude, which the norms below divide by first, as C's scaled norm does; else 1.
+local function norm_scale(...)
+    local m = 0
+    for i = 1, select("#", ...) do
+        local x = mabs((select(i, ...)))
+        if x > m then m = x end
+    end
+    if m > 1e150 or (m > 0 and m < 1e-150) then return m end
+    return 1
+end
+
 local function vnorm(x)
     local X, x1, x2, x3 = vread(x, "norm")
     local n = msqrt(x1 * x1 + x2 * x2 + x3 * x3)
-    if not X then return n end
-    local r = n > 0 and 1 / n or 0
-    local nd = setmetatable({ n, 0, cur, last, back_vnorm, X, x1 * r, x2 * r, x3 * r }, RS)
+    local s = 1
+    if not (n > 1e-150 and n < 1e150) then
+        s = norm_scale(x1, x2, x3)
+        if s ~= 1 then
+            x1, x2, x3 = x1 / s, x2 / s, x3 / s
+            n = msqrt(x1 * x1 + x2 * x2 + x3 * x3) -- of the scaled entries; the norm is s n
+        end
+    end
+    if not X then return s * n end
+    local r = n > 0 and 1 / n or 0 -- d|x| = x/|x| (scaled or not: the same unit vector)
+    local nd = setmetatable({ s * n, 0, cur, last, back_vnorm, X, x1 * r, x2 * r, x3 * r }, RS)
     last = nd
     return nd
 end
@@ -564,9 +621,17 @@ local function mnorm(x)
     local X, a1, a2, a3, a4, a5, a6, a7, a8, a9 = mread(x, "norm")
     -- the squares summed in row-major order, as in C
     local n = msqrt(a1 * a1 + a2 * a2 + a3 * a3 + a4 * a4 + a5 * a5 + a6 * a6 + a7 * a7 + a8 * a8 + a9 * a9)
-    if not X then return n end
+    local s = 1
+    if not (n > 1e-150 and n < 1e150) then
+        s = norm_scale(a1, a2, a3, a4, a5, a6, a7, a8, a9)
+        if s ~= 1 then
+            a1, a2, a3, a4, a5, a6, a7, a8, a9 = a1 / s, a2 / s, a3 / s, a4 / s, a5 / s, a6 / s, a7 / s, a8 / s, a9 / s
+            n = msqrt(a1 * a1 + a2 * a2 + a3 * a3 + a4 * a4 + a5 * a5 + a6 * a6 + a7 * a7 + a8 * a8 + a9 * a9)
+        end
+    end
+    if not X then return s * n end
     local r = n > 0 and 1 / n or 0
-    local nd = setmetatable({ n, 0, cur, last, back_mnorm, X, a1 * r, a2 * r, a3 * r, a4 * r, a5 * r, a6 * r,
+    local nd = setmetatable({ s * n, 0, cur, last, back_mnorm, X, a1 * r, a2 * r, a3 * r, a4 * r, a5 * r, a6 * r,
         a7 * r, a8 * r, a9 * r }, RS)
     last = nd
     return nd
@@ -611,6 +676,7 @@ local function det(a)
     local A, a0, a1, a2, a3, a4, a5, a6, a7, a8 = mread(a, "det")
     -- a0 (a4 a8 - a5 a7) - a1 (a3 a8 - a5 a6) + a2 (a3 a7 - a4 a6), as in C
     local d = a0 * (a4 * a8 - a5 * a7) - a1 * (a3 * a8 - a5 * a6) + a2 * (a3 * a7 - a4 * a6)
+    finite_result(d, "mat3:det")
     if not A then return d end
     local nd = setmetatable({ d, 0, cur, last, back_det, A,
         a4 * a8 - a5 * a7, a5 * a6 - a3 * a8, a3 * a7 - a4 * a6,
@@ -630,6 +696,7 @@ end
 
 local function trace(a)
     local A, a1, _, _, _, a5, _, _, _, a9 = mread(a, "trace")
+    finite_result(a1 + a5 + a9, "mat3:trace")
     if not A then return a1 + a5 + a9 end
     local nd = setmetatable({ a1 + a5 + a9, 0, cur, last, back_trace, A }, RS)
     last = nd
@@ -987,8 +1054,9 @@ RV.__add = function(x, y) return lin(x, y, 1, "+") end
 RV.__sub = function(x, y)
     if getmetatable(x) == RV and getmetatable(y) == RV then
         if x[VOWN] ~= cur or y[VOWN] ~= cur then stale() end
-        local nd = setmetatable({ nil, nil, nil, last, back_vlin, x[VX] - y[VX], x[VX + 1] - y[VX + 1],
-            x[VX + 2] - y[VX + 2], 0, 0, 0, cur, x, y, -1 }, RV)
+        local v1, v2, v3 = x[VX] - y[VX], x[VX + 1] - y[VX + 1], x[VX + 2] - y[VX + 2]
+        if (v1 - v1) + (v2 - v2) + (v3 - v3) ~= 0 then nonfinite("'-'") end
+        local nd = setmetatable({ nil, nil, nil, last, back_vlin, v1, v2, v3, 0, 0, 0, cur, x, y, -1 }, RV)
         last = nd
         return nd
     end
@@ -1194,9 +1262,19 @@ local function so3_cay(x)
     return add(add(core.so3.I, scale(mul(4, q), H, 9)), scale(mul(2, q), matmul(H, H), 9))
 end
 
+-- The C so3.log / dist / angle refuse an argument that is not a rotation; their tape versions check
+-- the values the same way (see lieflow.autodiff's check_rotation).
+-- Raised at level 4: check_rotation < so3_* < the C function lf.so3.* < its caller.
+local function check_rotation(x, what, arg)
+    local _, a1, a2, a3, a4, a5, a6, a7, a8, a9 = mread(x, what)
+    local msg = core.so3._check(a1, a2, a3, a4, a5, a6, a7, a8, a9, fmt("argument #%d to '%s'", arg, what))
+    if msg then error(msg, 4) end
+end
+
 local function so3_log(R)
     local A = mread(R, "so3.log")
     if not A then return core.so3.log(R) end
+    check_rotation(A, "so3.log", 1)
     local s = vee(A)                     -- sin(t) n
     local c = mul(0.5, sub(trace(A), 1)) -- cos(t)
     local w = dot(s, s)                  -- sin^2 t
@@ -1237,10 +1315,14 @@ local function so3_dist(a, b)
     if (ka ~= 9 and ka ~= false) or (kb ~= 9 and kb ~= false) then
         error(fmt("so3.dist: two rotations (mat3) expected, got %s and %s", typename(a), typename(b)), 2)
     end
+    if ka then check_rotation(a, "so3.dist", 1) end
+    if kb then check_rotation(b, "so3.dist", 2) end
     return mnorm(lin(a, b, -1, "so3.dist"))
 end
 
 local function so3_angle(a, b)
+    check_rotation(a, "so3.angle", 1)
+    if b ~= nil then check_rotation(b, "so3.angle", 2) end
     local Mt = b == nil and a or matmul(transpose(a), b)
     local s = vee(Mt)
     local c = mul(0.5, sub(trace(Mt), 1))
@@ -1500,14 +1582,22 @@ function rev.gradient(f, ...)
         local out = { u }
         for i, L in ipairs(leaves) do
             local mt = getmetatable(L)
+            local g
             if mt == RS then
-                out[i + 1] = L[ADJ]
+                g = { L[ADJ] }
             elseif mt == RV then
-                out[i + 1] = cvec3(L[VG], L[VG + 1], L[VG + 2])
+                g = { L[VG], L[VG + 1], L[VG + 2] }
             else
-                local g = leaf_gradient(L)
-                out[i + 1] = cmat3(g)
+                g = leaf_gradient(L)
             end
+            -- as ad.grad: a derivative that overflowed or went through a singular point is an error
+            for j = 1, #g do
+                if not finite(g[j]) then
+                    error(fmt("rev.gradient: df/dx%d is not finite (%s in entry %d): f is not differentiable " ..
+                        "at this x, or its derivative overflows", i, tostring(g[j]), j), 0)
+                end
+            end
+            out[i + 1] = mt == RS and g[1] or mt == RV and cvec3(g) or cmat3(g)
         end
         return table.unpack(out, 1, args.n + 1)
     end, "f(x)")
@@ -1535,6 +1625,8 @@ end
 
 --- The number of nodes recorded so far on the tape being recorded (nil outside an evaluation): for
 --- tests and benchmarks.
+rev._raise_at_caller = raise_at_caller -- shared with lieflow.autodiff
+
 function rev._tape_size()
     if not cur then return nil end
     local n, nd = 0, last

@@ -70,6 +70,16 @@ local function check_traj(self, what)
   end
 end
 
+-- A streamed run (stream = "file.csv") keeps no arrays in memory: what needs them says so.
+local function check_in_memory(self, what)
+  local file = rawget(self, "file")
+  if file ~= nil then
+    error(("%s: this trajectory was streamed to %s and keeps no arrays in memory; traj:load() reads them back")
+      :format(what, tostring(file)), 3)
+  end
+end
+M.check_in_memory = check_in_memory
+
 traj_mt.__len = function(t) check_traj(t, "__len"); return t.samples end
 -- traj.columns is the array of column names; traj:columns() returns a copy of it
 local columns_mt = {__call = function(self) return {table.unpack(self)} end}
@@ -216,6 +226,20 @@ local function positive(x, what, fn)
 end
 M.positive = positive
 
+-- The option `every` (steps between samples): an integer >= 1 (an integral float is taken), or the default.
+local function every_option(x, default, fn)
+  local every = x == nil and default or x
+  if math.type(every) ~= "integer" and type(every) == "number" and every == math.floor(every) then
+    every = math.tointeger(every)
+  end
+  if math.type(every) ~= "integer" or every < 1 then
+    error(("%s: option 'every' must be an integer >= 1, got %s"):format(fn,
+      type(x) == "string" and ("the string %q"):format(x) or tostring(x)), 3)
+  end
+  return every
+end
+M.every_option = every_option
+
 -- Most steps a run may take: beyond 2^53 neither the step count nor t = k h is exact (and such a
 -- run would not finish anyway).
 M.max_steps = 2 ^ 53
@@ -275,13 +299,7 @@ function M.run(system, opts)
   check_method(opts.method, fn)
   local h = positive(opts.h, "option 'h' (step size)", fn)
   local T = positive(opts.T, "option 'T' (final time)", fn)
-  local every = opts.every == nil and 1 or opts.every
-  if math.type(every) ~= "integer" then
-    if type(every) == "number" and every == math.floor(every) then every = math.tointeger(every) end
-  end
-  if math.type(every) ~= "integer" or every < 1 then
-    error(("%s: option 'every' must be an integer >= 1, got %s"):format(fn, tostring(opts.every)), 2)
-  end
+  local every = every_option(opts.every, 1, fn)
   local progress = opts.progress
   if progress ~= nil and type(progress) ~= "boolean" then
     error(("%s: option 'progress' must be true, false or nil, got %s"):format(fn, type(progress)), 2)
@@ -522,6 +540,7 @@ function traj_methods:write_csv(path)
   end
   if type(path) ~= "string" then error(("write_csv: path (string) expected, got %s"):format(type(path)), 2) end
   if path:find("\0", 1, true) then error("write_csv: the path contains a NUL byte", 2) end
+  check_in_memory(self, "traj:write_csv")
   local ok, err = pcall(function()
     local f <close> = core.atomic_open(path, "write_csv")
     local cols = self.columns
@@ -546,6 +565,7 @@ end
 --- wall_time=, columns={...}, data={name = array, ...}}.
 function traj_methods:totable()
   check_traj(self, "traj:totable")
+  check_in_memory(self, "traj:totable")
   local data = {}
   for _, c in ipairs(self.columns) do data[c] = self[c] end
   return {method = self.method, h = self.h, T = self.T, every = self.every, steps = self.steps,
@@ -557,6 +577,7 @@ traj_mt.__tojson = traj_methods.totable
 --- traj:to_json([{indent=true}]) -> string (lf.json.encode of traj:totable()).
 function traj_methods:to_json(opts)
   check_traj(self, "traj:to_json")
+  check_in_memory(self, "traj:to_json")
   return json.encode(self:totable(), opts)
 end
 
@@ -564,6 +585,7 @@ end
 --- (other fields go to lf.plot unchanged). Returns what lf.plot returns.
 function traj_methods:plot(opts)
   check_traj(self, "traj:plot")
+  check_in_memory(self, "traj:plot")
   opts = opts or {}
   if type(opts) ~= "table" or getmetatable(opts) ~= nil then
     error(("traj:plot: options table expected, got %s"):format(getmetatable(opts) ~= nil and "a table with a metatable" or type(opts)), 2)

@@ -501,19 +501,47 @@ local function finite_userdata(x)
   return true
 end
 
-local function check_result(v, args_finite, line, c, depth)
+-- What the arguments of a call are when its result is checked (the log shows expressions, and a replay can
+-- diverge): type, metatable (its __name and whether it marks an autodiff value), raw length and
+-- the kinds of the first entries of a table.
+local function describe_args(args, n)
+  if not args then return "" end
+  local d = {}
+  for i = 1, n or 0 do
+    local x, s = args[i], mtname(args[i])
+    if type(x) == "table" then
+      local mt = getmetatable(x)
+      local entries = {}
+      for j = 1, 3 do entries[j] = mtname(rawget(x, j)) end
+      s = ("%s (rawlen %d, metatable %s%s, [1..3] = %s)"):format(s, rawlen(x), type(mt),
+        type(mt) == "table" and rawget(mt, "__lf_dual") ~= nil and " with __lf_dual" or "", table.concat(entries, ", "))
+    end
+    d[#d + 1] = ("#%d %s"):format(i, s)
+  end
+  return #d > 0 and (" (arguments: " .. table.concat(d, "; ") .. ")") or ""
+end
+
+local function check_result(v, args_finite, line, c, depth, args, nargs)
   depth = depth or 0
   if type(v) == "number" then
     if args_finite and not finite(v) then
-      finding("non-finite", "a call returned " .. tostring(v), line, line:match("^r = fz%(([^,)]+)"), c)
+      finding("non-finite", "a call returned " .. tostring(v) .. describe_args(args, nargs), line, line:match("^r = fz%(([^,)]+)"), c)
     end
   elseif is_v3(v) or is_m3(v) then
     local ok, bad = finite_userdata(v)
     if not ok then finding("non-finite", mtname(v) .. " with a non-finite entry (" .. tostring(bad) .. ")", line, nil, c) end
+  elseif args_finite and is_autodiff(v) and not handmade[v] and (mtname(v):find("vec3$") or mtname(v):find("mat3$")) then
+    -- autodiff vectors and matrices hold finite values, as lf.vec3/lf.mat3 do: their values, made into
+    -- C values (whose constructors refuse non-finite entries), must be accepted (scalars follow numbers)
+    local ok, err = pcall(lf.autodiff.value, v)
+    if not ok and tostring(err):find("finite", 1, true) then
+      finding("non-finite", mtname(v) .. " with a non-finite value" .. describe_args(args, nargs), line,
+        line:match("^r = fz%(([^,)]+)"), c)
+    end
   elseif type(v) == "table" and depth < 1 and getmetatable(v) == nil then
     for k, w in pairs(v) do
       -- lf.drift's statistic is |slope| span / resid_std: inf for an exact line, by definition
-      if not (k == "statistic" and w == math.huge) then check_result(w, args_finite, line, c, depth + 1) end
+      if not (k == "statistic" and w == math.huge) then check_result(w, args_finite, line, c, depth + 1, args, nargs) end
     end
   end
 end
@@ -677,7 +705,7 @@ local function run_call(c, argexprs, args_finite)
       for i = 3, res.n do if is_autodiff(res[i]) then handmade[res[i]] = true end end
     end
     for i = 3, res.n do
-      check_result(res[i], args_finite and libcall, line, c)
+      check_result(res[i], args_finite and libcall, line, c, 0, args, n)
       -- the pool keeps what the library made: lf.* objects, and plain tables and functions that
       -- a library call returned (not io files or threads the fuzzer itself passed in: fuzzing the
       -- Lua standard library is not the point; io.stdout:lines(-2^31) crashes Lua 5.4 itself)

@@ -369,15 +369,67 @@ describe("autodiff values under hostile use", function()
   it("lf.vec3 with a dual and a non-number component is an error (before: a dual vec3 with nil entries)", function()
     has(errmsg(lf.vec3, ad.dual(1), {}, 2), "component 2: number or forward-mode dual expected")
   end)
-  it("forward-mode norms that overflow are errors (before: dual(inf))", function()
-    local A = ad.mat3{{ad.dual(1e200, {1, 0, 0}), 0, 0}, {0, 1, 0}, {0, 0, 1}}
-    has(errmsg(function() return A:norm() end), "overflows")
+  it("autodiff norms are scaled as C's (before: dual(inf) at 1e200, 0 at 1e-200); one that overflows is an error", function()
+    local A = ad.mat3{{ad.dual(1e200, {1, 0, 0}), 0, 0}, {0, 1e200, 0}, {0, 0, 1}}
+    local n = A:norm()
+    assert.is_true(math.abs(ad.value(n) / (math.sqrt(2) * 1e200) - 1) < 1e-15)
+    assert.is_true(math.abs(ad.grad(n) - 1 / math.sqrt(2)) < 1e-15)
+    for _, s in ipairs{1e-200, 1e200} do
+      local v = ad.vec3{ad.dual(3 * s, {1, 0, 0}), 4 * s, 0}
+      assert.is_true(math.abs(ad.value(v:norm()) / (5 * s) - 1) < 1e-15 and math.abs(ad.grad(v:norm()) - 0.6) < 1e-15)
+      assert.is_true(math.abs(ad.value(v:normalized()[1]) - 0.6) < 1e-15)
+      local val, g = rev.gradient(function(x) return lf.vec3{x, 4 * s, 0}:norm() end, 3 * s)
+      assert.is_true(math.abs(val / (5 * s) - 1) < 1e-15 and math.abs(g - 0.6) < 1e-15)
+      local mval, mg = rev.gradient(function(x) return lf.mat3{{x, 0, 0}, {0, 4 * s, 0}, {0, 0, 0}}:norm() end, 3 * s)
+      assert.is_true(math.abs(mval / (5 * s) - 1) < 1e-15 and math.abs(mg - 0.6) < 1e-15)
+    end
     assert.are.equal(5, ad.value(ad.vec3{ad.dual(3, {1, 0, 0}), 4, 0}:norm()))
+    local huge = ad.vec3{ad.dual(1.5e308, {1, 0, 0}), 1.5e308, 0}
+    has(errmsg(function() return huge:norm() end), "overflows")
+  end)
+  it("autodiff vec3/mat3 results that overflow are errors, as for lf.vec3/lf.mat3 (before: inf/NaN entries)", function()
+    local v = ad.vec3{ad.dual(1e200, {1, 0, 0}), 1e200, 0}
+    local M = ad.mat3{{ad.dual(1e200, {1, 0, 0}), 0, 0}, {0, 1e200, 0}, {0, 0, 1}}
+    has(errmsg(function() return M * M end), "the result has a non-finite component")
+    has(errmsg(function() return M * v end), "the result has a non-finite component")
+    has(errmsg(function() return v:cross(v * 2) end), "the result has a non-finite component")
+    has(errmsg(function() return v:dot(v) end), "vec3:dot: the result overflows")
+    has(errmsg(function() return M:det() end), "mat3:det: the result overflows")
+    -- the error names the user's line, not the module's
+    has(errmsg(function() return M * M end), "reliability_spec.lua:")
+    -- reverse mode: the same refusals, and a gradient that overflows is an error (before: -inf)
+    has(errmsg(rev.gradient, function(x) return (lf.mat3{{x, 0, 0}, {0, x, 0}, {0, 0, 1}} * 1e200)[1][1] end, 1e200),
+      "the result has a non-finite component")
+    has(errmsg(rev.gradient, function(x) local w = lf.vec3{x, x, 0}; return w:dot(w) end, 1e200), "vec3:dot: the result overflows")
+    has(errmsg(rev.gradient, function(t) return (lf.vec3{t, 1, 0} / t)[1] end, 1e-200), "df/dx1 is not finite")
   end)
   it("ad.grad refuses a non-finite derivative (before: returned inf / NaN)", function()
     has(errmsg(ad.grad, ad.math.sqrt(ad.dual(0, {1, 0, 0}))), "singular point")
     local g1 = ad.grad(ad.math.sqrt(ad.dual(4, {1, 0, 0})))
     assert.are.equal(0.25, g1)
+  end)
+  it("so3.angle/dist/log of autodiff values refuse a non-rotation as the plain functions do (before: an angle of diag(2, 1, 1), NaN on overflow)", function()
+    local D = ad.mat3{{ad.dual(2, {1, 0, 0}), 0, 0}, {0, 1, 0}, {0, 0, 1}}
+    local big = ad.dual(1e200, {1, 0, 0})
+    local B = ad.mat3{{big, 0, 0}, {0, big, 0}, {0, 0, big}}
+    local plain = errmsg(lf.so3.angle, lf.mat3{2, 0, 0, 0, 1, 0, 0, 0, 1})
+    has(plain, "argument #1 to 'so3.angle' is not a rotation: ||R^T R - I|| = 3 > 1e-09")
+    has(errmsg(lf.so3.angle, D), "argument #1 to 'so3.angle' is not a rotation: ||R^T R - I|| = 3 > 1e-09")
+    has(errmsg(lf.so3.angle, B), "argument #1 to 'so3.angle' is not a rotation")
+    has(errmsg(lf.so3.angle, lf.so3.I, D), "argument #2 to 'so3.angle' is not a rotation")
+    has(errmsg(lf.so3.dist, lf.so3.I, D), "argument #2 to 'so3.dist' is not a rotation")
+    has(errmsg(lf.so3.log, B), "argument #1 to 'so3.log' is not a rotation")
+    -- reverse mode: the same refusals from inside an evaluation
+    local two = function(x) return lf.mat3{{x, 0, 0}, {0, 1, 0}, {0, 0, 1}} end
+    has(errmsg(rev.gradient, function(x) return lf.so3.angle(two(x)) end, 2), "argument #1 to 'so3.angle' is not a rotation")
+    has(errmsg(rev.gradient, function(x) return lf.so3.dist(lf.so3.I, two(x)) end, 2), "argument #2 to 'so3.dist' is not a rotation")
+    has(errmsg(rev.gradient, function(R) return lf.so3.angle(R * 2) end, lf.so3.I), "argument #1 to 'so3.angle' is not a rotation")
+    has(errmsg(rev.gradient, function(R) return lf.so3.log(R * 1e200):norm() end, lf.so3.I), "argument #1 to 'so3.log' is not a rotation")
+    -- and rotations still differentiate: d/dt angle(exp(t e1)) = 1 in both modes
+    local a = lf.so3.angle(lf.so3.exp(ad.vec3{ad.dual(0.3, {1, 0, 0}), 0, 0}))
+    assert.is_true(math.abs(ad.value(a) - 0.3) < 1e-15 and math.abs(ad.grad(a) - 1) < 1e-14)
+    local v, g = rev.gradient(function(t) return lf.so3.angle(lf.so3.exp(lf.vec3{t, 0, 0})) end, 0.3)
+    assert.is_true(math.abs(v - 0.3) < 1e-15 and math.abs(g - 1) < 1e-14)
   end)
   it("a tape value given where a table of options is expected is refused by the function", function()
     local r
@@ -385,5 +437,30 @@ describe("autodiff values under hostile use", function()
     has(errmsg(lf.drift, r), "lf.drift: argument #1 must be a trajectory")
     local traj = lf.run(lf.stress_system(), {method = "vlv", h = 0.25, T = 1})
     has(errmsg(traj.plot, traj, r), "traj:plot: options table expected")
+  end)
+end)
+
+-- Findings of the third 15-minute run of the Lua API fuzzer (seed 1)
+describe("streamed trajectories and option checks", function()
+  it("a streamed trajectory's array methods say where the arrays are (before: raw error in write_csv, an empty data table from totable/to_json)", function()
+    local path = os.tmpname()
+    local tr = lf.run(lf.stress_system(), {method = "vlv", h = 0.25, T = 2, stream = path})
+    local out = os.tmpname()
+    for name, f in pairs{["traj:write_csv"] = function() return tr:write_csv(out) end,
+                         ["traj:totable"] = function() return tr:totable() end,
+                         ["traj:to_json"] = function() return tr:to_json() end,
+                         ["traj:plot"] = function() return tr:plot{file = out .. ".png"} end,
+                         ["lf.drift"] = function() return lf.drift(tr) end} do
+      has(errmsg(f), name .. ": this trajectory was streamed to " .. path .. " and keeps no arrays in memory")
+    end
+    -- and what it points to works
+    local back = tr:load()
+    assert.are.equal(9, #back.t)
+    assert.are.equal(out, back:write_csv(out))
+    os.remove(path); os.remove(out)
+  end)
+  it("lf.stress_test checks 'every' before using it (before: raw 'attempt to idiv' error)", function()
+    has(errmsg(lf.stress_test, "vlv", {every = ""}), "option 'every' must be an integer >= 1, got the string \"\"")
+    has(errmsg(lf.stress_test, "vlv", {every = 0.5}), "option 'every' must be an integer >= 1, got 0.5")
   end)
 end)
