@@ -911,12 +911,11 @@ end
 -- The C so3.log / dist / angle refuse an argument that is not a rotation (||R^T R - I|| > 1e-9 or
 -- det R != 1); their dual versions check the values the same way (a dual "rotation" far from SO(3)
 -- would give a silently wrong angle, or NaN when its entries overflow).
--- Raised at level 4: check_rotation < so3_* < the C function lf.so3.* < its caller.
 local function check_rotation(A, what)
     local r1, r2, r3 = A[1], A[2], A[3]
     local msg = core.so3._check(val(r1[1]), val(r1[2]), val(r1[3]), val(r2[1]), val(r2[2]), val(r2[3]),
         val(r3[1]), val(r3[2]), val(r3[3]), what)
-    if msg then error(msg, 4) end
+    if msg then raise_at_caller(msg) end
 end
 
 local function so3_log(R)

@@ -1264,11 +1264,10 @@ end
 
 -- The C so3.log / dist / angle refuse an argument that is not a rotation; their tape versions check
 -- the values the same way (see lieflow.autodiff's check_rotation).
--- Raised at level 4: check_rotation < so3_* < the C function lf.so3.* < its caller.
 local function check_rotation(x, what, arg)
     local _, a1, a2, a3, a4, a5, a6, a7, a8, a9 = mread(x, what)
     local msg = core.so3._check(a1, a2, a3, a4, a5, a6, a7, a8, a9, fmt("argument #%d to '%s'", arg, what))
-    if msg then error(msg, 4) end
+    if msg then raise_at_caller(msg) end
 end
 
 local function so3_log(R)
