@@ -65,6 +65,7 @@ typedef struct lfb_system {
     lua_State *L;        /* the running thread, set by lfb_system_bind before C calls back */
     int ref[LFB_NREF];   /* registry references of Lua callbacks (LUA_NOREF if none); meaning per kind */
     lf_potential *pot;   /* a potential the system owns (Lua potentials) */
+    void *pot_object;    /* the lf.potential userdata whose potential it uses, retained (lsystem.c) */
     int users;           /* integrators using the system (they keep it alive) */
     int finalized;       /* __gc has run: no entry point may use it */
 } lfb_system;

@@ -25,6 +25,8 @@ lfb_system *lfb_newsystem(lua_State *L)
     return s;
 }
 
+static void pot_release(void *pot_object);
+
 static void free_system(lua_State *L, lfb_system *s)
 {
     for (int i = 0; i < LFB_NREF; i++) {
@@ -35,6 +37,8 @@ static void free_system(lua_State *L, lfb_system *s)
     s->sys = NULL;
     lf_potential_free(s->pot);
     s->pot = NULL;
+    pot_release(s->pot_object);
+    s->pot_object = NULL;
 }
 
 lfb_system *lfb_checksystem(lua_State *L, int idx)
@@ -50,7 +54,7 @@ void lfb_system_retain(lfb_system *s) { s->users++; }
 void lfb_system_release(lua_State *L, lfb_system *s)
 {
     if (s->users > 0) s->users--;
-    if (s->users == 0 && s->finalized && s->sys) free_system(L, s);
+    if (s->users == 0 && s->finalized) free_system(L, s);
 }
 
 /* __gc (and a __gc or __close called by hand): the C system is freed once no integrator uses it;
@@ -59,7 +63,7 @@ static int sys_gc(lua_State *L)
 {
     lfb_system *s = luaL_checkudata(L, 1, LFB_SYSTEM);
     s->finalized = 1;
-    if (s->users == 0 && s->sys) free_system(L, s);
+    if (s->users == 0) free_system(L, s); /* (also a system whose construction failed: what it holds) */
     return 0;
 }
 
@@ -171,33 +175,51 @@ static int lua_potential_eval(void *ctx, int nb, const double *R, double *U, dou
 }
 
 /* ---------------------------------------------------------------- potential objects */
+/* A potential's lifetime follows the system's (sys_gc above): systems using it retain it, and its
+ * __gc (also one called by hand) frees the C potential only when no system uses it any more; from
+ * then on every entry point refuses it. */
 typedef struct {
     lf_potential *p; /* NULL for the free body */
     int free_body;
+    int users;     /* systems using p (they keep the userdata alive through a uservalue) */
+    int finalized; /* __gc has run */
 } lfb_potential;
 
 static lfb_potential *checkpot(lua_State *L, int idx)
 {
     lfb_potential *u = luaL_checkudata(L, idx, LFB_POTENTIAL);
-    if (!u->p && !u->free_body) luaL_error(L, "the potential has been finalized and cannot be used");
+    if (u->finalized || (!u->p && !u->free_body)) luaL_error(L, "the potential has been finalized and cannot be used");
     return u;
+}
+
+static void pot_release(void *pot_object)
+{
+    lfb_potential *u = pot_object;
+    if (!u) return;
+    if (u->users > 0) u->users--;
+    if (u->users == 0 && u->finalized) {
+        lf_potential_free(u->p);
+        u->p = NULL;
+    }
 }
 
 static void newpot(lua_State *L, lf_potential *p, const lf_error *e)
 {
     if (!p) lfb_error(L, e);
     lfb_potential *u = lua_newuserdatauv(L, sizeof *u, 0);
+    memset(u, 0, sizeof *u);
     u->p = p;
-    u->free_body = 0;
     luaL_setmetatable(L, LFB_POTENTIAL);
 }
 
 static int pot_gc(lua_State *L)
 {
     lfb_potential *u = luaL_checkudata(L, 1, LFB_POTENTIAL);
-    /* systems using the potential keep its userdata alive (uservalue), so this runs after them */
-    lf_potential_free(u->p);
-    u->p = NULL;
+    u->finalized = 1;
+    if (u->users == 0) {
+        lf_potential_free(u->p);
+        u->p = NULL;
+    }
     return 0;
 }
 
@@ -283,7 +305,7 @@ static int pot_coulomb_wall(lua_State *L)
 static int pot_free(lua_State *L)
 {
     lfb_potential *u = lua_newuserdatauv(L, sizeof *u, 0);
-    u->p = NULL;
+    memset(u, 0, sizeof *u);
     u->free_body = 1;
     luaL_setmetatable(L, LFB_POTENTIAL);
     return 1;
@@ -313,7 +335,11 @@ static int pot_torque(lua_State *L)
 
 static int pot_tostring(lua_State *L)
 {
-    lfb_potential *u = checkpot(L, 1);
+    lfb_potential *u = luaL_checkudata(L, 1, LFB_POTENTIAL);
+    if (u->finalized || (!u->p && !u->free_body)) {
+        lua_pushstring(L, "lf.potential (finalized)");
+        return 1;
+    }
     char buf[256];
     lf_potential_describe(u->p, buf, sizeof buf);
     lua_pushfstring(L, "lf.potential.%s", buf);
@@ -403,9 +429,12 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
         if (!s->pot) return lfb_error(L, &e);
         pot = s->pot;
     } else if (tp == LUA_TUSERDATA && luaL_testudata(L, -1, LFB_POTENTIAL)) {
-        pot = checkpot(L, -1)->p;
+        lfb_potential *u = checkpot(L, -1);
+        pot = u->p;
         lua_pushvalue(L, -1);
         lua_setiuservalue(L, ud, 1); /* the system keeps the potential alive */
+        u->users++;                  /* and its C potential (released in free_system) */
+        s->pot_object = u;
     } else if (tp != LUA_TNIL) {
         return luaL_error(L, "%s: field 'potential' must be a function U(R) or a built-in lf.potential, got %s", fn,
                           lfb_typename(L, -1));

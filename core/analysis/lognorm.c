@@ -13,15 +13,21 @@
 int lf_lognorm(int n, const double *A, const double *G, double *mu, lf_error *err)
 {
     if (n < 1 || n > 4096) return lf_error_set(err, LF_EINVAL, "lognorm: the dimension must be 1..4096, got %d", n);
-    double gmax = 0;
+    double amax = 0, gmax = 0;
     for (int i = 0; i < n * n; i++) {
         if (!isfinite(A[i])) return lf_error_set(err, LF_EINVAL, "lognorm: A[%d][%d] = %g is not finite", i / n + 1, i % n + 1, A[i]);
+        amax = fmax(amax, fabs(A[i]));
         if (G) {
             if (!isfinite(G[i]))
                 return lf_error_set(err, LF_EINVAL, "lognorm: G[%d][%d] = %g is not finite", i / n + 1, i % n + 1, G[i]);
             gmax = fmax(gmax, fabs(G[i]));
         }
     }
+    /* mu_G(c A) = c mu_G(A) for c > 0, and mu_G does not change when G is scaled: entries beyond
+     * 1e150 or below 1e-150 are scaled by a power of two (exactly) so that the products below neither
+     * overflow nor underflow; other matrices are used as given (bit-for-bit the unscaled results) */
+    const double sa = (amax > 1e150 || (amax > 0 && amax < 1e-150)) ? ldexp(1.0, ilogb(amax)) : 1.0;
+    const double sg = (gmax > 1e150 || (gmax > 0 && gmax < 1e-150)) ? ldexp(1.0, ilogb(gmax)) : 1.0;
     if (G)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < i; j++)
@@ -40,10 +46,10 @@ int lf_lognorm(int n, const double *A, const double *G, double *mu, lf_error *er
         goto done;
     }
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) gsl_matrix_set(M, (size_t)i, (size_t)j, A[i * n + j]);
+        for (int j = 0; j < n; j++) gsl_matrix_set(M, (size_t)i, (size_t)j, A[i * n + j] / sa);
     if (G) {
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) gsl_matrix_set(Lm, (size_t)i, (size_t)j, G[i * n + j]);
+            for (int j = 0; j < n; j++) gsl_matrix_set(Lm, (size_t)i, (size_t)j, G[i * n + j] / sg);
         if (gsl_linalg_cholesky_decomp1(Lm) != GSL_SUCCESS) {
             rc = lf_error_set(err, LF_EINVAL, "lognorm: the metric G is not positive definite (Cholesky fails)");
             goto done;
@@ -63,7 +69,11 @@ int lf_lognorm(int n, const double *A, const double *G, double *mu, lf_error *er
         rc = lf_error_set(err, LF_ENOCONV, "lognorm: the symmetric eigensolver failed");
         goto done;
     }
-    *mu = gsl_vector_max(ev);
+    *mu = sa * gsl_vector_max(ev);
+    if (!isfinite(*mu))
+        rc = lf_error_set(err, LF_EDOMAIN, "lognorm: the result is not finite (%g): A (largest entry %g) is too large "
+                                           "or the metric G too ill-conditioned for double precision",
+                          *mu, amax);
 done:
     if (rc == LF_OK && guard.gsl_errno) rc = lf_error_set(err, LF_EDOMAIN, "lognorm: %s", guard.reason);
     lf_gsl_guard_end(&guard);

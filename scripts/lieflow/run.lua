@@ -544,9 +544,23 @@ function traj_methods:write_csv(path)
   local ok, err = pcall(function()
     local f <close> = core.atomic_open(path, "write_csv")
     local cols = self.columns
-    f:write(table.concat(cols, ","), "\n")
+    -- the arrays are plain tables the caller may have changed: one number per sample in each
     local arrays = {}
-    for i, c in ipairs(cols) do arrays[i] = self[c] end
+    for i, c in ipairs(cols) do
+      local a = rawget(self, c)
+      if type(a) ~= "table" then error(("traj:write_csv: column '%s' has no array (got %s)"):format(c, type(a)), 0) end
+      if i > 1 and #a ~= #arrays[1] then
+        error(("traj:write_csv: column '%s' has %d values, column '%s' %d (the arrays were changed after the run?)")
+          :format(c, #a, cols[1], #arrays[1]), 0)
+      end
+      for r = 1, #a do
+        if math.type(a[r]) == nil then
+          error(("traj:write_csv: column '%s' entry %d is %s, expected a number"):format(c, r, type(a[r])), 0)
+        end
+      end
+      arrays[i] = a
+    end
+    f:write(table.concat(cols, ","), "\n")
     local fmt = ("%.17g,"):rep(#cols):sub(1, -2) .. "\n"
     local vals, buf = {}, {}
     for r = 1, #arrays[1] do

@@ -459,8 +459,63 @@ describe("streamed trajectories and option checks", function()
     assert.are.equal(out, back:write_csv(out))
     os.remove(path); os.remove(out)
   end)
+  it("traj:write_csv checks arrays changed after the run (before: raw 'bad argument to format' error)", function()
+    local tr = lf.run(lf.stress_system(), {method = "vlv", h = 0.25, T = 5})
+    local out = os.tmpname()
+    table.remove(tr.energy)
+    has(errmsg(tr.write_csv, tr, out), "traj:write_csv: column 'energy' has 20 values, column 't' 21")
+    tr.energy[21] = 0
+    tr.pi1[3] = "x"
+    has(errmsg(tr.write_csv, tr, out), "traj:write_csv: column 'pi1' entry 3 is string, expected a number")
+    tr.pi1[3] = 0
+    assert.are.equal(out, tr:write_csv(out))
+    os.remove(out)
+  end)
   it("lf.stress_test checks 'every' before using it (before: raw 'attempt to idiv' error)", function()
     has(errmsg(lf.stress_test, "vlv", {every = ""}), "option 'every' must be an integer >= 1, got the string \"\"")
     has(errmsg(lf.stress_test, "vlv", {every = 0.5}), "option 'every' must be an integer >= 1, got 0.5")
+  end)
+end)
+
+describe("lf.lognorm with extreme entries (found by the fuzzer: NaN)", function()
+  local A = {{-1, 2, 0}, {0.5, -3, 1}, {0, 1, -2}}
+  local G = {{2, 0.5, 0}, {0.5, 1, 0}, {0, 0, 3}}
+  local function scaled(M, c)
+    local S = {}
+    for i = 1, 3 do S[i] = {} for j = 1, 3 do S[i][j] = c * M[i][j] end end
+    return S
+  end
+  it("is positively homogeneous in A and invariant to scaling G, to round-off, at 1e-200 ... 1e200", function()
+    local mu = lf.lognorm(A, G)
+    for _, c in ipairs{1e-200, 1e-160, 1e160, 1e200} do
+      assert.is_true(math.abs(lf.lognorm(scaled(A, c), G) / (c * mu) - 1) < 1e-14)
+      assert.is_true(math.abs(lf.lognorm(A, scaled(G, c)) / mu - 1) < 1e-14)
+    end
+  end)
+  it("a result beyond double precision is an error, not NaN or inf", function()
+    has(errmsg(lf.lognorm, {{1e300, 1e300, 0}, {-1e300, 1e300, 0}, {0, 0, 1e300}}, {{1, 0, 0}, {0, 1e300, 0}, {0, 0, 1}}),
+      "lognorm: the result is not finite")
+  end)
+end)
+
+describe("a potential finalized by hand while systems use it (found by the fuzzer: segfault, use-after-free)", function()
+  it("the systems keep its C potential; the potential itself is refused; collecting everything is clean", function()
+    local function run(finalize)
+      local p = lf.potential.field{B = {0, 0, 1}, m = {0.3, 0.2, 1}}
+      local s = lf.rigidbody{inertia = {1, 2, 3}, potential = p, omega = {0.1, 0.2, 0.3}}
+      local it = lf.integrator("vlv", s, {h = 0.1})
+      if finalize then
+        getmetatable(p).__gc(p)
+        assert.are.equal("lf.potential (finalized)", tostring(p))
+        has(errmsg(function() return p:energy(lf.so3.I) end), "the potential has been finalized and cannot be used")
+        has(errmsg(lf.rigidbody, {inertia = {1, 2, 3}, potential = p}), "the potential has been finalized")
+      end
+      it:step(20)
+      return it.t, s:energy(), tostring(it.R)
+    end
+    local t1, e1, r1 = run(false)
+    local t2, e2, r2 = run(true)
+    assert.are.equal(t1, t2); assert.are.equal(e1, e2); assert.are.equal(r1, r2)
+    collectgarbage(); collectgarbage()
   end)
 end)
