@@ -65,6 +65,26 @@ function lf.bodies(spec)
   return sys
 end
 
+-- The fields `...` of a constructor's table, read under pcall: a table whose __index raises (an
+-- autodiff value, a proxy) is refused naming the function, not with an error inside this file.
+-- Nothing for a non-table (the C constructor says what it expected).
+local function spec_fields(spec, fn, ...)
+  if type(spec) ~= "table" then return end
+  local keys = table.pack(...)
+  local ok, vals = pcall(function()
+    local v = {}
+    for i = 1, keys.n do v[i] = spec[keys[i]] end
+    return v
+  end)
+  if not ok then
+    local mt = getmetatable(spec) -- (a protected metatable is a string)
+    local name = type(mt) == "table" and type(rawget(mt, "__name")) == "string" and rawget(mt, "__name") or "table"
+    error(("%s: argument #1 must be a table of fields, got %s (reading its fields raised: %s)")
+      :format(fn, name, run.strip_position(vals)), 3)
+  end
+  return table.unpack(vals, 1, keys.n)
+end
+
 --- lf.lie_ode{factors=, trivialization=, y0=, f=, params=, energy=, jacobian=, H=, dH=, skew=}: a
 --- Lie-group ODE (core.lie_ode); jacobian = "autodiff" differentiates a Lua f along the action by
 --- forward-mode autodiff (f must then compute with the values it is given, lf.math for functions).
@@ -77,16 +97,18 @@ function lf.lie_ode(spec)
     if not copy then copy = {} for k, v in pairs(spec) do copy[k] = v end end
     return copy
   end
-  if type(spec) == "table" and spec.jacobian == "autodiff" then
-    if type(spec.f) ~= "function" then error("lf.lie_ode: jacobian = \"autodiff\" needs a Lua function f", 2) end
-    local f, names, triv = ad.natural(spec.f), spec.factors, spec.trivialization or "right"
-    own().jacobian = function(t, y) return ad.lie_jacobian(f, t, y, names, triv) end
+  local jacobian, f, H, dH, factors, triv = spec_fields(spec, "lf.lie_ode", "jacobian", "f", "H", "dH", "factors",
+    "trivialization")
+  triv = triv or "right"
+  if jacobian == "autodiff" then
+    if type(f) ~= "function" then error("lf.lie_ode: jacobian = \"autodiff\" needs a Lua function f", 2) end
+    local fn = ad.natural(f)
+    own().jacobian = function(t, y) return ad.lie_jacobian(fn, t, y, factors, triv) end
   end
-  if type(spec) == "table" and type(spec.H) == "function" and (spec.dH == nil or spec.dH == "autodiff")
-     and type(spec.f) == "function" then
-    local H, names, triv = ad.natural(spec.H), spec.factors, spec.trivialization or "right"
-    own().dH = function(y) return ad.algebra_elements(ad.lie_gradient(H, y, names, triv), names) end
-  elseif type(spec) == "table" and spec.dH == "autodiff" then
+  if type(H) == "function" and (dH == nil or dH == "autodiff") and type(f) == "function" then
+    local Hn = ad.natural(H)
+    own().dH = function(y) return ad.algebra_elements(ad.lie_gradient(Hn, y, factors, triv), factors) end
+  elseif dH == "autodiff" then
     error("lf.lie_ode: dH = \"autodiff\" needs a Lua function H (and a Lua f)", 2)
   end
   spec = copy or spec
@@ -103,10 +125,10 @@ end
 lf.spheres = setmetatable({pendulum = core.spheres.pendulum, double_pendulum = core.spheres.double_pendulum,
                            dipoles = core.spheres.dipoles, new = core.spheres.new}, {
   __call = function(_, spec)
-    if type(spec) == "table" and type(spec.potential) == "function" and spec.gradient == nil then
+    local V, gradient = spec_fields(spec, "lf.spheres", "potential", "gradient")
+    if type(V) == "function" and gradient == nil then
       local copy = {}
       for k, v in pairs(spec) do copy[k] = v end
-      local V = spec.potential
       copy.gradient = function(qs) return ad.r3_gradient(V, qs) end
       spec = copy
     end

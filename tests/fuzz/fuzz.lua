@@ -121,7 +121,12 @@ log:write(("-- lieflow fuzz log, seed %d. Replay: lieflow %s\n"):format(opt.seed
   "local function fz(f, ...) local co = coroutine.create(function(...) return pcall(f, ...) end)\n",
   "  local res = table.pack(coroutine.resume(co, ...))\n",
   "  for _ = 1, 3 do if coroutine.status(co) ~= 'suspended' then break end res = table.pack(coroutine.resume(co)) end\n",
-  "  if res[1] and res[2] then return table.unpack(res, 3, res.n) end end\n")
+  "  if res[1] and res[2] then return table.unpack(res, 3, res.n) end end\n",
+  -- a method as the fuzzer found it: through __index, else raw from the metatable's method tables
+  -- (indexing a finalized object raises, and the fuzzer had taken the function before)
+  "local function M(x, k) local ok, f = pcall(function() return x[k] end) if ok and f ~= nil then return f end\n",
+  "  local mt = getmetatable(x) if type(mt) == 'table' then for _, t in ipairs{rawget(mt, 'methods'), rawget(mt, '__index')} do\n",
+  "    if type(t) == 'table' and rawget(t, k) ~= nil then return rawget(t, k) end end end end\n")
 
 -- operators, by name (logged as ops.add(a, b), ...)
 local OPS = {
@@ -641,7 +646,8 @@ local function run_call(c, argexprs, args_finite)
   for i in line:gmatch("o%[(%d+)%]") do
     if not seen[i] then seen[i] = true; kinds[#kinds + 1] = ("o[%s]=%s"):format(i, okind[tonumber(i)] or "?") end
   end
-  log:write(line, #kinds > 0 and ("  -- " .. table.concat(kinds, " ")) or "", "\n")
+  log:write((line:gsub('^r = fz%(o%[(%d+)%]%[("[%w_]+")%]', "r = fz(M(o[%1], %2)")),
+    #kinds > 0 and ("  -- " .. table.concat(kinds, " ")) or "", "\n")
   local name = c.expr:match("%[\"([%w_]+)\"%]$") or c.expr:match("%.([%w_]+)$") or ""
   local before = c.self and (name == "step" or name == "set_state") and snapshot(c.self)
   local single = name == "set_state" or (name == "step" and (args[2] == nil or args[2] == 1))

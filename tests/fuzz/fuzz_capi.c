@@ -3,7 +3,7 @@
  * The input is a little program: each operation takes a selector byte and then its numbers, each
  * number a byte choosing a hostile constant (NaN, +-inf, 0, -0, subnormals, DBL_MAX, 1e+-154,
  * 1e+-300, pi, ...) or 8 raw bytes (any double). Operations cover the maps (so3, s2, quat), the
- * 3x3 helpers (norms, det, inverse), the projection, the fits, the error messages, rigid systems
+ * 3x3 helpers (norms, det, inverse, logarithmic norm), the projection, the fits, the error messages, rigid systems
  * with every registered method (single steppers and lanes) and the exact free body.
  *
  * Besides ASan/UBSan (the build flags), every operation checks the contract of its header:
@@ -241,6 +241,20 @@ static void op_linalg(input *in)
             for (int i = 0; i < 9; i++) res = fmax(res, fabs(P[i]));
             REQUIRE(res <= 1e-13 / rc, "A inv(A) - I = %g (rcond %g), A = %a %a %a %a %a %a %a %a %a", res, rc, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8]);
         }
+        /* the logarithmic norm (no input consumed: the corpus keeps its meaning): finite or an error;
+         * in the Euclidean norm |mu_2(A)| <= ||A||_2 <= ||A||_F; with a diagonal metric (entries
+         * up to 1 + DBL_MAX) only finite or an error */
+        double mu;
+        lf_error e;
+        int sl = lf_lognorm(3, A, NULL, &mu, &e);
+        check_error(sl, &e);
+        if (sl == LF_OK)
+            REQUIRE(isfinite(mu) && (!isfinite(fn) || fabs(mu) <= fn * (1 + 1e-12) + 0x1p-1074),
+                    "lognorm %g of a matrix with ||A||_F = %g", mu, fn);
+        const double G[9] = {1 + fabs(A[0]), 0, 0, 0, 1 + fabs(A[4]), 0, 0, 0, 1 + fabs(A[8])};
+        sl = lf_lognorm(3, A, G, &mu, &e);
+        check_error(sl, &e);
+        if (sl == LF_OK) REQUIRE(isfinite(mu), "lognorm in a diagonal metric: %g", mu);
     }
 }
 
