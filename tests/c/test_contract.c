@@ -369,6 +369,26 @@ static void test_lognorm(void **state)
     assert_int_equal(lf_lognorm(2, A2, Gns, &mu, &e), LF_EINVAL);
     printf("  %s\n", e.msg);
     assert_non_null(strstr(e.msg, "symmetric"));
+    /* found by the C API fuzzer: pi on the diagonal and subnormal entries gave mu = pi (1 + 1e-11)
+     * (gsl_eigen_symm on subnormals); now exact to round-off */
+    const double As[9] = {0x0.0c86974e718d7p-1022, 0, 0, 0x0.000000080c83fp-1022, 0, 0, 0x0.0001000000008p-1022, 0,
+                          M_PI};
+    assert_int_equal(lf_lognorm(3, As, NULL, &mu, &e), LF_OK);
+    printf("  lognorm(diag(subnormal, 0, pi) + subnormal entries) - pi = %.3g\n", mu - M_PI);
+    assert_true(fabs(mu - M_PI) <= 4e-16 * M_PI);
+    /* extreme scales: mu(c A) = c mu(A), and scaling G changes nothing */
+    const double A3[9] = {-1, 2, 0, 0.5, -3, 1, 0, 1, -2}, G3[9] = {2, 0.5, 0, 0.5, 1, 0, 0, 0, 3};
+    double mu0, mu1, S[9];
+    assert_int_equal(lf_lognorm(3, A3, G3, &mu0, &e), LF_OK);
+    const double cs[] = {1e-300, 1e-200, 1e200, 1e300};
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < 9; i++) S[i] = cs[k] * A3[i];
+        assert_int_equal(lf_lognorm(3, S, G3, &mu1, &e), LF_OK);
+        assert_true(fabs(mu1 / (cs[k] * mu0) - 1) <= 1e-14);
+        for (int i = 0; i < 9; i++) S[i] = cs[k] * G3[i];
+        assert_int_equal(lf_lognorm(3, A3, S, &mu1, &e), LF_OK);
+        assert_true(fabs(mu1 / mu0 - 1) <= 1e-14);
+    }
 }
 
 int main(void)

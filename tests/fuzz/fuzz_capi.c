@@ -250,7 +250,7 @@ static void op_linalg(input *in)
         check_error(sl, &e);
         if (sl == LF_OK)
             REQUIRE(isfinite(mu) && (!isfinite(fn) || fabs(mu) <= fn * (1 + 1e-12) + 0x1p-1074),
-                    "lognorm %g of a matrix with ||A||_F = %g", mu, fn);
+                    "lognorm %a of a matrix with ||A||_F = %a: A = %a %a %a %a %a %a %a %a %a", mu, fn, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8]);
         const double G[9] = {1 + fabs(A[0]), 0, 0, 0, 1 + fabs(A[4]), 0, 0, 0, 1 + fabs(A[8])};
         sl = lf_lognorm(3, A, G, &mu, &e);
         check_error(sl, &e);
