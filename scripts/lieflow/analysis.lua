@@ -297,7 +297,7 @@ end
 ---                         progress=, newton_tol=, max_iter=})
 --- -> {method=, T=, every=, runs = {{h=, slope=, verdict=, statistic=, drift=, cpu_time=, steps=,
 ---     traj=}, ...}, slope= (of the first h), verdict= ("drift" if any run drifts), ratio=
----     slope(h2)/slope(h1) and exponent= log(ratio)/log(h2/h1) (with two or more h; [BOS]
+---     slope(h2)/slope(h1) and exponent= log(ratio)/log(h2/h1) (with two or more h and both slopes nonzero; [BOS]
 ---     says O(T h^2): ratio ~4 and exponent ~2 between h = 0.125 and 0.25)}.
 --- `method` is a built-in method's name or an lf.method.
 local STRESS_KEYS = {"h", "T", "every", "progress", "threshold"}
@@ -344,8 +344,13 @@ function M.stress_test(method, opts)
   res.threshold = res.runs[1].drift.threshold
   if #hs >= 2 then
     local h1, h2 = hs[1], hs[2]
-    res.ratio = res.runs[2].slope / res.runs[1].slope
-    res.exponent = math.log(math.abs(res.ratio)) / math.log(h2 / h1)
+    -- defined when both slopes are nonzero (a method that keeps the energy exactly has none): a ratio
+    -- 0/0 or x/0 would be NaN or inf
+    local s1, s2 = res.runs[1].slope, res.runs[2].slope
+    if s1 ~= 0 and s2 ~= 0 then
+      res.ratio = s2 / s1
+      res.exponent = math.log(math.abs(res.ratio)) / math.log(h2 / h1)
+    end
   end
   return res
 end

@@ -62,6 +62,16 @@ function M.warn(msg) io.stderr:write("lf.plot: ", msg, "\n") end
 
 -- ------------------------------------------------------------------ small helpers
 local function fail(msg) error("lf.plot: " .. msg, 0) end
+local function is_autodiff(x)
+  local mt = getmetatable(x)
+  return type(mt) == "table" and rawget(mt, "__lf_dual") ~= nil
+end
+-- a value's kind for messages: its metatable's __name (lf.vec3, lf.reverse, ...) or its type
+local function kind_of(x)
+  local mt = getmetatable(x)
+  if type(mt) == "table" and type(rawget(mt, "__name")) == "string" then return rawget(mt, "__name") end
+  return type(mt) == "table" and "a table with a metatable" or type(x)
+end
 
 -- POSIX shell quoting
 local function shq(s) return "'" .. tostring(s):gsub("'", [['\'']]) .. "'" end
@@ -243,7 +253,8 @@ local function prepare(spec)
   -- series
   local y = spec.y
   if y == nil then fail("y: missing (one or more series: y = {{...}, {label = , data = }})") end
-  if type(y) ~= "table" then fail(("y: table of series expected, got %s"):format(type(y))) end
+  -- (tables are read raw, their metatables not consulted; an autodiff value is not a series)
+  if type(y) ~= "table" or is_autodiff(y) then fail(("y: table of series expected, got %s"):format(kind_of(y))) end
   if type(rawget(y, 1)) == "number" or (rawget(y, "data") ~= nil) then y = { y } end -- a single series
   if rawlen(y) == 0 then fail("y: no series") end
 
@@ -253,16 +264,17 @@ local function prepare(spec)
   for k = 1, rawlen(y) do
     local s = rawget(y, k)
     local name = ("y[%d]"):format(k)
-    if type(s) ~= "table" then
+    if type(s) ~= "table" or is_autodiff(s) then
       fail(("%s: series expected (array of numbers or {label = , data = }), got %s")
-        :format(name, type(s)))
+        :format(name, kind_of(s)))
     end
     local data, label, style = s, nil, nil
-    if s.data ~= nil or s.label ~= nil or s.style ~= nil then
-      data = s.data
+    local sdata, slabel, sstyle = rawget(s, "data"), rawget(s, "label"), rawget(s, "style")
+    if sdata ~= nil or slabel ~= nil or sstyle ~= nil then
+      data = sdata
       if data == nil then fail(name .. ".data: missing") end
-      label = check_text(s.label, name .. ".label")
-      style = check_style(s.style, name .. ".style")
+      label = check_text(slabel, name .. ".label")
+      style = check_style(sstyle, name .. ".style")
     end
     local what = label and ("%s (%q)"):format(name, label) or name
     if type(data) ~= "table" then
