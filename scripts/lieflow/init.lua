@@ -230,8 +230,11 @@ function lf.load(path, system, method)
   if not ok or type(c) ~= "table" or c.format ~= checkpoint_format then
     error(("lf.load: '%s' is not a lieflow checkpoint (written by it:save)"):format(path), 2)
   end
-  if system == nil or system.kind ~= c.system_kind then
-    error(("lf.load: the checkpoint is of a %s system; give that system as argument #2"):format(tostring(c.system_kind)), 2)
+  -- (the kind read under pcall: argument #2 may be anything, a number or a table whose fields raise)
+  local okk, kind = pcall(function() return system.kind end)
+  if not okk or kind == nil or kind ~= c.system_kind then
+    error(("lf.load: the checkpoint is of a %s system; give that system as argument #2 (got %s)")
+      :format(tostring(c.system_kind), okk and kind ~= nil and ("a %s system"):format(tostring(kind)) or type(system)), 2)
   end
   local m = method or c.method
   local ok2, it = pcall(lf.integrator, m, system, {h = c.h})

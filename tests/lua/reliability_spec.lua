@@ -493,6 +493,21 @@ describe("streamed trajectories and option checks", function()
     has(errmsg(lf.plot, {y = r}), "lf.plot: y: table of series expected, got lf.reverse")
     has(errmsg(lf.plot, {y = {r}}), "lf.plot: y[1]: series expected (array of numbers or {label = , data = }), got lf.reverse")
   end)
+  it("lf.load with something other than a system as argument #2 says what it needs (before: raw error)", function()
+    local path = os.tmpname()
+    local it = lf.integrator("vlv", lf.stress_system(), {h = 0.125})
+    it:step(3)
+    it:save(path)
+    local r
+    lf.autodiff.reverse.gradient(function(x) r = x; return x end, 1)
+    for _, bad in ipairs{0.5, "x", {}, r} do
+      has(errmsg(lf.load, path, bad), "lf.load: the checkpoint is of a rigidbody system; give that system as argument #2")
+    end
+    has(errmsg(lf.load, path, lf.lie_ode{factors = {"so3"}, y0 = {lf.so3.I}, f = function(t, y) return {{0, 0, 1}} end}),
+      "(got a lie_ode system)")
+    assert.are.equal(it.t, lf.load(path, lf.stress_system()).t)
+    os.remove(path)
+  end)
   it("lf.stress_test checks 'every' before using it (before: raw 'attempt to idiv' error)", function()
     has(errmsg(lf.stress_test, "vlv", {every = ""}), "option 'every' must be an integer >= 1, got the string \"\"")
     has(errmsg(lf.stress_test, "vlv", {every = 0.5}), "option 'every' must be an integer >= 1, got 0.5")
