@@ -440,6 +440,7 @@ static int l_div(lua_State *L)
 
 static int l_unm(lua_State *L)
 {
+    lua_settop(L, 1); /* Lua passes the operand twice; a call by hand may pass anything as the second */
     DUAL("__unm");
     operand a;
     read_operand(L, 1, &a, "-");

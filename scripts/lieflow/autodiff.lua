@@ -606,7 +606,10 @@ local XYZ = { x = 1, y = 2, z = 3 }
 
 DV.__index = function(v, k)
     local i = XYZ[k]
-    if i then return rawget(v, i) end
+    if i then
+        if type(v) ~= "table" then error(fmt("__index: lf.dual.vec3 expected, got %s", typename(v)), 2) end -- (called by hand)
+        return rawget(v, i)
+    end
     if type(k) == "number" then error(fmt("vec3 index out of range: %s (expected 1, 2 or 3)", tostring(k)), 2) end
     return VM[k]
 end
