@@ -61,9 +61,11 @@ static void check_result(lua_State *L, const double *out, int n, const double *i
         lfb_pushmat3(L, M);                 \
         return 1;                           \
     }
-VEC_TO_MAT(so3_hat, hat, DUAL("so3.hat"))
-VEC_TO_MAT(so3_exp, exp, DUAL("so3.exp"))
-VEC_TO_MAT(so3_cay, cay, DUAL("so3.cay"))
+/* (each function takes only its own arguments before handing autodiff values on: a call with
+ * more must not reach the autodiff version through an extra argument) */
+VEC_TO_MAT(so3_hat, hat, lua_settop(L, 1); DUAL("so3.hat"))
+VEC_TO_MAT(so3_exp, exp, lua_settop(L, 1); DUAL("so3.exp"))
+VEC_TO_MAT(so3_cay, cay, lua_settop(L, 1); DUAL("so3.cay"))
 VEC_TO_MAT(so3_dexp, dexp, (void)0)
 VEC_TO_MAT(so3_dexpinv, dexpinv, (void)0)
 VEC_TO_MAT(so3_dcay, dcay, (void)0)
@@ -71,6 +73,7 @@ VEC_TO_MAT(so3_dcayinv, dcayinv, (void)0)
 
 static int so3_vee(lua_State *L)
 {
+    lua_settop(L, 1);
     DUAL("so3.vee");
     double W[9], w[3];
     matarg(L, 1, W, "so3.vee");
@@ -81,6 +84,7 @@ static int so3_vee(lua_State *L)
 
 static int so3_log(lua_State *L)
 {
+    lua_settop(L, 1);
     DUAL("so3.log");
     double R[9], x[3];
     rotarg(L, 1, R, "so3.log");
@@ -118,6 +122,7 @@ static int so3_Ad(lua_State *L)
 
 static int so3_dist(lua_State *L)
 {
+    lua_settop(L, 2);
     DUAL("so3.dist");
     double A[9], B[9];
     rotarg(L, 1, A, "so3.dist");
@@ -128,6 +133,7 @@ static int so3_dist(lua_State *L)
 
 static int so3_angle(lua_State *L)
 {
+    lua_settop(L, 2);
     DUAL("so3.angle");
     double A[9], B[9];
     rotarg(L, 1, A, "so3.angle");

@@ -381,6 +381,7 @@ static void push_operand(lua_State *L, const operand *o)
 
 static int arith_addsub(lua_State *L, int sign, const char *op, const char *dualname)
 {
+    lua_settop(L, 2); /* (a call by hand may pass more: only the operands count, here and below) */
     DUAL(dualname);
     operand a, b;
     read_operand(L, 1, &a, op);
@@ -398,6 +399,7 @@ static int l_sub(lua_State *L) { return arith_addsub(L, -1, "-", "__sub"); }
 
 static int l_mul(lua_State *L)
 {
+    lua_settop(L, 2);
     DUAL("__mul");
     operand a, b, r;
     read_operand(L, 1, &a, "*");
@@ -424,6 +426,7 @@ static int l_mul(lua_State *L)
 
 static int l_div(lua_State *L)
 {
+    lua_settop(L, 2);
     DUAL("__div");
     operand a, b;
     read_operand(L, 1, &a, "/");
@@ -477,6 +480,7 @@ static int push_finite(lua_State *L, double x, const char *fn)
 /* ---------------------------------------------------------------- vec3 methods and indexing */
 static int vec3_dot(lua_State *L)
 {
+    lua_settop(L, 2);
     DUAL("dot");
     double a[3], b[3];
     lfb_tovec3(L, 1, a, "vec3:dot self");
@@ -486,6 +490,7 @@ static int vec3_dot(lua_State *L)
 
 static int vec3_cross(lua_State *L)
 {
+    lua_settop(L, 2);
     DUAL("cross");
     double a[3], b[3], c[3];
     lfb_tovec3(L, 1, a, "vec3:cross self");
@@ -591,6 +596,7 @@ static const double *selfmat(lua_State *L) { return luaL_checkudata(L, 1, LFB_MA
 
 static int mat3_T(lua_State *L)
 {
+    lua_settop(L, 1);
     DUAL("T");
     double R[9];
     lf_m3_transpose(selfmat(L), R);
@@ -599,16 +605,19 @@ static int mat3_T(lua_State *L)
 }
 static int mat3_det(lua_State *L)
 {
+    lua_settop(L, 1);
     DUAL("det");
     return push_finite(L, lf_m3_det(selfmat(L)), "mat3:det"); /* scaled: inf only when |det| > DBL_MAX */
 }
 static int mat3_trace(lua_State *L)
 {
+    lua_settop(L, 1);
     DUAL("trace");
     return push_finite(L, lf_m3_trace(selfmat(L)), "mat3:trace");
 }
 static int mat3_norm(lua_State *L)
 {
+    lua_settop(L, 1);
     DUAL("norm");
     return push_finite(L, lf_m3_fnorm(selfmat(L)), "mat3:norm");
 }

@@ -513,6 +513,12 @@ describe("streamed trajectories and option checks", function()
     has(errmsg(getmetatable(lf.mat3()).__unm, 1 / 0, dv), "the result has a non-finite component")
     assert.are.equal(-2, lf.autodiff.value((-dv)[2]))
     has(errmsg(getmetatable(dv).__index, 10, "x"), "__index: lf.dual.vec3 expected, got number")
+    -- extra arguments do not reach the autodiff versions (before: __sub(-inf, inf, m, dual) returned -inf)
+    local dm = lf.autodiff.mat3{{lf.autodiff.dual(1, {1, 0, 0}), 0, 0}, {0, 1, 0}, {0, 0, 1}}
+    has(errmsg(getmetatable(lf.mat3()).__sub, -1 / 0, 1 / 0, lf.so3.I, dm), "attempt to perform '-' on number and number")
+    has(errmsg(getmetatable(lf.mat3()).__mul, 1e300, 1e300, dm), "'*' on number and number")
+    assert.is_true(lf.so3.is_rotation(lf.so3.exp({1e200, 1, 1e200}, dv))) -- the C map (range-reduced), not the dual one
+    assert.are.equal(0, lf.so3.angle(lf.so3.I, lf.so3.I, dm))
   end)
   it("lf.stress_test checks 'every' before using it (before: raw 'attempt to idiv' error)", function()
     has(errmsg(lf.stress_test, "vlv", {every = ""}), "option 'every' must be an integer >= 1, got the string \"\"")
