@@ -137,9 +137,7 @@ local function maxreldiff(t1, t2)
     return worst
 end
 
-local f = io.open("/proc/cpuinfo")
-local cpu = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
-if f then f:close() end
+local cpu = require("lieflow.experiment").cpu_name()
 print(("lieflow %s benchmark — torques of a Lua pair potential by autodiff, one core (%s)"):format(lf.version, cpu))
 print("columns: pairs; CPU time of one plain U evaluation; of the torques by forward mode (n passes of 3")
 print("directions) and by reverse mode (one taped evaluation, one backward sweep); their ratios to plain;")

@@ -61,15 +61,8 @@ if mpi_child then
   return
 end
 
-local f = io.open("/proc/cpuinfo")
-local cpu = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
-if f then f:close() end
-local function loadavg()
-  local g = io.open("/proc/loadavg")
-  local s = g and g:read("l") or "?"
-  if g then g:close() end
-  return s:match("^(%S+ %S+ %S+)") or s
-end
+local cpu = require("lieflow.experiment").cpu_name()
+local loadavg = require("lieflow.experiment").load_average
 print(("lieflow %s ensemble benchmark: %d members x %d steps (stress test, vlv, h = 1/8, T = %g), best and median of %d"):format(
   lf.version, members, math.floor(T / h), T, repeats))
 print(("%s, %d CPUs usable (%d online); load average before: %s"):format(cpu, ncpu, online, loadavg()))

@@ -46,9 +46,7 @@ end
 local dtau = (tau_lua(lf.so3.random(3)) - C:torque(lf.so3.random(3))):norm()
 assert(dtau < 1e-12, "bench: the Lua torque disagrees with the C one: " .. dtau)
 
-local f = io.open("/proc/cpuinfo")
-local cpu = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
-if f then f:close() end
+local cpu = require("lieflow.experiment").cpu_name()
 print(("lieflow %s benchmark — stress test ([BOS]), h = 0.125, one core (%s)"):format(lf.version, cpu))
 print("columns: steps/s with the C potential; with a Lua torque callback (calling the C torque);")
 print("with the torque written in Lua (vec3/mat3 arithmetic); with the autodiff torque of a Lua U;")

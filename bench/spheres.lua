@@ -9,9 +9,7 @@ local lf = lf or require "lieflow"
 local S = require "lieflow.spheres_study"
 local budget = tonumber(arg and arg[1]) or 0.5 -- CPU seconds per measurement
 
-local f = io.open("/proc/cpuinfo")
-local cpu = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
-if f then f:close() end
+local cpu = require("lieflow.experiment").cpu_name()
 
 -- needles along e1, needle 1 spinning, the last one tilted (the thesis's initial data for 4 x 4)
 local function needles(rows, cols)

@@ -79,15 +79,8 @@ local baselines = {
 }
 for _, b in ipairs(baselines) do b.geometric = false; curves_spec[#curves_spec + 1] = b end
 
-local f = io.open("/proc/cpuinfo")
-local cpu = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
-if f then f:close() end
-local function loadavg()
-  local g = io.open("/proc/loadavg")
-  local s = g and g:read("l") or "?"
-  if g then g:close() end
-  return s
-end
+local cpu = experiment.cpu_name()
+local loadavg = experiment.load_average
 summary.parameters = {T_global = T_global, T_energy = T_energy, budget_seconds = budget, repetitions = reps,
                       targets = targets, cpu = cpu, load_average_start = loadavg(), quick = quick,
                       error_global = "max(||R - R_ref||_F, |w - w_ref|/|w_ref|) at T_global",

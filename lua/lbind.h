@@ -26,11 +26,22 @@ double lfb_checkfinite(lua_State *L, int idx, const char *what);
 /* Optional fields of the options table at index t: the number t[key] (def when nil) and the vec3
  * t[key] into v (untouched when nil; returns whether it was present); errors name "fn: field 'key'". */
 double lfb_optfield_number(lua_State *L, int t, const char *key, double def, const char *fn);
+/* The same, with the word for the key in messages ("field", "option"). */
+double lfb_optnumber(lua_State *L, int t, const char *key, double def, const char *fn, const char *noun);
 int lfb_optfield_vec3(lua_State *L, int t, const char *key, double v[3], const char *fn);
 /* If one of the arguments is an autodiff value (a table whose metatable has __lf_dual), call the
  * function registered under `name` in the dual dispatch table with all arguments and return 1 (the
  * results are on the stack, their count in *nres). */
 int lfb_dual_dispatch(lua_State *L, const char *name, int *nres);
+/* In a C function of nargs arguments: keep only those (a call by hand may pass more, which must
+ * not hand the call to the autodiff version), then return the autodiff version's results if an
+ * argument is an autodiff value. */
+#define LFB_DUAL(name, nargs)                                     \
+    do {                                                          \
+        int nres_;                                                \
+        lua_settop(L, nargs);                                     \
+        if (lfb_dual_dispatch(L, name, &nres_)) return nres_;     \
+    } while (0)
 /* Raise a Lua error from an lf_error record. */
 int lfb_error(lua_State *L, const lf_error *e);
 /* The same with the message prefixed by the Lua function's name fn (unless it starts with it). */

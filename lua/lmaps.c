@@ -6,12 +6,6 @@
 
 #include "lbind.h"
 
-#define DUAL(name)                                            \
-    do {                                                      \
-        int nres_;                                            \
-        if (lfb_dual_dispatch(L, name, &nres_)) return nres_; \
-    } while (0)
-
 static void argname(char *buf, size_t n, int i, const char *fn) { snprintf(buf, n, "argument #%d to '%s'", i, fn); }
 
 static void vecarg(lua_State *L, int i, double v[3], const char *fn)
@@ -61,11 +55,9 @@ static void check_result(lua_State *L, const double *out, int n, const double *i
         lfb_pushmat3(L, M);                 \
         return 1;                           \
     }
-/* (each function takes only its own arguments before handing autodiff values on: a call with
- * more must not reach the autodiff version through an extra argument) */
-VEC_TO_MAT(so3_hat, hat, lua_settop(L, 1); DUAL("so3.hat"))
-VEC_TO_MAT(so3_exp, exp, lua_settop(L, 1); DUAL("so3.exp"))
-VEC_TO_MAT(so3_cay, cay, lua_settop(L, 1); DUAL("so3.cay"))
+VEC_TO_MAT(so3_hat, hat, LFB_DUAL("so3.hat", 1))
+VEC_TO_MAT(so3_exp, exp, LFB_DUAL("so3.exp", 1))
+VEC_TO_MAT(so3_cay, cay, LFB_DUAL("so3.cay", 1))
 VEC_TO_MAT(so3_dexp, dexp, (void)0)
 VEC_TO_MAT(so3_dexpinv, dexpinv, (void)0)
 VEC_TO_MAT(so3_dcay, dcay, (void)0)
@@ -73,8 +65,7 @@ VEC_TO_MAT(so3_dcayinv, dcayinv, (void)0)
 
 static int so3_vee(lua_State *L)
 {
-    lua_settop(L, 1);
-    DUAL("so3.vee");
+    LFB_DUAL("so3.vee", 1);
     double W[9], w[3];
     matarg(L, 1, W, "so3.vee");
     lf_so3_vee(W, w);
@@ -84,8 +75,7 @@ static int so3_vee(lua_State *L)
 
 static int so3_log(lua_State *L)
 {
-    lua_settop(L, 1);
-    DUAL("so3.log");
+    LFB_DUAL("so3.log", 1);
     double R[9], x[3];
     rotarg(L, 1, R, "so3.log");
     lf_so3_log(R, x);
@@ -122,8 +112,7 @@ static int so3_Ad(lua_State *L)
 
 static int so3_dist(lua_State *L)
 {
-    lua_settop(L, 2);
-    DUAL("so3.dist");
+    LFB_DUAL("so3.dist", 2);
     double A[9], B[9];
     rotarg(L, 1, A, "so3.dist");
     rotarg(L, 2, B, "so3.dist");
@@ -133,8 +122,7 @@ static int so3_dist(lua_State *L)
 
 static int so3_angle(lua_State *L)
 {
-    lua_settop(L, 2);
-    DUAL("so3.angle");
+    LFB_DUAL("so3.angle", 2);
     double A[9], B[9];
     rotarg(L, 1, A, "so3.angle");
     if (lua_isnoneornil(L, 2)) lf_m3_identity(B);

@@ -38,16 +38,21 @@ double lfb_checkfinite(lua_State *L, int idx, const char *what)
     return x;
 }
 
-double lfb_optfield_number(lua_State *L, int t, const char *key, double def, const char *fn)
+double lfb_optnumber(lua_State *L, int t, const char *key, double def, const char *fn, const char *noun)
 {
     double x = def;
     if (lua_getfield(L, t, key) != LUA_TNIL) {
         char w[96];
-        snprintf(w, sizeof w, "%s: field '%s'", fn, key);
+        snprintf(w, sizeof w, "%s: %s '%s'", fn, noun, key);
         x = lfb_checkfinite(L, -1, w);
     }
     lua_pop(L, 1);
     return x;
+}
+
+double lfb_optfield_number(lua_State *L, int t, const char *key, double def, const char *fn)
+{
+    return lfb_optnumber(L, t, key, def, fn, "field");
 }
 
 int lfb_optfield_vec3(lua_State *L, int t, const char *key, double v[3], const char *fn)
@@ -207,12 +212,6 @@ int lfb_dual_dispatch(lua_State *L, const char *name, int *nres)
     *nres = lua_gettop(L);
     return 1;
 }
-
-#define DUAL(name)                                          \
-    do {                                                    \
-        int nres_;                                          \
-        if (lfb_dual_dispatch(L, name, &nres_)) return nres_; \
-    } while (0)
 
 /* ---------------------------------------------------------------- constructors */
 /* A table (or rows of a table) holding autodiff duals: lf.vec3 / lf.mat3 of it make dual values
@@ -381,8 +380,7 @@ static void push_operand(lua_State *L, const operand *o)
 
 static int arith_addsub(lua_State *L, int sign, const char *op, const char *dualname)
 {
-    lua_settop(L, 2); /* (a call by hand may pass more: only the operands count, here and below) */
-    DUAL(dualname);
+    LFB_DUAL(dualname, 2);
     operand a, b;
     read_operand(L, 1, &a, op);
     read_operand(L, 2, &b, op);
@@ -399,8 +397,7 @@ static int l_sub(lua_State *L) { return arith_addsub(L, -1, "-", "__sub"); }
 
 static int l_mul(lua_State *L)
 {
-    lua_settop(L, 2);
-    DUAL("__mul");
+    LFB_DUAL("__mul", 2);
     operand a, b, r;
     read_operand(L, 1, &a, "*");
     read_operand(L, 2, &b, "*");
@@ -426,8 +423,7 @@ static int l_mul(lua_State *L)
 
 static int l_div(lua_State *L)
 {
-    lua_settop(L, 2);
-    DUAL("__div");
+    LFB_DUAL("__div", 2);
     operand a, b;
     read_operand(L, 1, &a, "/");
     read_operand(L, 2, &b, "/");
@@ -443,8 +439,7 @@ static int l_div(lua_State *L)
 
 static int l_unm(lua_State *L)
 {
-    lua_settop(L, 1); /* Lua passes the operand twice; a call by hand may pass anything as the second */
-    DUAL("__unm");
+    LFB_DUAL("__unm", 1); /* (Lua passes the operand twice) */
     operand a;
     read_operand(L, 1, &a, "-");
     for (int i = 0; i < a.kind; i++) a.x[i] = -a.x[i];
@@ -480,8 +475,7 @@ static int push_finite(lua_State *L, double x, const char *fn)
 /* ---------------------------------------------------------------- vec3 methods and indexing */
 static int vec3_dot(lua_State *L)
 {
-    lua_settop(L, 2);
-    DUAL("dot");
+    LFB_DUAL("dot", 2);
     double a[3], b[3];
     lfb_tovec3(L, 1, a, "vec3:dot self");
     lfb_tovec3(L, 2, b, "argument #1 to 'vec3:dot'");
@@ -490,8 +484,7 @@ static int vec3_dot(lua_State *L)
 
 static int vec3_cross(lua_State *L)
 {
-    lua_settop(L, 2);
-    DUAL("cross");
+    LFB_DUAL("cross", 2);
     double a[3], b[3], c[3];
     lfb_tovec3(L, 1, a, "vec3:cross self");
     lfb_tovec3(L, 2, b, "argument #1 to 'vec3:cross'");
@@ -596,8 +589,7 @@ static const double *selfmat(lua_State *L) { return luaL_checkudata(L, 1, LFB_MA
 
 static int mat3_T(lua_State *L)
 {
-    lua_settop(L, 1);
-    DUAL("T");
+    LFB_DUAL("T", 1);
     double R[9];
     lf_m3_transpose(selfmat(L), R);
     lfb_pushmat3(L, R);
@@ -605,20 +597,17 @@ static int mat3_T(lua_State *L)
 }
 static int mat3_det(lua_State *L)
 {
-    lua_settop(L, 1);
-    DUAL("det");
+    LFB_DUAL("det", 1);
     return push_finite(L, lf_m3_det(selfmat(L)), "mat3:det"); /* scaled: inf only when |det| > DBL_MAX */
 }
 static int mat3_trace(lua_State *L)
 {
-    lua_settop(L, 1);
-    DUAL("trace");
+    LFB_DUAL("trace", 1);
     return push_finite(L, lf_m3_trace(selfmat(L)), "mat3:trace");
 }
 static int mat3_norm(lua_State *L)
 {
-    lua_settop(L, 1);
-    DUAL("norm");
+    LFB_DUAL("norm", 1);
     return push_finite(L, lf_m3_fnorm(selfmat(L)), "mat3:norm");
 }
 static int mat3_inv(lua_State *L)

@@ -30,14 +30,7 @@ static double now(clockid_t clock)
 
 static double field_number(lua_State *L, int t, const char *k, double def, const char *fn)
 {
-    double x = def;
-    if (lua_getfield(L, t, k) != LUA_TNIL) {
-        char w[96];
-        snprintf(w, sizeof w, "%s: option '%s'", fn, k);
-        x = lfb_checkfinite(L, -1, w);
-    }
-    lua_pop(L, 1);
-    return x;
+    return lfb_optnumber(L, t, k, def, fn, "option");
 }
 
 static int energy_every(lua_State *L, int t, const char *fn)

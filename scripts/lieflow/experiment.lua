@@ -13,6 +13,7 @@
 -- nominal_order_header, report_nominal_order, error_ratio_range, label_hidden_series, convergence_plotter.
 -- Energy drift: drift_run, drift_table_header, drift_table_row.
 -- The symmetric heavy top: top_invariants.
+-- The machine a measurement ran on (examples and benchmarks): cpu_name, load_average.
 local lf = require "lieflow"
 
 local M = {}
@@ -356,6 +357,25 @@ function M.top_invariants(body, opts)
     check(r.gamma_norm_conserved, ("%s: |R^T e3| - 1 = %.3g"):format(m.name, r.gamma_norm))
   end
   return summary
+end
+
+-- ------------------------------------------------------------------ the machine
+
+--- experiment.cpu_name() -> the CPU's model name from /proc/cpuinfo ("unknown CPU" elsewhere).
+function M.cpu_name()
+  local f = io.open("/proc/cpuinfo")
+  local cpu = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
+  if f then f:close() end
+  return cpu
+end
+
+--- experiment.load_average() -> "1m 5m 15m" from /proc/loadavg ("?" elsewhere): how busy the
+--- machine was while timing.
+function M.load_average()
+  local g = io.open("/proc/loadavg")
+  local s = g and g:read("l") or "?"
+  if g then g:close() end
+  return s:match("^(%S+ %S+ %S+)") or s
 end
 
 return M

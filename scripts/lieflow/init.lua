@@ -77,10 +77,8 @@ local function spec_fields(spec, fn, ...)
     return v
   end)
   if not ok then
-    local mt = getmetatable(spec) -- (a protected metatable is a string)
-    local name = type(mt) == "table" and type(rawget(mt, "__name")) == "string" and rawget(mt, "__name") or "table"
     error(("%s: argument #1 must be a table of fields, got %s (reading its fields raised: %s)")
-      :format(fn, name, run.strip_position(vals)), 3)
+      :format(fn, require("lieflow.options").kind(spec), run.strip_position(vals)), 3)
   end
   return table.unpack(vals, 1, keys.n)
 end

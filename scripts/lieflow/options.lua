@@ -4,6 +4,14 @@
 -- lua/lstate.c, lfb_check_keys).
 local M = {}
 
+--- options.kind(x) -> a value's kind for messages: its metatable's __name (lf.vec3, lf.reverse, ...),
+--- read raw (a protected or lying metatable is not consulted), else its type.
+function M.kind(x)
+  local mt = getmetatable(x)
+  if type(mt) == "table" and type(rawget(mt, "__name")) == "string" then return rawget(mt, "__name") end
+  return type(x)
+end
+
 -- edit distance with transpositions (optimal string alignment), for "did you mean"
 local function distance(a, b)
   local d = {}

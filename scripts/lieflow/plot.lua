@@ -66,12 +66,6 @@ local function is_autodiff(x)
   local mt = getmetatable(x)
   return type(mt) == "table" and rawget(mt, "__lf_dual") ~= nil
 end
--- a value's kind for messages: its metatable's __name (lf.vec3, lf.reverse, ...) or its type
-local function kind_of(x)
-  local mt = getmetatable(x)
-  if type(mt) == "table" and type(rawget(mt, "__name")) == "string" then return rawget(mt, "__name") end
-  return type(mt) == "table" and "a table with a metatable" or type(x)
-end
 
 -- POSIX shell quoting
 local function shq(s) return "'" .. tostring(s):gsub("'", [['\'']]) .. "'" end
@@ -254,7 +248,7 @@ local function prepare(spec)
   local y = spec.y
   if y == nil then fail("y: missing (one or more series: y = {{...}, {label = , data = }})") end
   -- (tables are read raw, their metatables not consulted; an autodiff value is not a series)
-  if type(y) ~= "table" or is_autodiff(y) then fail(("y: table of series expected, got %s"):format(kind_of(y))) end
+  if type(y) ~= "table" or is_autodiff(y) then fail(("y: table of series expected, got %s"):format(options.kind(y))) end
   if type(rawget(y, 1)) == "number" or (rawget(y, "data") ~= nil) then y = { y } end -- a single series
   if rawlen(y) == 0 then fail("y: no series") end
 
@@ -266,7 +260,7 @@ local function prepare(spec)
     local name = ("y[%d]"):format(k)
     if type(s) ~= "table" or is_autodiff(s) then
       fail(("%s: series expected (array of numbers or {label = , data = }), got %s")
-        :format(name, kind_of(s)))
+        :format(name, options.kind(s)))
     end
     local data, label, style = s, nil, nil
     local sdata, slabel, sstyle = rawget(s, "data"), rawget(s, "label"), rawget(s, "style")

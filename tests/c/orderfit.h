@@ -19,6 +19,8 @@
 #include <gsl/gsl_fit.h>
 #include <math.h>
 
+#include "lieflow.h"
+
 typedef struct {
     double order;    /* fitted order over the window */
     int first, last; /* window: indices first .. last (inclusive) */
@@ -76,6 +78,45 @@ static inline int orderfit_ok(const orderfit *f, int p, const char **what)
     }
     *what = "super-convergent down to the floor";
     return f->order > p && f->min_slope >= p - 0.3;
+}
+
+/* The errors of method m on a one-body rigid system (state R (9), w (3)) from y0 at time T against
+ * ref, at h = h0 / 2^k for k < kmax, until they fall below the floor or stop decreasing (above).
+ * Step sizes at which the method fails before its first success are left out (too large for it:
+ * lgvi's Cayley equation for h|w| > 1); *h_first is the first one kept. Returns the number of points,
+ * or -1 with the message in *err when the stepper cannot be made or a later step fails. */
+static inline int orderfit_rigid_errors(const lf_method *m, const lf_system *sys, const double y0[12], double T,
+                                        const double ref[12], double h0, int kmax, double floor, double *hs,
+                                        double *eR, double *ew, double *h_first, lf_error *err)
+{
+    int cnt = 0;
+    for (int k = 0; k < kmax; k++) {
+        const double h = h0 / (1 << k);
+        lf_stepper *st = lf_stepper_new(m, sys, y0, 0, NULL, err);
+        if (!st) return -1;
+        if (lf_stepper_step(st, h, lround(T / h)) != LF_OK) {
+            if (cnt > 0) {
+                *err = *lf_stepper_error(st);
+                lf_stepper_free(st);
+                return -1;
+            }
+            lf_stepper_free(st);
+            continue;
+        }
+        if (cnt == 0) *h_first = h;
+        const double *y = lf_stepper_state(st);
+        double D[9], dw[3];
+        lf_m3_sub(y, ref, D);
+        lf_v3_sub(y + 9, ref + 9, dw);
+        hs[cnt] = h;
+        eR[cnt] = lf_m3_fnorm(D);
+        ew[cnt] = lf_v3_norm(dw);
+        cnt++;
+        lf_stepper_free(st);
+        const double emax = fmax(eR[cnt - 1], ew[cnt - 1]);
+        if (emax < floor || (cnt > 1 && emax > 0.5 * fmax(eR[cnt - 2], ew[cnt - 2]) && emax < 1e-6)) break; /* floor */
+    }
+    return cnt;
 }
 
 #endif

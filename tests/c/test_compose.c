@@ -201,27 +201,9 @@ static void order_of(const lf_method *m, const problem *p, double h0, double flo
     lf_system *sys = problem_system(p, y0, &e);
     lf_reference_opts ro = {1e-14, 1e-14, 1e-3, 0, NULL};
     if (lf_reference_solve(sys, y0, 0, &T, 1, ref, NULL, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
-    int cnt = 0;
-    for (int k = 0; k < 15; k++) {
-        const double h = h0 / (1 << k);
-        lf_stepper *st = stepper(m, sys, y0);
-        const int rc = lf_stepper_step(st, h, lround(T / h));
-        if (rc != LF_OK) {
-            if (cnt > 0) fail_msg("%s", lf_stepper_error(st)->msg);
-            lf_stepper_free(st);
-            continue; /* too large a step for this method */
-        }
-        double D[9], dw[3];
-        lf_m3_sub(lf_stepper_state(st), ref, D);
-        lf_v3_sub(lf_stepper_state(st) + 9, ref + 9, dw);
-        hs[cnt] = h;
-        eR[cnt] = lf_m3_fnorm(D);
-        ew[cnt] = lf_v3_norm(dw);
-        cnt++;
-        lf_stepper_free(st);
-        const double emax = fmax(eR[cnt - 1], ew[cnt - 1]);
-        if (emax < floor || (cnt > 1 && emax > 0.5 * fmax(eR[cnt - 2], ew[cnt - 2]) && emax < 1e-6)) break; /* floor */
-    }
+    double h_first;
+    const int cnt = orderfit_rigid_errors(m, sys, y0, T, ref, h0, 15, floor, hs, eR, ew, &h_first, &e);
+    if (cnt < 0) fail_msg("%s: %s", lf_method_get_info(m)->name, e.msg);
     orderfit fR, fw;
     assert_true(orderfit_window(hs, eR, cnt, floor, &fR));
     assert_true(orderfit_window(hs, ew, cnt, floor, &fw));

@@ -132,28 +132,9 @@ static void check_order_high(const lf_method *m, const problem *p, double h0, do
     lf_reference_opts ro = {1e-14, 1e-14, 1e-3, 0, NULL};
     pack_state(p->R0, p->w0, y0);
     if (lf_reference_solve(sys, y0, 0, &T, 1, ref, NULL, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
-    int k0 = 0, cnt = 0;
-    for (int k = 0; k < n; k++) {
-        const double h = h0 / (1 << k);
-        lf_stepper *st = make_stepper(m, sys, p);
-        const int rc = lf_stepper_step(st, h, lround(T / h));
-        if (rc != LF_OK && cnt == 0) { /* too large a step for this method: start further down */
-            lf_stepper_free(st);
-            k0 = k + 1;
-            continue;
-        }
-        if (rc != LF_OK) fail_msg("%s", lf_stepper_error(st)->msg);
-        double D[9], dw[3];
-        lf_m3_sub(st_R(st), ref, D);
-        lf_v3_sub(st_w(st), ref + 9, dw);
-        hs[cnt] = h;
-        eR[cnt] = lf_m3_fnorm(D);
-        ew[cnt] = lf_v3_norm(dw);
-        cnt++;
-        lf_stepper_free(st);
-        const double emax = fmax(eR[cnt - 1], ew[cnt - 1]);
-        if (emax < floor || (cnt > 1 && emax > 0.5 * fmax(eR[cnt - 2], ew[cnt - 2]) && emax < 1e-6)) break; /* floor */
-    }
+    double h_first = h0;
+    const int cnt = orderfit_rigid_errors(m, sys, y0, T, ref, h0, n, floor, hs, eR, ew, &h_first, &e);
+    if (cnt < 0) fail_msg("%s: %s", info(m)->name, e.msg);
     orderfit fR, fw;
     assert_true(orderfit_window(hs, eR, cnt, floor, &fR));
     assert_true(orderfit_window(hs, ew, cnt, floor, &fw));
@@ -161,7 +142,7 @@ static void check_order_high(const lf_method *m, const problem *p, double h0, do
     const int okR = orderfit_ok(&fR, order, &wR), okw = orderfit_ok(&fw, order, &ww);
     printf("  %-18s %-9s order: R %.3f  w %.3f  (nominal %d; windows h=%g..%g (%s) / %g..%g (%s); err R %.2e..%.2e; "
            "floor %.0e, from h=%g)\n", info(m)->name, p->name, fR.order, fw.order, order, hs[fR.first], hs[fR.last], wR,
-           hs[fw.first], hs[fw.last], ww, eR[fR.first], eR[fR.last], floor, h0 / (1 << k0));
+           hs[fw.first], hs[fw.last], ww, eR[fR.first], eR[fR.last], floor, h_first);
     assert_true(okR);
     assert_true(okw);
     lf_system_free(sys);
