@@ -77,14 +77,27 @@ typedef struct lfb_system {
     int ref[LFB_NREF];   /* registry references of Lua callbacks (LUA_NOREF if none); meaning per kind */
     lf_potential *pot;   /* a potential the system owns (Lua potentials) */
     void *pot_object;    /* the lf.potential userdata whose potential it uses, retained (lsystem.c) */
-    int users;           /* integrators using the system (they keep it alive) */
+    int users;           /* integrators and holds using the system (they keep it alive) */
     int finalized;       /* __gc has run: no entry point may use it */
 } lfb_system;
+/* uservalues of a system userdata: 1 = the lf.potential it uses, 2 = its hold (lhold.c) */
+enum { LFB_SYSTEM_UV_POTENTIAL = 1, LFB_SYSTEM_UV_HOLD = 2, LFB_SYSTEM_NUV = 2 };
 enum { LFB_REF_U = 0, LFB_REF_TAU = 1, LFB_REF_F = 0, LFB_REF_JAC = 1, LFB_REF_ENERGY = 2, LFB_REF_H = 3,
        LFB_REF_DH = 4, LFB_REF_SKEW = 5 };
 
 /* The system at idx (errors if it is not one or has been finalized); binds it to L. */
 lfb_system *lfb_checksystem(lua_State *L, int idx);
+/* Holds (lhold.c): the system at sys_idx (checked: not finalized) and the lf.rkmk / lf.compose method
+ * at method_idx (if it is one; 0: none) are kept alive until the calling C function returns or
+ * raises, through a to-be-closed slot pushed on the stack: call it after the function has fixed its
+ * stack with lua_settop, and remove nothing below the slot. For entry points that run Lua code
+ * (metamethods of their arguments, callbacks) while they use the C system or method: a __gc called
+ * by that code only marks them finalized; the last release frees them. Returns the system. */
+lfb_system *lfb_hold(lua_State *L, int sys_idx, int method_idx);
+/* lf.rkmk / lf.compose methods (lintegrator.c): the userdata at idx (anything else: nothing) starts /
+ * stops being used by an integrator, a composition or a hold; the last release frees a finalized one. */
+void lfb_method_retain(lua_State *L, int idx);
+void lfb_method_release(lua_State *L, int idx);
 /* Push a new system userdata owning sys (its callbacks and potential are set by the caller). */
 lfb_system *lfb_newsystem(lua_State *L);
 /* An integrator starts / stops using a system (the last one frees a finalized system). */

@@ -19,7 +19,8 @@ void lfb_open_workprec(lua_State *L);
 typedef struct {
     lf_stepper *st;
     double h;
-    int busy; /* inside lf_stepper_step: a Lua callback must not step or reset this integrator */
+    int busy;  /* inside lf_stepper_step: a Lua callback must not step or reset this integrator */
+    int holds; /* it retains its system and method (from its creation until __gc or __close) */
 } lfb_integrator;
 
 /* uservalues of an integrator: 1 = its system userdata, 2 = its method userdata (lf.rkmk) */
@@ -107,22 +108,69 @@ static int l_methods(lua_State *L)
     return 1;
 }
 
+/* An lf.rkmk / lf.compose method. Its lifetime follows the systems' rule (lsystem.c): integrators
+ * and compositions using it retain it (and hold the userdata as a uservalue); its __gc, also one
+ * called by hand, frees the C method only when no one uses it; from then on every entry point
+ * refuses it. A composition's uservalue 1 is its base method, released when the composition's C
+ * method is freed. */
 typedef struct {
     lf_method *m;
+    int users;
+    int finalized;
 } lfb_method;
+
+static void method_free(lua_State *L, int idx, lfb_method *u)
+{
+    idx = lua_absindex(L, idx);
+    lf_method_free(u->m);
+    u->m = NULL;
+    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA) lfb_method_release(L, -1);
+    lua_pop(L, 1);
+}
+
+void lfb_method_retain(lua_State *L, int idx)
+{
+    lfb_method *u = luaL_testudata(L, idx, LFB_METHOD);
+    if (u) u->users++;
+}
+
+void lfb_method_release(lua_State *L, int idx)
+{
+    lfb_method *u = luaL_testudata(L, idx, LFB_METHOD);
+    if (!u) return;
+    if (u->users > 0) u->users--;
+    if (u->users == 0 && u->finalized && u->m) method_free(L, idx, u);
+}
 
 static int method_gc(lua_State *L)
 {
     lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
-    lf_method_free(u->m); /* integrators keep the userdata alive while they use it */
-    u->m = NULL;
+    u->finalized = 1;
+    if (u->users == 0 && u->m) method_free(L, 1, u);
     return 0;
+}
+
+/* The method at idx if it is an lf.rkmk / lf.compose method not finalized, else NULL. */
+static lfb_method *testmethod(lua_State *L, int idx)
+{
+    lfb_method *u = luaL_testudata(L, idx, LFB_METHOD);
+    return u && !u->finalized && u->m ? u : NULL;
+}
+
+/* The method at idx (an lf.rkmk / lf.compose method); fn's error names a finalized one as such. */
+static lfb_method *checkusermethod(lua_State *L, int idx, const char *fn)
+{
+    lfb_method *u = testmethod(L, idx);
+    if (u) return u;
+    if (luaL_testudata(L, idx, LFB_METHOD)) luaL_error(L, "%s: the method has been finalized and cannot be used", fn);
+    luaL_error(L, "%s: a method name or an lf.rkmk / lf.compose method expected, got %s", fn, lfb_typename(L, idx));
+    return NULL;
 }
 
 static int method_index(lua_State *L)
 {
     lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
-    if (!u->m) return luaL_error(L, "the method has been finalized");
+    if (!testmethod(L, 1)) return luaL_error(L, "the method has been finalized");
     push_info(L, lf_method_get_info(u->m), lf_compose_base(u->m) ? "C (composition)" : "C (user tableau)");
     lua_getfield(L, -1, luaL_checkstring(L, 2));
     return 1;
@@ -131,7 +179,7 @@ static int method_index(lua_State *L)
 static int method_tostring(lua_State *L)
 {
     lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
-    if (!u->m) lua_pushstring(L, "lf.rkmk (finalized)");
+    if (!testmethod(L, 1)) lua_pushstring(L, "lf.rkmk (finalized)");
     else if (lf_compose_base(u->m)) {
         const lf_method_info *m = lf_method_get_info(u->m);
         lua_pushfstring(L, "lf.compose(%s, order %d)", m->name, m->order);
@@ -211,7 +259,7 @@ static int l_rkmk(lua_State *L)
     lf_method *m = lf_rkmk_method_new(name, s, A, b, c, order, midpoint, &e);
     if (!m) return lfb_error(L, &e);
     lfb_method *u = lua_newuserdatauv(L, sizeof *u, 0);
-    u->m = m;
+    *u = (lfb_method){.m = m};
     luaL_setmetatable(L, LFB_METHOD);
     return 1;
 }
@@ -225,9 +273,7 @@ const lf_method *lfb_checkmethod(lua_State *L, int idx, const char *fn)
         if (!m) luaL_error(L, "%s: unknown method '%s' (lf.methods() lists them)", fn, lua_tostring(L, idx));
         return m;
     }
-    lfb_method *u = luaL_testudata(L, idx, LFB_METHOD);
-    if (!u || !u->m) luaL_error(L, "%s: a method name or an lf.rkmk / lf.compose method expected, got %s", fn, lfb_typename(L, idx));
-    return u->m;
+    return checkusermethod(L, idx, fn)->m;
 }
 
 /* core.compose(base, scheme): the composition of a symmetric C method (a name, or an lf.rkmk /
@@ -240,11 +286,12 @@ static int l_compose(lua_State *L)
     lf_method *m = lf_compose_method_new(base, scheme, &e);
     if (!m) return lfb_error(L, &e);
     lfb_method *u = lua_newuserdatauv(L, sizeof *u, 1);
-    u->m = m;
+    *u = (lfb_method){.m = m};
     luaL_setmetatable(L, LFB_METHOD);
     if (lua_type(L, 1) == LUA_TUSERDATA) { /* the base must outlive the composite */
         lua_pushvalue(L, 1);
         lua_setiuservalue(L, -2, 1);
+        lfb_method_retain(L, 1);
     }
     return 1;
 }
@@ -339,10 +386,7 @@ static int l_integrator(lua_State *L)
             return luaL_error(L, "lf.integrator: unknown method '%s' (known: %s)", name, lua_tostring(L, -1));
         }
     } else {
-        lfb_method *u = luaL_testudata(L, 1, LFB_METHOD);
-        if (!u || !u->m)
-            return luaL_error(L, "lf.integrator: method name or lf.rkmk method expected, got %s", lfb_typename(L, 1));
-        m = u->m;
+        m = checkusermethod(L, 1, "lf.integrator")->m;
     }
     lfb_system *s = lfb_checksystem(L, 2);
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
@@ -351,6 +395,20 @@ static int l_integrator(lua_State *L)
         lua_newtable(L);
     }
     lua_settop(L, 3);
+    /* The integrator (slot 4) retains its system and method from here on: the options' metamethods
+     * may finalize either (they are checked again below); an error drops the integrator and its __gc
+     * releases them. */
+    lfb_integrator *it = lua_newuserdatauv(L, sizeof *it, 2);
+    *it = (lfb_integrator){.st = NULL, .h = 0, .busy = 0, .holds = 1};
+    luaL_setmetatable(L, LFB_INTEGRATOR);
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, 4, 1);
+    lfb_system_retain(s);
+    if (lua_type(L, 1) == LUA_TUSERDATA) {
+        lua_pushvalue(L, 1);
+        lua_setiuservalue(L, 4, 2);
+        lfb_method_retain(L, 1);
+    }
     static const char *const keys[] = {"h", "t0", "newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian",
                                        "rtol", "atol", "lanes", "quadrature", NULL};
     lfb_check_keys(L, 3, keys, "lf.integrator", "option");
@@ -385,18 +443,7 @@ static int l_integrator(lua_State *L)
     if (!(o.rtol > 0) || !(o.atol > 0))
         return luaL_error(L, "lf.integrator: rtol and atol must be positive, got %f and %f", o.rtol, o.atol);
     double t0 = opt_number(L, 3, "t0", 0);
-
-    lfb_integrator *it = lua_newuserdatauv(L, sizeof *it, 2);
-    it->st = NULL;
     it->h = h;
-    it->busy = 0;
-    luaL_setmetatable(L, LFB_INTEGRATOR);
-    lua_pushvalue(L, 2);
-    lua_setiuservalue(L, -2, 1);
-    if (lua_type(L, 1) == LUA_TUSERDATA) {
-        lua_pushvalue(L, 1);
-        lua_setiuservalue(L, -2, 2);
-    }
     lf_error e;
     const int np = lf_system_nparam(s->sys);
     const double *y0 = lf_system_initial(s->sys);
@@ -419,10 +466,11 @@ static int l_integrator(lua_State *L)
         }
         y0 = ys; /* anchored on the stack until the stepper copied it */
     }
+    s = lfb_checksystem(L, 2); /* neither finalized while the options were read */
+    if (lua_type(L, 1) == LUA_TUSERDATA) checkusermethod(L, 1, "lf.integrator");
     it->st = lf_stepper_new_lanes(m, s->sys, B, y0, t0, &o, &e);
     if (!it->st) return lfb_error(L, &e);
     lua_settop(L, 4); /* the integrator */
-    lfb_system_retain(s);
     /* a host that handles SIGINT (the lieflow executable) registers its flag */
     lf_stepper_set_cancel(it->st, lfb_cancel_flag(L));
     return 1;
@@ -432,12 +480,15 @@ static int it_gc(lua_State *L)
 {
     lfb_integrator *it = luaL_checkudata(L, 1, LFB_INTEGRATOR);
     check_not_busy(L, it); /* __close from a callback; __gc cannot run while a step holds it */
-    if (!it->st) return 0;
-    lf_stepper_free(it->st);
+    if (it->st) lf_stepper_free(it->st);
     it->st = NULL;
+    if (!it->holds) return 0;
+    it->holds = 0;
     lua_getiuservalue(L, 1, 1);
     lfb_system *s = luaL_testudata(L, -1, LFB_SYSTEM);
     if (s) lfb_system_release(L, s);
+    lua_getiuservalue(L, 1, 2);
+    lfb_method_release(L, -1);
     return 0;
 }
 
@@ -801,6 +852,7 @@ static int l_reference(lua_State *L)
     }
     luaL_checktype(L, 3, LUA_TTABLE);
     lua_settop(L, 3);
+    lfb_hold(L, 1, 0); /* the options' metamethods may finalize the system */
     lf_reference_opts o = {opt_number(L, 3, "rtol", 1e-13), opt_number(L, 3, "atol", 1e-13), opt_number(L, 3, "h0", 1e-3),
                            0, lfb_cancel_flag(L)};
     if (o.rtol < 0 || o.atol < 0 || o.h0 < 0) /* 0 selects the default */
@@ -836,6 +888,7 @@ static int l_reference(lua_State *L)
     }
     lf_error e;
     double defect;
+    lfb_checksystem(L, 1); /* not finalized while the options were read */
     if (lf_reference_solve(sys, y0, t0, times, n, out, &defect, &o, &e) != LF_OK) {
         if (e.code == LF_EINTR) return luaL_error(L, "interrupted: %s", e.msg);
         if (strncmp(e.msg, "reference: ", 11) == 0) return luaL_error(L, "lf.reference: %s", e.msg + 11);

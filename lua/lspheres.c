@@ -337,6 +337,7 @@ static int sph_potential(lua_State *L)
     lfb_system *s = checkspheres(L, 1, "system:potential");
     const int n = lf_spheres_n(s->sys);
     lua_settop(L, 2);
+    lfb_hold(L, 1, 0);
     double *q = lua_newuserdatauv(L, 3 * (size_t)n * sizeof(double), 0), V;
     if (lua_isnil(L, 2)) memcpy(q, lf_system_initial(s->sys), 3 * (size_t)n * sizeof(double));
     else read_vectors(L, 2, n, q, "system:potential", "qs");
@@ -376,6 +377,7 @@ static int sph_alpha(lua_State *L)
     lfb_system *s = checkspheres(L, 1, "system:alpha");
     const int n = lf_spheres_n(s->sys);
     lua_settop(L, 2);
+    lfb_hold(L, 1, 0);
     const size_t nw = lf_spheres_work_size(n);
     double *y = lua_newuserdatauv(L, (9 * (size_t)n + nw) * sizeof(double), 0), *al = y + 6 * n, *w = al + 3 * n;
     memcpy(y, lf_system_initial(s->sys), 6 * (size_t)n * sizeof(double));

@@ -17,7 +17,7 @@
 /* ---------------------------------------------------------------- system lifetime */
 lfb_system *lfb_newsystem(lua_State *L)
 {
-    lfb_system *s = lua_newuserdatauv(L, sizeof *s, 2);
+    lfb_system *s = lua_newuserdatauv(L, sizeof *s, LFB_SYSTEM_NUV);
     memset(s, 0, sizeof *s);
     for (int i = 0; i < LFB_NREF; i++) s->ref[i] = LUA_NOREF;
     s->L = L;
@@ -432,7 +432,7 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
         lfb_potential *u = checkpot(L, -1);
         pot = u->p;
         lua_pushvalue(L, -1);
-        lua_setiuservalue(L, ud, 1); /* the system keeps the potential alive */
+        lua_setiuservalue(L, ud, LFB_SYSTEM_UV_POTENTIAL); /* the system keeps the potential alive */
         u->users++;                  /* and its C potential (released in free_system) */
         s->pot_object = u;
     } else if (tp != LUA_TNIL) {
@@ -520,6 +520,7 @@ static int sys_energy(lua_State *L)
 {
     lfb_system *s = lfb_checksystem(L, 1);
     lua_settop(L, 2);
+    lfb_hold(L, 1, 0);
     double *y = arg_state(L, s, 2, "argument #1 to 'system:energy'");
     double E;
     lf_error e;
@@ -533,6 +534,7 @@ static int sys_check_state(lua_State *L)
 {
     lfb_system *s = lfb_checksystem(L, 1);
     lua_settop(L, 3);
+    lfb_hold(L, 1, 0);
     double tol = lua_isnoneornil(L, 3) ? 1e-9 : lfb_checkfinite(L, 3, "argument #2 'tol' to 'system:check_state'");
     double *y = arg_state_tol(L, s, 2, "system:check_state", tol);
     lf_error e;
@@ -549,6 +551,7 @@ static int sys_canonical(lua_State *L)
     lfb_system *s = lfb_checksystem(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 3);
+    lfb_hold(L, 1, 0);
     double tol = lua_isnoneornil(L, 3) ? 1e-9 : lfb_checkfinite(L, 3, "argument #2 'tol' to 'system:canonical'");
     const int np = lf_system_nparam(s->sys);
     double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
@@ -567,6 +570,7 @@ static int sys_f(lua_State *L)
     lfb_system *s = lfb_checksystem(L, 1);
     double t = lfb_checkfinite(L, 2, "argument #1 't' to 'system:f'");
     lua_settop(L, 3);
+    lfb_hold(L, 1, 0);
     double *y = arg_state(L, s, 3, "system:f");
     double *xi = lua_newuserdatauv(L, (size_t)lf_system_ndim(s->sys) * sizeof(double), 0);
     lf_error e;
@@ -661,6 +665,7 @@ static int sys_observe(lua_State *L)
 {
     lfb_system *s = lfb_checksystem(L, 1);
     lua_settop(L, 3);
+    lfb_hold(L, 1, 0);
     double t = lua_isnoneornil(L, 3) ? 0 : lfb_checkfinite(L, 3, "argument #2 't' to 'system:observe'");
     double *y = arg_state(L, s, 2, "system:observe");
     return lfb_push_columns(L, s->sys, t, y);
@@ -672,6 +677,7 @@ static int sys_observable(lua_State *L)
     lfb_system *s = lfb_checksystem(L, 1);
     const char *name = luaL_checkstring(L, 2);
     lua_settop(L, 4);
+    lfb_hold(L, 1, 0);
     double t = lua_isnoneornil(L, 4) ? 0 : lfb_checkfinite(L, 4, "argument #3 't' to 'system:observable'");
     double *y = arg_state(L, s, 3, "system:observable");
     if (!lfb_push_observable(L, s->sys, name, t, y))
@@ -698,6 +704,7 @@ static int sys_error(lua_State *L)
     luaL_checktype(L, 2, LUA_TTABLE);
     luaL_checktype(L, 3, LUA_TTABLE);
     lua_settop(L, 3);
+    lfb_hold(L, 1, 0);
     double *a = arg_state(L, s, 2, "system:error (state 1)");
     double *b = arg_state(L, s, 3, "system:error (state 2)");
     lfb_push_errors(L, s->sys, a, b);
@@ -724,6 +731,7 @@ static int sys_potential(lua_State *L)
 {
     lfb_system *s = checkrigid(L, 1, "system:potential");
     lua_settop(L, 2); /* scratch userdata below must not take the place of a missing argument */
+    lfb_hold(L, 1, 0);
     double *R = arg_rotations(L, s, 2, 0, "argument #1 to 'system:potential'");
     double U;
     lf_error e;
@@ -736,6 +744,7 @@ static int sys_torque(lua_State *L)
 {
     lfb_system *s = checkrigid(L, 1, "system:torque");
     lua_settop(L, 2);
+    lfb_hold(L, 1, 0);
     const int nb = lf_rigid_nbodies(s->sys);
     double *R = arg_rotations(L, s, 2, 3 * (size_t)nb, "argument #1 to 'system:torque'"), *tau = R + 9 * nb;
     lf_error e;

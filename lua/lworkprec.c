@@ -68,6 +68,8 @@ static int l_timed_run(lua_State *L)
     const lf_method *m = lfb_checkmethod(L, 1, fn);
     lfb_system *s = lfb_checksystem(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
+    lfb_hold(L, 2, 1); /* the options' metamethods and the callbacks may finalize them */
     static const char *const keys[] = {"T", "h", "energy_every", "newton_tol", "max_iter", NULL};
     lfb_check_keys(L, 3, keys, fn, "option");
     const double T = field_number(L, 3, "T", NAN, fn), h = field_number(L, 3, "h", NAN, fn);
@@ -80,6 +82,8 @@ static int l_timed_run(lua_State *L)
     lf_stepper_opts o = {.newton_tol = field_number(L, 3, "newton_tol", 1e-14, fn),
                          .max_iter = (int)field_number(L, 3, "max_iter", 50, fn)};
     lf_error e;
+    lfb_checksystem(L, 2);     /* neither finalized while the options were read */
+    lfb_checkmethod(L, 1, fn);
     const lf_system *sys = s->sys;
     lf_stepper *st = lf_stepper_new(m, sys, lf_system_initial(sys), 0, &o, &e);
     if (!st) return lfb_error(L, &e);
@@ -115,6 +119,8 @@ static int l_baseline(lua_State *L)
     const char *fn = "baseline";
     lfb_system *s = lfb_checksystem(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    lfb_hold(L, 1, 0); /* the options' metamethods and the callbacks may finalize it */
     static const char *const keys[] = {"solver", "renormalize", "T", "h", "tol", "energy_every", NULL};
     lfb_check_keys(L, 2, keys, fn, "option");
     static const char *const solvers[] = {"rk8pd", "rk4", "quat_rk4", NULL};
@@ -128,6 +134,7 @@ static int l_baseline(lua_State *L)
     if (!(T > 0)) return luaL_error(L, "%s: option T must be positive, got %f", fn, T);
     lf_baseline_opts o = {.kind = kind, .renormalize = renorm, .h = field_number(L, 2, "h", 0, fn),
                           .tol = field_number(L, 2, "tol", 0, fn), .energy_every = energy_every(L, 2, fn)};
+    lfb_checksystem(L, 1); /* not finalized while the options were read */
     const lf_system *sys = s->sys;
     const int np = lf_system_nparam(sys);
     double *yT = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);

@@ -50,15 +50,26 @@ if lf.ensemble.rank() == 1 then error("rank 1 fails") end
 lf.ensemble{n = 4, method = "vlv", h = 0.5, T = 1, progress = false,
   make = function() return lf.rigidbody{inertia = {1, 2, 3}, R = lf.so3.I, omega = {0, 0, 1}} end}
 LUA
-start=$(date +%s)
 # (OpenMPI 4.1.4's mpirun itself may crash while cleaning up after MPI_Abort: its message goes to
-# the log through the sh -c that waits for it)
-sh -c '"$@"' sh "${MPIRUN[@]}" -n 3 "$LF" "$TMP/fail.lua" > "$TMP/fail.out" 2>&1
-rc=$?
-took=$(( $(date +%s) - start ))
+# the log through the sh -c that waits for it. Once in a few hundred runs under load it hangs there
+# instead (seen once in `make test`; not reproduced in 45 runs, idle or loaded; 3 of those crashed):
+# a hang is tried once more, with the processes left at that moment in the log; the second must pass.)
+fail_job() {  # fail_job ATTEMPT -> sets rc, took
+    local start; start=$(date +%s)
+    sh -c '"$@"' sh timeout 60 "${MPIRUN[@]:2}" -n 3 "$LF" "$TMP/fail.lua" > "$TMP/fail.out" 2>&1
+    rc=$?
+    took=$(( $(date +%s) - start ))
+    if [ "$rc" -eq 124 ]; then
+        { echo "attempt $1: exit $rc after $took s; processes left:"; ps -eo pid,ppid,stat,etime,args | grep -E "[m]pirun|[f]ail.lua"; } >> "$TMP/fail.log"
+        return 1
+    fi
+}
+rc=0; took=0; : > "$TMP/fail.log"
+fail_job 1 || fail_job 2
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$took" -lt 60 ] && grep -q "rank 1 fails" "$TMP/fail.out"; then
-    ok "a failing rank ends the job (exit $rc after ${took} s)"
+    ok "a failing rank ends the job (exit $rc after ${took} s$([ -s "$TMP/fail.log" ] && echo "; mpirun hung once before: $(head -1 "$TMP/fail.log")"))"
 else
+    cat "$TMP/fail.log" >> "$TMP/fail.out"
     bad "a failing rank must end the job (exit $rc after ${took} s)" "$TMP/fail.out"
 fi
 

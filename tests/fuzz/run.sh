@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run the Lua API fuzzer (tests/fuzz/fuzz.lua) in a scratch directory and report.
+# Run the finalizer sweep (tests/fuzz/finalize_sweep.lua), then the Lua API fuzzer (tests/fuzz/fuzz.lua),
+# in a scratch directory and report.
 #   tests/fuzz/run.sh EXE smoke            fixed seeds, a fixed number of calls (make test)
 #   tests/fuzz/run.sh EXE SECONDS [SEED]   seeds SEED, SEED+1, ... until SECONDS have passed (make fuzz)
 # A finding (exit 1 of fuzz.lua), a crash (signal, sanitizer report) or a hang (the process
@@ -39,6 +40,23 @@ run_one() {  # run_one SEED CALLS SECONDS
     grep -a -v "^--" "$dir/fuzz-log.lua" | tail -15 | cut -c1-400
     return 1
 }
+
+run_sweep() {  # the finalizer sweep (finalize_sweep.lua): deterministic, a few seconds
+    local dir="$OUT/finalize-sweep" rc
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && timeout -s KILL 600 "$EXE" "$HERE/finalize_sweep.lua" >"$dir/out.txt" 2>"$dir/err.txt")
+    rc=$?
+    grep -a "^finalize_sweep:" "$dir/err.txt" | head -40
+    if [ $rc -eq 0 ]; then rm -rf "$dir"; return 0; fi
+    case $rc in
+        1) echo "fuzz: FINDINGS of the finalizer sweep (above)";;
+        86|87) echo "fuzz: SANITIZER REPORT in the finalizer sweep:"; grep -a -A30 -E "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error" "$dir/err.txt" | head -60;;
+        *) echo "fuzz: the finalizer sweep exited with status $rc"; tail -20 "$dir/err.txt";;
+    esac
+    return 1
+}
+
+run_sweep || exit 1
 
 if [ "$MODE" = smoke ]; then
     # deterministic: fixed seeds and call counts (the wall-clock limit is a safety net only)

@@ -568,3 +568,85 @@ describe("a potential finalized by hand while systems use it (found by the fuzze
     collectgarbage(); collectgarbage()
   end)
 end)
+
+-- Found by a 15-minute fuzz run on 2026-11-24 (segfault: lf.reference read its options after taking
+-- the system's C pointer, and an option table's __index finalized the system), then by
+-- tests/fuzz/finalize_sweep.lua, which tries the pattern over every entry point: a C function that
+-- runs Lua code (metamethods of its arguments, callbacks) now holds its system and method until it
+-- returns (lua/lhold.c), and lf.rkmk / lf.compose methods follow the systems' lifetime rule.
+describe("objects finalized by hand while a call uses them", function()
+  local function finalize(x) getmetatable(x).__gc(x) end
+  -- a table whose reads finalize x, then answer from values
+  local function finalizing(x, values)
+    return setmetatable({}, {__index = function(_, k) finalize(x) return (values or {})[k] end})
+  end
+  local s2_flow = {factors = {"s2"}, y0 = {{0.6, 0, 0.8}}, f = "s2_gradient_flow", params = {D = {1, 1, 3}}}
+  local function midpoint() return lf.rkmk{name = "mid", A = {{0.5}}, b = {1}, c = {0.5}, order = 2, symmetric = true} end
+
+  it("lf.reference whose options finalize the system (before: segfault, use-after-free)", function()
+    for _, make in ipairs{function() return lf.rigidbody{inertia = {1, 2, 3}, omega = {1, 2, 3}} end,
+                          function() return lf.spheres.pendulum{q = {1, 0, 0}, omega = {0, 0, 1}} end} do
+      local sys = make()
+      has(errmsg(lf.reference, sys, 1, finalizing(sys)), "the system has been finalized")
+      assert.are.equal("lf.system (finalized)", tostring(sys))
+    end
+  end)
+  it("system methods whose state argument finalizes the system finish with the right value, then refuse it (before: use-after-free)", function()
+    local make = function() return lf.rigidbody{inertia = {1, 2, 3}, omega = {1, 2, 3}, potential = lf.potential.top{}} end
+    local sys = make()
+    assert.are.equal(make():energy(), sys:energy(finalizing(sys)))
+    has(errmsg(function() return sys:energy() end), "finalized")
+    local pend = lf.spheres.pendulum{q = {1, 0, 0}, omega = {0, 0, 1}}
+    local a = lf.spheres.pendulum{q = {1, 0, 0}, omega = {0, 0, 1}}:alpha()
+    assert.is_true(pend:alpha(finalizing(pend))[1] == a[1])
+  end)
+  it("a Lua potential or right-hand side that finalizes its own system during an evaluation (before: use-after-free)", function()
+    local sys
+    sys = lf.rigidbody{inertia = {1, 2, 3}, omega = {1, 2, 3}, potential = function(R) finalize(sys) return 5 * R[3][3] end}
+    local E = sys:energy()
+    assert.is_true(math.abs(E - (0.5 * (1 + 8 + 27) + 5)) < 1e-14, E)
+    has(errmsg(function() return sys:energy() end), "finalized")
+    local ode
+    ode = lf.lie_ode{factors = {"s2"}, y0 = {{0, 0, 1}}, f = function(_, y) finalize(ode) return {y[1]:cross{1, 0, 0}} end}
+    assert.is_true(ode:f(0)[1] == lf.vec3{0, 1, 0})
+    has(errmsg(function() return ode:f(0) end), "finalized")
+  end)
+  it("an lf.rkmk method finalized by hand while an integrator uses it (before: it:step read freed memory)", function()
+    local function run(fin)
+      local m = midpoint()
+      local it = lf.integrator(m, lf.lie_ode(s2_flow), {h = 0.1})
+      if fin then
+        finalize(m)
+        assert.are.equal("lf.rkmk (finalized)", tostring(m))
+        has(errmsg(lf.integrator, m, lf.lie_ode(s2_flow), {h = 0.1}), "lf.integrator: the method has been finalized")
+        has(errmsg(lf.compose, m, "suzuki4"), "the method has been finalized")
+      end
+      it:step(10)
+      return tostring(it:state().y[1])
+    end
+    assert.are.equal(run(false), run(true))
+    collectgarbage(); collectgarbage()
+  end)
+  it("the base of a composition finalized by hand: the composition keeps it (before: use-after-free)", function()
+    local function run(fin)
+      local base = midpoint()
+      local c = lf.compose(base, "suzuki4")
+      if fin then finalize(base) end
+      local it = lf.integrator(c, lf.lie_ode(s2_flow), {h = 0.1})
+      it:step(5)
+      return tostring(it:state().y[1])
+    end
+    assert.are.equal(run(false), run(true))
+    collectgarbage(); collectgarbage()
+  end)
+  it("lf.integrator and the work-precision runs whose options finalize the system or the method (before: use-after-free)", function()
+    local m = midpoint()
+    has(errmsg(lf.integrator, m, lf.lie_ode(s2_flow), finalizing(m, {h = 0.1})), "lf.integrator: the method has been finalized")
+    local sys = lf.lie_ode(s2_flow)
+    has(errmsg(lf.integrator, "rkmk4", sys, finalizing(sys, {h = 0.1})), "the system has been finalized")
+    m = midpoint()
+    has(errmsg(lf.core.timed_run, m, lf.lie_ode(s2_flow), finalizing(m, {T = 1, h = 0.5})), "the method has been finalized")
+    sys = lf.rigidbody{inertia = {1, 2, 3}, omega = {1, 2, 3}}
+    has(errmsg(lf.core.baseline, sys, finalizing(sys, {solver = "rk4", T = 1, h = 0.5})), "the system has been finalized")
+  end)
+end)
