@@ -63,8 +63,10 @@ options=$(sed -n '/^OPTIONS$/,/^ENVIRONMENT$/p' "$dir/man.txt")
 missing=""
 # the options of `lieflow -h`: "  -e stat ...", "  -h, --help  ...", "  --version ..."
 for opt in $("$dir/bin/lieflow" -h | awk '/^  -/ { sub(/,$/, "", $1); print $1; if ($2 ~ /^--/) print $2 }'); do
-    echo "$synopsis" | grep -q -- "\[$opt[] ]\|\[$opt\]\| $opt[] ]" || missing="$missing $opt(SYNOPSIS)"
-    echo "$options" | grep -q -- "^       \(-[^ ]*, \)\{0,1\}$opt\( \|,\|\$\)" || missing="$missing $opt(OPTIONS)"
+    # (here-strings, not `echo | grep -q`: under pipefail, grep -q leaving early kills echo with
+    # SIGPIPE and the pipeline fails; it made this check fail once in CI)
+    grep -q -- "\[$opt[] ]\|\[$opt\]\| $opt[] ]" <<< "$synopsis" || missing="$missing $opt(SYNOPSIS)"
+    grep -q -- "^       \(-[^ ]*, \)\{0,1\}$opt\( \|,\|\$\)" <<< "$options" || missing="$missing $opt(OPTIONS)"
 done
 [ -z "$missing" ] || die "the man page does not list these options of lieflow -h:$missing"
 ok "the man page's SYNOPSIS and OPTIONS list every option of lieflow -h"
@@ -96,13 +98,13 @@ while IFS= read -r line; do
     out=$(env -u LD_LIBRARY_PATH "$dir/$prog") || die "$prog built by '$line' does not run: $out"
     case $prog in
         prog) [ "$out" = "0.841471 1.000000" ] || die "$prog printed '$out'" ;;
-        host) echo "$out" | grep -q '^embed: ok$' || die "$prog printed '$out'" ;;
+        host) grep -q '^embed: ok$' <<< "$out" || die "$prog printed '$out'" ;;
     esac
-    if echo "$line" | grep -q static_libs; then
-        ! readelf -d "$dir/$prog" | grep -q 'liblieflow' || die "'$line' links liblieflow dynamically"
+    if grep -q static_libs <<< "$line"; then
+        ! readelf -d "$dir/$prog" | grep 'liblieflow' > /dev/null || die "'$line' links liblieflow dynamically"
         kind=static
     else
-        readelf -d "$dir/$prog" | grep -q 'NEEDED.*liblieflow' || die "'$line' does not use liblieflow.so"
+        readelf -d "$dir/$prog" | grep 'NEEDED.*liblieflow' > /dev/null || die "'$line' does not use liblieflow.so"
         kind=shared
     fi
     ok "documented line ($kind) builds and runs $prog.c: $line"
