@@ -21,6 +21,16 @@ mkdir -p "$OUT"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86:detect_leaks=0"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:print_stacktrace=1:exitcode=87"
 
+# explain RC WHAT DIR TIMEOUT: what a failed run (exit status RC) of WHAT means, with its evidence
+explain() {
+    case $1 in
+        1) echo "fuzz: FINDINGS $2 (above)";;
+        86|87) echo "fuzz: SANITIZER REPORT $2:"; grep -a -A30 -E "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error" "$3/err.txt" | head -60;;
+        137) echo "fuzz: HANG $2 (killed after $4 s)";;
+        *) echo "fuzz: CRASH $2 (exit status $1)"; tail -20 "$3/err.txt";;
+    esac
+}
+
 run_one() {  # run_one SEED CALLS SECONDS
     local seed=$1 calls=$2 secs=$3 dir="$OUT/seed-$1" rc
     rm -rf "$dir" && mkdir -p "$dir"
@@ -30,12 +40,7 @@ run_one() {  # run_one SEED CALLS SECONDS
     rc=$?
     grep -a -E "^(fuzz:|  [0-9]+x|    first at)" "$dir/err.txt" | head -40
     if [ $rc -eq 0 ]; then rm -rf "$dir"; return 0; fi
-    case $rc in
-        1) echo "fuzz: FINDINGS with seed $seed (above)";;
-        86|87) echo "fuzz: SANITIZER REPORT with seed $seed:"; grep -a -A30 -E "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error" "$dir/err.txt" | head -60;;
-        137) echo "fuzz: HANG with seed $seed (killed after $((secs + 60)) s)";;
-        *) echo "fuzz: CRASH with seed $seed (exit status $rc)"; tail -20 "$dir/err.txt";;
-    esac
+    explain $rc "with seed $seed" "$dir" $((secs + 60))
     echo "fuzz: last calls (replay: cd $dir && $EXE $dir/fuzz-log.lua):"
     grep -a -v "^--" "$dir/fuzz-log.lua" | tail -15 | cut -c1-400
     return 1
@@ -48,11 +53,7 @@ run_sweep() {  # the finalizer sweep (finalize_sweep.lua): deterministic, a few 
     rc=$?
     grep -a "^finalize_sweep:" "$dir/err.txt" | head -40
     if [ $rc -eq 0 ]; then rm -rf "$dir"; return 0; fi
-    case $rc in
-        1) echo "fuzz: FINDINGS of the finalizer sweep (above)";;
-        86|87) echo "fuzz: SANITIZER REPORT in the finalizer sweep:"; grep -a -A30 -E "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error" "$dir/err.txt" | head -60;;
-        *) echo "fuzz: the finalizer sweep exited with status $rc"; tail -20 "$dir/err.txt";;
-    esac
+    explain $rc "in the finalizer sweep" "$dir" 600
     return 1
 }
 
