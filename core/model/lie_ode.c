@@ -88,6 +88,11 @@ const char *lf_lie_ode_name(const lf_system *s)
     return (s->cls == &lie_ode_class || s->cls == &lie_ode_jac_class) ? def_of(s)->name : "";
 }
 
+const lf_lie_ode_def *lf_lie_ode_definition(const lf_system *s)
+{
+    return s && (s->cls == &lie_ode_class || s->cls == &lie_ode_jac_class) ? def_of(s) : NULL;
+}
+
 lf_system *lf_lie_ode_new(const lf_manifold *M, const double *y0, const lf_lie_ode_def *def, lf_error *err)
 {
     if (!M || !def || !def->f) {

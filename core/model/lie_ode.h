@@ -35,6 +35,8 @@ typedef struct lf_lie_ode_def {
 lf_system *lf_lie_ode_new(const lf_manifold *M, const double *y0, const lf_lie_ode_def *def, lf_error *err);
 /* The name given in the definition ("" for another kind of system). */
 const char *lf_lie_ode_name(const lf_system *s);
+/* The definition a Lie ODE was made from (NULL for another kind of system). */
+const lf_lie_ode_def *lf_lie_ode_definition(const lf_system *s);
 
 /* Built-in vector fields in C, by name with numeric parameters (lie_ode_builtins.c):
  *   "s2_gradient_flow"  factors {s2}: q' = -D q + (q^T D q) q, the gradient flow of

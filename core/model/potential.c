@@ -21,6 +21,7 @@ struct lf_potential {
     void *ctx;
     void (*destroy)(void *ctx);
     double par[12]; /* the built-ins' parameters (see each) */
+    lf_potential_jacobian_fn jacobian; /* optional */
 };
 
 static lf_potential *alloc_pot(int kind, const char *name, lf_potential_eval_fn eval, lf_error *err)
@@ -66,6 +67,29 @@ void lf_potential_free(lf_potential *p)
 }
 
 const char *lf_potential_name(const lf_potential *p) { return p ? p->name : "free"; }
+
+void lf_potential_set_jacobian(lf_potential *p, lf_potential_jacobian_fn jac)
+{
+    if (p) p->jacobian = jac;
+}
+
+int lf_potential_has_jacobian(const lf_potential *p) { return p && p->jacobian; }
+
+void *lf_potential_context(const lf_potential *p, lf_potential_eval_fn eval)
+{
+    return p && p->kind == P_CALLBACK && p->eval == eval ? p->ctx : NULL;
+}
+
+int lf_potential_jacobian(const lf_potential *p, int nb, const double *R, double *K, lf_error *err)
+{
+    if (!p || !p->jacobian) return lf_error_set(err, LF_EINVAL, "potential %s has no torque Jacobian", lf_potential_name(p));
+    int rc = p->jacobian(p->ctx, nb, R, K, err);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < 9 * nb * nb; i++)
+        if (!isfinite(K[i]))
+            return lf_error_set(err, LF_EDOMAIN, "torque Jacobian of potential %s is not finite (%g)", p->name, K[i]);
+    return LF_OK;
+}
 
 int lf_potential_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau, lf_error *err)
 {

@@ -33,6 +33,19 @@ lf_potential *lf_potential_top(double mgl, const double chi[3], lf_error *err);
 lf_potential *lf_potential_coulomb_wall(lf_error *err);
 void lf_potential_free(lf_potential *p);
 
+/* The torque Jacobian K (3 nb x 3 nb, row-major) at R: K[r][3 j + m] = d tau_r / de at e = 0 of
+ * the rotations with R_j replaced by R_j exp(e hat(e_m)) (the left trivialization). A potential
+ * may supply it (compiled potentials do: potential_graph.h); the implicit rigid-body methods
+ * (tln, ...) then use it for Newton instead of differences of the torque. */
+typedef int (*lf_potential_jacobian_fn)(void *ctx, int nb, const double *R, double *K, lf_error *err);
+void lf_potential_set_jacobian(lf_potential *p, lf_potential_jacobian_fn jac);
+int lf_potential_has_jacobian(const lf_potential *p);
+/* K at R (checked finite); LF_EINVAL if the potential has none. */
+int lf_potential_jacobian(const lf_potential *p, int nb, const double *R, double *K, lf_error *err);
+/* The context of a potential made by lf_potential_new with this eval function (NULL otherwise):
+ * how a kind of callback potential recognizes its own. */
+void *lf_potential_context(const lf_potential *p, lf_potential_eval_fn eval);
+
 /* "stress", "field", "top", "coulomb_wall" or the name given to lf_potential_new. */
 const char *lf_potential_name(const lf_potential *p);
 /* The name and parameters, e.g. "stress(alpha = 0.3, Rm = [...])", into buf (snprintf semantics). */

@@ -68,6 +68,12 @@ static const spheres_ctx *ctx_of(const lf_system *s)
     return (s && s->cls == &spheres_class) ? lf_system_ctx(s) : NULL;
 }
 
+const lf_spheres_def *lf_spheres_definition(const lf_system *s)
+{
+    const spheres_ctx *c = ctx_of(s);
+    return c && c->pot == POT_CALLBACK ? &c->def : NULL;
+}
+
 /* ------------------------------------------------------------------------------------ potentials */
 
 static void dipoles_eval(const spheres_ctx *c, const double *q, double *Vout, double *g)

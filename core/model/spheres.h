@@ -78,6 +78,8 @@ lf_system *lf_spheres_double_pendulum(double m1, double m2, double l1, double l2
 lf_system *lf_spheres_dipoles(int rows, int cols, double spacing, double m, double l, double moment, const double *q0,
                               const double *omega0, lf_error *err);
 
+/* The definition of the potential (NULL for a built-in potential or another kind of system). */
+const lf_spheres_def *lf_spheres_definition(const lf_system *s);
 /* Number of spheres n (0 for a system of another kind). */
 int lf_spheres_n(const lf_system *s);
 /* The coupling M and its inverse W (n x n, row-major); 1 if M is diagonal. */

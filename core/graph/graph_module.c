@@ -1,0 +1,169 @@
+/* lieflow — compiled functions: programs, code generation, the code cache, the tape fallback. */
+#include "graph_module.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_codegen.h"
+
+typedef void (*native_fn)(const double *const *in, const double *par, double *out);
+
+struct lf_gmodule {
+    int nf;
+    lf_gprog **prog;
+    native_fn *fn;       /* NULL entries: the tape */
+    lf_jit_lib *lib;
+    int backend;
+    size_t work;
+    int ops, total_ops;
+    double compile_s, load_s;
+    char *source;
+    char report[320];
+};
+
+void lf_gmodule_free(lf_gmodule *m)
+{
+    if (!m) return;
+    for (int i = 0; i < m->nf; i++) lf_gprog_free(m->prog[i]);
+    free(m->prog);
+    free(m->fn);
+    lf_jit_close(m->lib);
+    free(m->source);
+    free(m);
+}
+
+int lf_gmodule_nfuncs(const lf_gmodule *m) { return m->nf; }
+int lf_gmodule_nout(const lf_gmodule *m, int f) { return f >= 0 && f < m->nf ? lf_gprog_nout(m->prog[f]) : 0; }
+int lf_gmodule_backend(const lf_gmodule *m) { return m->backend; }
+const char *lf_gmodule_report(const lf_gmodule *m) { return m->report; }
+int lf_gmodule_ops(const lf_gmodule *m) { return m->ops; }
+int lf_gmodule_total_ops(const lf_gmodule *m) { return m->total_ops; }
+double lf_gmodule_compile_seconds(const lf_gmodule *m) { return m->compile_s; }
+double lf_gmodule_load_seconds(const lf_gmodule *m) { return m->load_s; }
+size_t lf_gmodule_work_size(const lf_gmodule *m) { return m->work; }
+
+static void names_of(int nf, char (*buf)[16], const char **names)
+{
+    for (int i = 0; i < nf; i++) {
+        snprintf(buf[i], sizeof buf[i], "lf_f%d", i);
+        names[i] = buf[i];
+    }
+}
+
+static char *make_source(const lf_gmodule *m, lf_error *err)
+{
+    char(*buf)[16] = malloc((size_t)m->nf * sizeof *buf);
+    const char **names = malloc((size_t)m->nf * sizeof *names);
+    char *src = NULL;
+    if (buf && names) {
+        names_of(m->nf, buf, names);
+        src = lf_gcodegen(m->nf, (const lf_gprog *const *)m->prog, names, err);
+    } else
+        lf_error_set(err, LF_ENOMEM, "compiled model: out of memory");
+    free(buf);
+    free(names);
+    return src;
+}
+
+const char *lf_gmodule_source(lf_gmodule *m)
+{
+    if (!m->source) m->source = make_source(m, NULL);
+    return m->source;
+}
+
+/* Try the native backend; on failure the report says why and the tape stays. */
+static void go_native(lf_gmodule *m, const lf_jit_opts *jit)
+{
+    if (m->total_ops > LF_GMODULE_NATIVE_MAX) {
+        snprintf(m->report, sizeof m->report, "tape: %d operations, more than the %d compiled natively (compile time)",
+                 m->total_ops, LF_GMODULE_NATIVE_MAX);
+        return;
+    }
+    lf_error e = {0};
+    m->source = make_source(m, &e);
+    char(*buf)[16] = malloc((size_t)m->nf * sizeof *buf);
+    const char **names = malloc((size_t)m->nf * sizeof *names);
+    void **fns = calloc((size_t)m->nf, sizeof *fns);
+    lf_jit_info info;
+    memset(&info, 0, sizeof info);
+    int rc = m->source && buf && names && fns ? LF_OK : LF_ENOMEM;
+    if (rc == LF_OK) {
+        names_of(m->nf, buf, names);
+        rc = lf_jit_load(m->source, m->nf, names, fns, jit, &m->lib, &info, &e);
+    } else if (!e.msg[0])
+        lf_error_set(&e, LF_ENOMEM, "out of memory");
+    if (rc == LF_OK) {
+        for (int i = 0; i < m->nf; i++) m->fn[i] = (native_fn)fns[i];
+        m->backend = LF_BACKEND_NATIVE;
+        m->compile_s = info.compile_seconds;
+        m->load_s = info.load_seconds;
+        if (info.cached)
+            snprintf(m->report, sizeof m->report, "native (cached, %d operations)", m->ops);
+        else
+            snprintf(m->report, sizeof m->report, "native (compiled in %.2f s, %d operations)", info.compile_seconds, m->ops);
+    } else
+        snprintf(m->report, sizeof m->report, "tape: %s", e.msg);
+    free(buf);
+    free(names);
+    free(fns);
+}
+
+lf_gmodule *lf_gmodule_new(const lf_graph *g, const lf_glayout *layout, int nf, const lf_gfunc_spec *f, int backend,
+                           const lf_jit_opts *jit, lf_error *err)
+{
+    if (nf < 1 || !f || backend < LF_BACKEND_AUTO || backend > LF_BACKEND_TAPE) {
+        lf_error_set(err, LF_EINVAL, "lf_gmodule_new: functions and a backend (auto, native, tape) are required");
+        return NULL;
+    }
+    lf_gmodule *m = calloc(1, sizeof *m);
+    if (!m || !(m->prog = calloc((size_t)nf, sizeof *m->prog)) || !(m->fn = calloc((size_t)nf, sizeof *m->fn))) {
+        lf_gmodule_free(m);
+        lf_error_set(err, LF_ENOMEM, "lf_gmodule_new: out of memory");
+        return NULL;
+    }
+    m->nf = nf;
+    for (int i = 0; i < nf; i++) {
+        m->prog[i] = lf_gprog_new(g, layout, f[i].nout, f[i].out, err);
+        if (!m->prog[i]) {
+            lf_gmodule_free(m);
+            return NULL;
+        }
+        int ops = lf_gprog_nops(m->prog[i]);
+        if (ops > m->ops) m->ops = ops;
+        m->total_ops += ops;
+        size_t w = (size_t)lf_gprog_nslots(m->prog[i]);
+        if (w > m->work) m->work = w;
+    }
+    m->backend = LF_BACKEND_TAPE;
+    snprintf(m->report, sizeof m->report, "tape (%d operations)", m->ops);
+    if (backend != LF_BACKEND_TAPE) go_native(m, jit);
+    return m;
+}
+
+/* The calling thread's work buffer for tape evaluations without one (grown, never shrunk). */
+static _Thread_local double *tls_work;
+static _Thread_local size_t tls_size;
+
+void lf_gmodule_eval(const lf_gmodule *m, int f, const double *const *in, const double *par, double *out,
+                     double *work)
+{
+    if (m->fn[f]) {
+        m->fn[f](in, par, out);
+        return;
+    }
+    if (!work) {
+        if (tls_size < m->work) {
+            double *w = realloc(tls_work, m->work * sizeof *w);
+            if (!w) { /* no memory for the interpreter: every output is NaN, which callers report */
+                for (int i = 0; i < lf_gprog_nout(m->prog[f]); i++) out[i] = NAN;
+                return;
+            }
+            tls_work = w;
+            tls_size = m->work;
+        }
+        work = tls_work;
+    }
+    lf_gprog_eval(m->prog[f], in, par, out, work);
+}

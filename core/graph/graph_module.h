@@ -1,0 +1,59 @@
+/* lieflow — compiled functions: several outputs sets of one expression graph, evaluated natively
+ * (generated C compiled and loaded through the code cache, jit.h) or by the tape interpreter.
+ *
+ * A module is made from a graph, the layout of its inputs (graph_prog.h) and a list of functions,
+ * each a set of output nodes (a model needs its value, its gradient, both, a Jacobian: one module,
+ * one compiled file). The backend is chosen once:
+ *   LF_BACKEND_NATIVE / LF_BACKEND_AUTO: generated C, unless the functions are too large to compile
+ *     quickly (more than LF_GMODULE_NATIVE_MAX operations in all) or the compiler or the cache
+ *     refuses; then the tape, and the report says why;
+ *   LF_BACKEND_TAPE: the tape interpreter.
+ * Either way the numbers are the same to rounding: both run the operations of the same programs
+ * (tests/c/test_graph.c). A module is read-only once made; evaluations may run in parallel. */
+#ifndef LF_GRAPH_MODULE_H
+#define LF_GRAPH_MODULE_H
+
+#include <stddef.h>
+
+#include "graph_prog.h"
+#include "jit.h"
+
+typedef enum { LF_BACKEND_AUTO = 0, LF_BACKEND_NATIVE = 1, LF_BACKEND_TAPE = 2 } lf_backend;
+
+/* The operations beyond which AUTO/NATIVE use the tape: the compiler's time grows faster than
+ * linearly in the size of one function (measured in tests/c/test_graph.c / make bench). */
+#define LF_GMODULE_NATIVE_MAX 60000
+
+typedef struct lf_gfunc_spec {
+    int nout;
+    const int *out;
+} lf_gfunc_spec;
+
+typedef struct lf_gmodule lf_gmodule;
+
+lf_gmodule *lf_gmodule_new(const lf_graph *g, const lf_glayout *layout, int nf, const lf_gfunc_spec *f, int backend,
+                           const lf_jit_opts *jit, lf_error *err);
+void lf_gmodule_free(lf_gmodule *m);
+
+/* Function f at inputs in[s] and parameters par into out (its nout numbers). work: NULL (a buffer
+ * of the calling thread, grown once) or lf_gmodule_work_size(m) doubles. */
+void lf_gmodule_eval(const lf_gmodule *m, int f, const double *const *in, const double *par, double *out,
+                     double *work);
+size_t lf_gmodule_work_size(const lf_gmodule *m);
+int lf_gmodule_nfuncs(const lf_gmodule *m);
+int lf_gmodule_nout(const lf_gmodule *m, int f);
+/* LF_BACKEND_NATIVE or LF_BACKEND_TAPE: what runs. */
+int lf_gmodule_backend(const lf_gmodule *m);
+/* What runs and why: "native (cached, 183 operations)", "native (compiled in 0.09 s, ...)",
+ * "tape (412 operations)", "tape: no C compiler (LIEFLOW_CC=/x: not found)". */
+const char *lf_gmodule_report(const lf_gmodule *m);
+/* Operations of the largest function; operations in all. */
+int lf_gmodule_ops(const lf_gmodule *m);
+int lf_gmodule_total_ops(const lf_gmodule *m);
+/* The generated C source (made on first call for a tape module; NULL if that fails). */
+const char *lf_gmodule_source(lf_gmodule *m);
+/* Seconds spent compiling (0 when loaded from the cache) and loading. */
+double lf_gmodule_compile_seconds(const lf_gmodule *m);
+double lf_gmodule_load_seconds(const lf_gmodule *m);
+
+#endif

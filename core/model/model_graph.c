@@ -1,0 +1,696 @@
+/* lieflow — models from expression graphs (model_graph.h): the derivatives each form needs are
+ * built on the graph, compiled into one module per model, and evaluated behind the callback
+ * interfaces of potentials (potential.h), Lie ODEs (lie_ode.h) and spheres (spheres.h). */
+#include "model_graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_lie.h"
+#include "linalg.h"
+
+/* ---------------------------------------------------------------- shared */
+typedef struct {
+    lf_gmodule *m;
+    int npar;
+    double *par;
+} compiled;
+
+static void compiled_free(compiled *c)
+{
+    lf_gmodule_free(c->m);
+    free(c->par);
+}
+
+static int compiled_init(compiled *c, const lf_graph *g, const lf_glayout *layout, int nf, const lf_gfunc_spec *f,
+                         const double *par, const lf_model_graph_opts *o, lf_error *err)
+{
+    c->npar = lf_graph_nparams(g);
+    c->par = malloc(((size_t)c->npar + 1) * sizeof *c->par);
+    if (!c->par) return lf_error_set(err, LF_ENOMEM, "compiled model: out of memory");
+    for (int i = 0; i < c->npar; i++) c->par[i] = par ? par[i] : 0;
+    c->m = lf_gmodule_new(g, layout, nf, f, o ? o->backend : LF_BACKEND_AUTO, o ? o->jit : NULL, err);
+    return c->m ? LF_OK : (err ? err->code : LF_EINVAL);
+}
+
+static int set_params(compiled *c, int n, const double *par, lf_error *err)
+{
+    if (n != c->npar)
+        return lf_error_set(err, LF_EINVAL, "compiled model: %d parameter values given, the model has %d", n, c->npar);
+    for (int i = 0; i < n; i++)
+        if (!isfinite(par[i])) return lf_error_set(err, LF_EINVAL, "compiled model: parameter %d = %g is not finite", i + 1, par[i]);
+    memcpy(c->par, par, (size_t)n * sizeof *par);
+    return LF_OK;
+}
+
+static int graph_ok(const lf_graph *g, lf_error *err)
+{
+    if (!g) return lf_error_set(err, LF_EINVAL, "compiled model: no graph");
+    if (lf_graph_status(g) != LF_OK) {
+        if (err) *err = *lf_graph_error(g);
+        return lf_graph_status(g);
+    }
+    return LF_OK;
+}
+
+/* out = a buffer of n doubles: the stack's when small, else the heap's (free with buf_done) */
+#define SMALL 512
+static double *buf_get(double *small, size_t n) { return n <= SMALL ? small : malloc(n * sizeof(double)); }
+static void buf_done(double *small, double *b) { if (b != small) free(b); }
+
+/* tau = trhat(R^T G) for one body: the torques of so3.h from the Euclidean gradient G = dU/dR */
+static void torque_nodes(lf_graph *g, const int *R, const int *G, int *tau)
+{
+    int T[9], M[9];
+    lf_gm3_transpose(R, T);
+    lf_gm3_mul(g, T, G, M);
+    lf_gm3_trhat(g, M, tau);
+}
+
+/* The tangent of R along R exp(e hat(e_m)): row a is r_a x e_m (-1 where zero). */
+static void left_tangent(lf_graph *g, const int *R, int m, int *T)
+{
+    for (int a = 0; a < 3; a++) {
+        const int *r = R + 3 * a;
+        int *t = T + 3 * a;
+        t[m] = -1;
+        t[(m + 1) % 3] = r[(m + 2) % 3];
+        t[(m + 2) % 3] = lf_g1(g, LF_G_NEG, r[(m + 1) % 3]);
+    }
+}
+
+/* K (nt x 3nb) of the nt torque nodes tau along the bodies' left trivializations: column 3j + m */
+static int torque_jacobian_nodes(lf_graph *g, const int *in, int nb, int nt, const int *tau, int *K)
+{
+    int *col = malloc((size_t)nt * sizeof *col);
+    if (!col) return lf_graph_fail(g, LF_ENOMEM, "compiled model: out of memory"), LF_ENOMEM;
+    for (int j = 0; j < nb && lf_graph_status(g) == LF_OK; j++)
+        for (int m = 0; m < 3; m++) {
+            int T[9];
+            left_tangent(g, in + 9 * j, m, T);
+            lf_graph_jvp(g, 9, in + 9 * j, T, nt, tau, col);
+            for (int r = 0; r < nt; r++) K[(size_t)r * 3 * nb + 3 * j + m] = col[r];
+        }
+    free(col);
+    return lf_graph_status(g);
+}
+
+/* ---------------------------------------------------------------- rigid potentials */
+typedef struct {
+    compiled c;
+    int nb;
+    int has_jac;
+    /* pairs */
+    int npairs;
+    int *pairs;
+    double *r;
+    const lf_potential *inner;
+} gpot;
+
+enum { F_U, F_TAU, F_BOTH, F_JAC };
+
+static void gpot_destroy(void *p)
+{
+    gpot *q = p;
+    if (!q) return;
+    compiled_free(&q->c);
+    free(q->pairs);
+    free(q->r);
+    free(q);
+}
+
+static int gpot_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
+{
+    gpot *q = ctx;
+    if (nb != q->nb) return lf_error_set(err, LF_EINVAL, "compiled potential of %d bodies evaluated for %d", q->nb, nb);
+    const double *in[1] = {R};
+    if (U && tau) {
+        double small[SMALL], *out = buf_get(small, 1 + 3 * (size_t)nb);
+        if (!out) return lf_error_set(err, LF_ENOMEM, "compiled potential: out of memory");
+        lf_gmodule_eval(q->c.m, F_BOTH, in, q->c.par, out, NULL);
+        *U = out[0];
+        memcpy(tau, out + 1, 3 * (size_t)nb * sizeof *tau);
+        buf_done(small, out);
+    } else if (U)
+        lf_gmodule_eval(q->c.m, F_U, in, q->c.par, U, NULL);
+    else if (tau)
+        lf_gmodule_eval(q->c.m, F_TAU, in, q->c.par, tau, NULL);
+    return LF_OK;
+}
+
+static int gpot_jacobian(void *ctx, int nb, const double *R, double *K, lf_error *err)
+{
+    gpot *q = ctx;
+    if (nb != q->nb) return lf_error_set(err, LF_EINVAL, "compiled potential of %d bodies evaluated for %d", q->nb, nb);
+    const double *in[1] = {R};
+    lf_gmodule_eval(q->c.m, F_JAC, in, q->c.par, K, NULL);
+    return LF_OK;
+}
+
+static gpot *gpot_alloc(lf_error *err)
+{
+    gpot *q = calloc(1, sizeof *q);
+    if (!q) lf_error_set(err, LF_ENOMEM, "compiled potential: out of memory");
+    return q;
+}
+
+/* The potential over q (owned from now on, also on failure). */
+static lf_potential *gpot_finish(gpot *q, const char *name, lf_potential_eval_fn eval, lf_potential_jacobian_fn jac,
+                                 lf_error *err)
+{
+    lf_potential *p = lf_potential_new(name, eval, q, gpot_destroy, err);
+    if (!p) {
+        gpot_destroy(q);
+        return NULL;
+    }
+    if (q->has_jac) lf_potential_set_jacobian(p, jac);
+    return p;
+}
+
+lf_potential *lf_potential_graph(lf_graph *g, int U, int nb, const double *par, const lf_model_graph_opts *o,
+                                 lf_error *err)
+{
+    if (graph_ok(g, err) != LF_OK) return NULL;
+    if (nb < 1 || lf_graph_ninputs(g) != 9 * nb || !lf_graph_node(g, U)) {
+        lf_error_set(err, LF_EINVAL, "lf_potential_graph: %d bodies need 9 nb = %d inputs (the graph has %d) and a node U",
+                     nb, 9 * nb, lf_graph_ninputs(g));
+        return NULL;
+    }
+    const int n = 3 * nb, jac = o && o->jacobian && nb <= LF_MODEL_GRAPH_MAX_JAC;
+    int *in = malloc(9 * (size_t)nb * sizeof *in), *G = malloc(9 * (size_t)nb * sizeof *G);
+    int *both = malloc((1 + (size_t)n) * sizeof *both), *K = jac ? malloc((size_t)n * n * sizeof *K) : NULL;
+    gpot *q = gpot_alloc(err);
+    lf_potential *p = NULL;
+    if (!in || !G || !both || (jac && !K) || !q) {
+        if (q) lf_error_set(err, LF_ENOMEM, "compiled potential: out of memory");
+        goto done;
+    }
+    for (int i = 0; i < 9 * nb; i++) in[i] = lf_graph_input_node(g, i);
+    both[0] = U;
+    if (lf_graph_vjp(g, 1, &U, NULL, 9 * nb, in, G) == LF_OK)
+        for (int b = 0; b < nb; b++) torque_nodes(g, in + 9 * b, G + 9 * b, both + 1 + 3 * b);
+    if (jac) torque_jacobian_nodes(g, in, nb, n, both + 1, K);
+    if (graph_ok(g, err) != LF_OK) goto done;
+    lf_gfunc_spec f[4] = {{1, &U}, {n, both + 1}, {1 + n, both}, {n * n, K}};
+    lf_glayout layout = {1, {9 * nb}};
+    q->nb = nb;
+    q->has_jac = jac;
+    if (compiled_init(&q->c, g, &layout, jac ? 4 : 3, f, par, o, err) != LF_OK) goto done;
+    p = gpot_finish(q, "compiled", gpot_eval, gpot_jacobian, err);
+    q = NULL;
+done:
+    if (q) gpot_destroy(q);
+    free(in);
+    free(G);
+    free(both);
+    free(K);
+    return p;
+}
+
+/* pair kernels: function outputs u | tau_i, tau_j | u, tau_i, tau_j | the 6 x 6 block of (tau_i,
+ * tau_j) along (body i, body j) */
+static int pairs_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
+{
+    gpot *q = ctx;
+    if (nb != q->nb) return lf_error_set(err, LF_EINVAL, "pair potential of %d bodies evaluated for %d", q->nb, nb);
+    int rc = LF_OK;
+    if (q->inner) rc = lf_potential_eval(q->inner, nb, R, U, tau, err);
+    else {
+        if (U) *U = 0;
+        if (tau) memset(tau, 0, 3 * (size_t)nb * sizeof *tau);
+    }
+    if (rc != LF_OK) return rc;
+    double sum = 0, out[7];
+    const int f = U && tau ? F_BOTH : U ? F_U : F_TAU;
+    for (int p = 0; p < q->npairs; p++) {
+        const int i = q->pairs[2 * p], j = q->pairs[2 * p + 1];
+        const double *in[3] = {R + 9 * i, R + 9 * j, q->r + 3 * p};
+        lf_gmodule_eval(q->c.m, f, in, q->c.par, out, NULL);
+        const double *t = out + (f == F_BOTH);
+        if (U) sum += out[0];
+        if (tau)
+            for (int k = 0; k < 3; k++) {
+                tau[3 * i + k] += t[k];
+                tau[3 * j + k] += t[3 + k];
+            }
+    }
+    if (U) *U += sum;
+    return LF_OK;
+}
+
+static int pairs_jacobian(void *ctx, int nb, const double *R, double *K, lf_error *err)
+{
+    gpot *q = ctx;
+    const int n = 3 * nb;
+    if (nb != q->nb) return lf_error_set(err, LF_EINVAL, "pair potential of %d bodies evaluated for %d", q->nb, nb);
+    int rc = LF_OK;
+    if (q->inner) rc = lf_potential_jacobian(q->inner, nb, R, K, err);
+    else memset(K, 0, (size_t)n * n * sizeof *K);
+    if (rc != LF_OK) return rc;
+    double B[36];
+    for (int p = 0; p < q->npairs; p++) {
+        const int b[2] = {q->pairs[2 * p], q->pairs[2 * p + 1]};
+        const double *in[3] = {R + 9 * b[0], R + 9 * b[1], q->r + 3 * p};
+        lf_gmodule_eval(q->c.m, F_JAC, in, q->c.par, B, NULL);
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 6; c++) K[(size_t)(3 * b[r / 3] + r % 3) * n + 3 * b[c / 3] + c % 3] += B[6 * r + c];
+    }
+    return LF_OK;
+}
+
+lf_potential *lf_potential_pairs(lf_graph *g, int u, int nb, int npairs, const int *pairs, const double *r,
+                                 const lf_potential *inner, const double *par, const lf_model_graph_opts *o,
+                                 lf_error *err)
+{
+    if (graph_ok(g, err) != LF_OK) return NULL;
+    if (nb < 2 || npairs < 0 || (npairs && (!pairs || !r)) || lf_graph_ninputs(g) != 21 || !lf_graph_node(g, u)) {
+        lf_error_set(err, LF_EINVAL, "lf_potential_pairs: a kernel of 21 inputs (R_i, R_j, r_ij; the graph has %d), "
+                                     "2 or more bodies and the pairs are required", lf_graph_ninputs(g));
+        return NULL;
+    }
+    for (int p = 0; p < npairs; p++)
+        if (pairs[2 * p] < 0 || pairs[2 * p] >= nb || pairs[2 * p + 1] < 0 || pairs[2 * p + 1] >= nb ||
+            pairs[2 * p] == pairs[2 * p + 1]) {
+            lf_error_set(err, LF_EINVAL, "lf_potential_pairs: pair %d = (%d, %d) is not two different bodies of %d", p + 1,
+                         pairs[2 * p] + 1, pairs[2 * p + 1] + 1, nb);
+            return NULL;
+        }
+    const int jac = o && o->jacobian && (!inner || lf_potential_has_jacobian(inner));
+    gpot *q = gpot_alloc(err);
+    if (!q) return NULL;
+    q->pairs = malloc((2 * (size_t)npairs + 1) * sizeof *q->pairs);
+    q->r = malloc((3 * (size_t)npairs + 1) * sizeof *q->r);
+    if (!q->pairs || !q->r) {
+        lf_error_set(err, LF_ENOMEM, "pair potential: out of memory");
+        gpot_destroy(q);
+        return NULL;
+    }
+    memcpy(q->pairs, pairs, 2 * (size_t)npairs * sizeof *pairs);
+    memcpy(q->r, r, 3 * (size_t)npairs * sizeof *r);
+    q->npairs = npairs;
+    q->nb = nb;
+    q->inner = inner;
+    int in[18], G[18], both[7], K[36];
+    for (int i = 0; i < 18; i++) in[i] = lf_graph_input_node(g, i);
+    both[0] = u;
+    if (lf_graph_vjp(g, 1, &u, NULL, 18, in, G) == LF_OK) {
+        torque_nodes(g, in, G, both + 1);
+        torque_nodes(g, in + 9, G + 9, both + 4);
+    }
+    if (jac) torque_jacobian_nodes(g, in, 2, 6, both + 1, K);
+    lf_gfunc_spec f[4] = {{1, &u}, {6, both + 1}, {7, both}, {36, K}};
+    lf_glayout layout = {3, {9, 9, 3}};
+    q->has_jac = jac;
+    if (graph_ok(g, err) != LF_OK || compiled_init(&q->c, g, &layout, jac ? 4 : 3, f, par, o, err) != LF_OK) {
+        gpot_destroy(q);
+        return NULL;
+    }
+    return gpot_finish(q, "compiled pairs", pairs_eval, pairs_jacobian, err);
+}
+
+static gpot *gpot_of(const lf_potential *p)
+{
+    gpot *q = lf_potential_context(p, gpot_eval);
+    return q ? q : lf_potential_context(p, pairs_eval);
+}
+
+const char *lf_potential_graph_report(const lf_potential *p)
+{
+    gpot *q = gpot_of(p);
+    return q ? lf_gmodule_report(q->c.m) : NULL;
+}
+
+lf_gmodule *lf_potential_graph_module(const lf_potential *p)
+{
+    gpot *q = gpot_of(p);
+    return q ? q->c.m : NULL;
+}
+
+int lf_potential_graph_set_params(lf_potential *p, int n, const double *par, lf_error *err)
+{
+    gpot *q = gpot_of(p);
+    if (!q) return lf_error_set(err, LF_EINVAL, "the potential is not compiled: it has no parameters to set");
+    return set_params(&q->c, n, par, err);
+}
+
+/* ---------------------------------------------------------------- Lie ODEs */
+typedef struct {
+    compiled c;
+    const lf_manifold *M; /* the copy the system owns is used at evaluation (see ode_manifold) */
+    lf_manifold *own;
+    int np, nd;
+    int f_xi, f_jac, f_energy, f_H, f_dH; /* function indices, -1: none */
+} gode;
+
+static void gode_destroy(void *p)
+{
+    gode *q = p;
+    if (!q) return;
+    compiled_free(&q->c);
+    lf_manifold_free(q->own);
+    free(q);
+}
+
+static int gode_f(void *ctx, double t, const double *y, double *xi, lf_error *err)
+{
+    (void)err;
+    const gode *q = ctx;
+    const double *in[2] = {&t, y};
+    lf_gmodule_eval(q->c.m, q->f_xi, in, q->c.par, xi, NULL);
+    return LF_OK;
+}
+
+/* the velocities V (np x nd): column j = d/de act(e e_j, y) at 0 */
+static void velocities(const gode *q, const double *y, double *V, double *col, double *e)
+{
+    for (int j = 0; j < q->nd; j++) {
+        memset(e, 0, (size_t)q->nd * sizeof *e);
+        e[j] = 1;
+        lf_manifold_velocity(q->own, y, e, col);
+        for (int p = 0; p < q->np; p++) V[(size_t)p * q->nd + j] = col[p];
+    }
+}
+
+static int gode_jacobian(void *ctx, double t, const double *y, double *D, lf_error *err)
+{
+    const gode *q = ctx;
+    const size_t np = (size_t)q->np, nd = (size_t)q->nd;
+    double small[SMALL], *w = buf_get(small, nd * np * 2 + np + nd);
+    if (!w) return lf_error_set(err, LF_ENOMEM, "compiled Lie ODE: out of memory");
+    double *J = w, *V = J + nd * np, *col = V + np * nd, *e = col + np;
+    const double *in[2] = {&t, y};
+    lf_gmodule_eval(q->c.m, q->f_jac, in, q->c.par, J, NULL);
+    velocities(q, y, V, col, e);
+    for (size_t i = 0; i < nd; i++)
+        for (size_t j = 0; j < nd; j++) {
+            double s = 0;
+            for (size_t p = 0; p < np; p++) s += J[i * np + p] * V[p * nd + j];
+            D[i * nd + j] = s;
+        }
+    buf_done(small, w);
+    return LF_OK;
+}
+
+static int gode_scalar(const gode *q, int f, const double *y, double *v)
+{
+    const double t = 0, *in[2] = {&t, y};
+    lf_gmodule_eval(q->c.m, f, in, q->c.par, v, NULL);
+    return LF_OK;
+}
+
+static int gode_energy(void *ctx, const double *y, double *E, lf_error *err)
+{
+    (void)err;
+    const gode *q = ctx;
+    return gode_scalar(q, q->f_energy, y, E);
+}
+
+static int gode_H(void *ctx, const double *y, double *H, lf_error *err)
+{
+    (void)err;
+    const gode *q = ctx;
+    return gode_scalar(q, q->f_H, y, H);
+}
+
+static int gode_dH(void *ctx, const double *y, double *gt, lf_error *err)
+{
+    const gode *q = ctx;
+    const size_t np = (size_t)q->np, nd = (size_t)q->nd;
+    double small[SMALL], *w = buf_get(small, np * nd + 2 * np + nd);
+    if (!w) return lf_error_set(err, LF_ENOMEM, "compiled Lie ODE: out of memory");
+    double *ge = w, *V = ge + np, *col = V + np * nd, *e = col + np;
+    const double t = 0, *in[2] = {&t, y};
+    lf_gmodule_eval(q->c.m, q->f_dH, in, q->c.par, ge, NULL);
+    velocities(q, y, V, col, e);
+    for (size_t j = 0; j < nd; j++) {
+        double s = 0;
+        for (size_t p = 0; p < np; p++) s += ge[p] * V[p * nd + j];
+        gt[j] = s;
+    }
+    buf_done(small, w);
+    return LF_OK;
+}
+
+int lf_lie_ode_graph_def(lf_graph *g, const lf_manifold *M, const lf_lie_ode_graph *nodes, const double *par,
+                         const lf_model_graph_opts *o, lf_lie_ode_def *def, lf_error *err)
+{
+    if (graph_ok(g, err) != LF_OK) return err ? err->code : LF_EINVAL;
+    if (!M || !nodes || !nodes->xi || !def) return lf_error_set(err, LF_EINVAL, "lf_lie_ode_graph_def: arguments missing");
+    const int np = lf_manifold_nparam(M), nd = lf_manifold_ndim(M);
+    if (lf_graph_ninputs(g) != 1 + np)
+        return lf_error_set(err, LF_EINVAL, "lf_lie_ode_graph_def: the graph has %d inputs, t and y need %d",
+                            lf_graph_ninputs(g), 1 + np);
+    gode *q = calloc(1, sizeof *q);
+    int *in = malloc(((size_t)np + 1) * sizeof *in), *J = NULL, *dH = NULL, *tan = NULL;
+    int rc = LF_EINVAL;
+    if (!q || !in || !(q->own = lf_manifold_copy(M, err))) {
+        rc = lf_error_set(err, LF_ENOMEM, "compiled Lie ODE: out of memory");
+        goto done;
+    }
+    q->np = np;
+    q->nd = nd;
+    for (int i = 0; i < np; i++) in[i] = lf_graph_input_node(g, 1 + i);
+    lf_gfunc_spec f[5];
+    int nf = 0;
+    q->f_xi = nf;
+    f[nf++] = (lf_gfunc_spec){nd, nodes->xi};
+    q->f_jac = q->f_energy = q->f_H = q->f_dH = -1;
+    if (o && o->jacobian && np <= 4 * LF_MODEL_GRAPH_MAX_JAC) { /* J[i][p] = d xi_i / d y_p: one forward pass per p */
+        J = malloc((size_t)nd * np * sizeof *J);
+        tan = malloc((size_t)np * sizeof *tan);
+        int *col = malloc((size_t)nd * sizeof *col);
+        if (!J || !tan || !col) {
+            free(col);
+            rc = lf_error_set(err, LF_ENOMEM, "compiled Lie ODE: out of memory");
+            goto done;
+        }
+        for (int p = 0; p < np; p++) {
+            for (int k = 0; k < np; k++) tan[k] = k == p ? lf_graph_const(g, 1) : -1;
+            lf_graph_jvp(g, np, in, tan, nd, nodes->xi, col);
+            for (int i = 0; i < nd; i++) J[(size_t)i * np + p] = col[i];
+        }
+        free(col);
+        q->f_jac = nf;
+        f[nf++] = (lf_gfunc_spec){nd * np, J};
+    }
+    if (nodes->energy >= 0) {
+        q->f_energy = nf;
+        f[nf++] = (lf_gfunc_spec){1, &nodes->energy};
+    }
+    if (nodes->H >= 0) {
+        dH = malloc((size_t)np * sizeof *dH);
+        if (!dH) {
+            rc = lf_error_set(err, LF_ENOMEM, "compiled Lie ODE: out of memory");
+            goto done;
+        }
+        lf_graph_vjp(g, 1, &nodes->H, NULL, np, in, dH);
+        q->f_H = nf;
+        f[nf++] = (lf_gfunc_spec){1, &nodes->H};
+        q->f_dH = nf;
+        f[nf++] = (lf_gfunc_spec){np, dH};
+    }
+    lf_glayout layout = {2, {1, np}};
+    if ((rc = graph_ok(g, err)) != LF_OK || (rc = compiled_init(&q->c, g, &layout, nf, f, par, o, err)) != LF_OK)
+        goto done;
+    memset(def, 0, sizeof *def);
+    def->name = "compiled";
+    def->f = gode_f;
+    def->jacobian = q->f_jac >= 0 ? gode_jacobian : NULL;
+    def->energy = q->f_energy >= 0 ? gode_energy : NULL;
+    def->H = q->f_H >= 0 ? gode_H : NULL;
+    def->dH = q->f_dH >= 0 ? gode_dH : NULL;
+    def->ctx = q;
+    def->destroy = gode_destroy;
+    q = NULL;
+    rc = LF_OK;
+done:
+    gode_destroy(q);
+    free(in);
+    free(J);
+    free(tan);
+    free(dH);
+    return rc;
+}
+
+static gode *gode_of(const lf_system *s)
+{
+    const lf_lie_ode_def *d = lf_lie_ode_definition(s);
+    return d && d->f == gode_f ? d->ctx : NULL;
+}
+
+const char *lf_lie_ode_graph_report(const lf_system *s)
+{
+    gode *q = gode_of(s);
+    return q ? lf_gmodule_report(q->c.m) : NULL;
+}
+
+lf_gmodule *lf_lie_ode_graph_module(const lf_system *s)
+{
+    gode *q = gode_of(s);
+    return q ? q->c.m : NULL;
+}
+
+int lf_lie_ode_graph_set_params(lf_system *s, int n, const double *par, lf_error *err)
+{
+    gode *q = gode_of(s);
+    if (!q) return lf_error_set(err, LF_EINVAL, "the system is not compiled: it has no parameters to set");
+    return set_params(&q->c, n, par, err);
+}
+
+/* ---------------------------------------------------------------- spheres */
+typedef struct {
+    compiled c;
+    int n, npairs;
+    int *pairs;
+    double *r;
+    lf_spheres_def inner; /* inner.potential NULL: none */
+} gsph;
+
+enum { S_V, S_G, S_BOTH };
+
+static void gsph_destroy(void *p)
+{
+    gsph *q = p;
+    if (!q) return;
+    compiled_free(&q->c);
+    free(q->pairs);
+    free(q->r);
+    if (q->inner.potential && q->inner.destroy) q->inner.destroy(q->inner.ctx);
+    free(q);
+}
+
+static int gsph_potential(void *ctx, int n, const double *x, double *V, double *g, lf_error *err)
+{
+    gsph *q = ctx;
+    if (n != q->n) return lf_error_set(err, LF_EINVAL, "compiled potential of %d spheres evaluated for %d", q->n, n);
+    const int f = V && g ? S_BOTH : V ? S_V : S_G;
+    if (!q->npairs) {
+        const double *in[1] = {x};
+        if (f != S_BOTH) {
+            lf_gmodule_eval(q->c.m, f, in, q->c.par, V ? V : g, NULL);
+            return LF_OK;
+        }
+        double small[SMALL], *out = buf_get(small, 1 + 3 * (size_t)n);
+        if (!out) return lf_error_set(err, LF_ENOMEM, "compiled potential: out of memory");
+        lf_gmodule_eval(q->c.m, f, in, q->c.par, out, NULL);
+        *V = out[0];
+        memcpy(g, out + 1, 3 * (size_t)n * sizeof *g);
+        buf_done(small, out);
+        return LF_OK;
+    }
+    int rc = LF_OK;
+    if (q->inner.potential) rc = q->inner.potential(q->inner.ctx, n, x, V, g, err);
+    else {
+        if (V) *V = 0;
+        if (g) memset(g, 0, 3 * (size_t)n * sizeof *g);
+    }
+    if (rc != LF_OK) return rc;
+    double sum = 0, out[7];
+    for (int p = 0; p < q->npairs; p++) {
+        const int i = q->pairs[2 * p], j = q->pairs[2 * p + 1];
+        const double *in[3] = {x + 3 * i, x + 3 * j, q->r + 3 * p};
+        lf_gmodule_eval(q->c.m, f, in, q->c.par, out, NULL);
+        const double *gg = out + (f == S_BOTH);
+        if (V) sum += out[0];
+        if (g)
+            for (int k = 0; k < 3; k++) {
+                g[3 * i + k] += gg[k];
+                g[3 * j + k] += gg[3 + k];
+            }
+    }
+    if (V) *V += sum;
+    return LF_OK;
+}
+
+int lf_spheres_graph_def(lf_graph *g, int V, int n, int npairs, const int *pairs, const double *r,
+                         lf_spheres_def *inner, const double *par, const lf_model_graph_opts *o, lf_spheres_def *def,
+                         lf_error *err)
+{
+    int rc = graph_ok(g, err);
+    gsph *q = rc == LF_OK ? calloc(1, sizeof *q) : NULL;
+    if (q && inner) {
+        q->inner = *inner;
+        inner = NULL; /* owned from now on */
+    }
+    if (rc != LF_OK || !q) {
+        if (rc == LF_OK) rc = lf_error_set(err, LF_ENOMEM, "compiled potential: out of memory");
+        goto fail;
+    }
+    const int nin = npairs > 0 ? 9 : 3 * n;
+    if (n < 1 || npairs < 0 || lf_graph_ninputs(g) != nin || !lf_graph_node(g, V) || !def) {
+        rc = lf_error_set(err, LF_EINVAL, "lf_spheres_graph_def: %s needs %d inputs (the graph has %d) and a node V",
+                          npairs > 0 ? "a pair kernel (q_i, q_j, r_ij)" : "a potential of q", nin, lf_graph_ninputs(g));
+        goto fail;
+    }
+    for (int p = 0; p < npairs; p++)
+        if (pairs[2 * p] < 0 || pairs[2 * p] >= n || pairs[2 * p + 1] < 0 || pairs[2 * p + 1] >= n ||
+            pairs[2 * p] == pairs[2 * p + 1]) {
+            rc = lf_error_set(err, LF_EINVAL, "lf_spheres_graph_def: pair %d = (%d, %d) is not two different spheres of %d",
+                              p + 1, pairs[2 * p] + 1, pairs[2 * p + 1] + 1, n);
+            goto fail;
+        }
+    q->n = n;
+    q->npairs = npairs;
+    if (npairs > 0) {
+        q->pairs = malloc(2 * (size_t)npairs * sizeof *q->pairs);
+        q->r = malloc(3 * (size_t)npairs * sizeof *q->r);
+        if (!q->pairs || !q->r) {
+            rc = lf_error_set(err, LF_ENOMEM, "compiled potential: out of memory");
+            goto fail;
+        }
+        memcpy(q->pairs, pairs, 2 * (size_t)npairs * sizeof *pairs);
+        memcpy(q->r, r, 3 * (size_t)npairs * sizeof *r);
+    }
+    const int ng = npairs > 0 ? 6 : 3 * n;
+    int *nodes = malloc((1 + (size_t)ng) * sizeof *nodes), *in = malloc((size_t)ng * sizeof *in);
+    if (!nodes || !in) {
+        free(nodes);
+        free(in);
+        rc = lf_error_set(err, LF_ENOMEM, "compiled potential: out of memory");
+        goto fail;
+    }
+    for (int i = 0; i < ng; i++) in[i] = lf_graph_input_node(g, i);
+    nodes[0] = V;
+    lf_graph_vjp(g, 1, &V, NULL, ng, in, nodes + 1);
+    lf_gfunc_spec f[3] = {{1, &V}, {ng, nodes + 1}, {1 + ng, nodes}};
+    lf_glayout full = {1, {3 * n}}, kern = {3, {3, 3, 3}};
+    if ((rc = graph_ok(g, err)) == LF_OK) rc = compiled_init(&q->c, g, npairs > 0 ? &kern : &full, 3, f, par, o, err);
+    free(nodes);
+    free(in);
+    if (rc != LF_OK) goto fail;
+    memset(def, 0, sizeof *def);
+    def->name = "compiled";
+    def->potential = gsph_potential;
+    def->ctx = q;
+    def->destroy = gsph_destroy;
+    return LF_OK;
+fail:
+    if (inner && inner->destroy) inner->destroy(inner->ctx);
+    gsph_destroy(q);
+    return rc;
+}
+
+static gsph *gsph_of(const lf_system *s)
+{
+    const lf_spheres_def *d = lf_spheres_definition(s);
+    return d && d->potential == gsph_potential ? d->ctx : NULL;
+}
+
+const char *lf_spheres_graph_report(const lf_system *s)
+{
+    gsph *q = gsph_of(s);
+    return q ? lf_gmodule_report(q->c.m) : NULL;
+}
+
+lf_gmodule *lf_spheres_graph_module(const lf_system *s)
+{
+    gsph *q = gsph_of(s);
+    return q ? q->c.m : NULL;
+}
+
+int lf_spheres_graph_set_params(lf_system *s, int n, const double *par, lf_error *err)
+{
+    gsph *q = gsph_of(s);
+    if (!q) return lf_error_set(err, LF_EINVAL, "the system is not compiled: it has no parameters to set");
+    return set_params(&q->c, n, par, err);
+}

@@ -1,0 +1,80 @@
+/* lieflow — models from expression graphs (compiled models): the potentials of rigid bodies, pair
+ * kernels, the vector field and first integral of a Lie-group ODE and the potential of a system on
+ * spheres, each made from a graph of its value (core/graph/, traced from a Lua function by the
+ * binding, or built in C) with its derivatives derived on the graph:
+ *   rigid bodies   U(R_1..R_n): tau_i = trhat(R_i^T G_i), G_i = dU/dR_i (reverse mode; so3.h's
+ *                  convention tau . y = -d/de U(R exp(e hat y)), since tr(G^T R hat y) =
+ *                  -y . trhat(R^T G)), and the torque Jacobian along the left trivialization
+ *                  (forward mode along R_j hat(e_m)) for the implicit methods;
+ *   pair kernels   U = sum over listed pairs (i, j) of u(x_i, x_j, r_ij) (+ an inner potential):
+ *                  one kernel graph, the loop over pairs in C;
+ *   Lie-group ODEs xi = f(t, y), its Euclidean Jacobian d xi/d y turned into the Jacobian along
+ *                  the action with the manifold's velocities (lf_manifold_velocity), a first
+ *                  integral H with its trivialized differential likewise, an energy;
+ *   spheres        V(q_1..q_n) and its Euclidean gradient.
+ * Parameters are inputs of the graph (LF_G_PARAM nodes), so changing them (the *_set_params
+ * functions) needs no new compilation. The graph is the caller's (derivative nodes are added to
+ * it; free it after the model is made). */
+#ifndef LF_MODEL_GRAPH_H
+#define LF_MODEL_GRAPH_H
+
+#include "graph_module.h"
+#include "lie_ode.h"
+#include "potential.h"
+#include "spheres.h"
+
+typedef struct lf_model_graph_opts {
+    int backend;               /* lf_backend */
+    const lf_jit_opts *jit;    /* NULL: defaults */
+    int jacobian;              /* also compile the Jacobian (0: not, when no implicit method needs it) */
+} lf_model_graph_opts;
+
+/* The largest number of bodies (rigid) or of y's parameters (Lie ODEs) for which the Jacobian is
+ * compiled (its size grows with the square). */
+#define LF_MODEL_GRAPH_MAX_JAC 64
+
+/* ---- rigid bodies */
+/* A potential of nb bodies from graph g: inputs 0 .. 9 nb - 1 are R_1..R_nb (row-major), node U
+ * is the potential, par the values of the graph's parameters (lf_graph_nparams(g) of them). */
+lf_potential *lf_potential_graph(lf_graph *g, int U, int nb, const double *par, const lf_model_graph_opts *o,
+                                 lf_error *err);
+/* A pair potential: U(R) = sum_p u(R_i, R_j, r_p) over the pairs (i, j) = (pairs[2p], pairs[2p+1])
+ * (0-based, i != j, < nb) with the fixed vectors r_p = r[3p..], plus inner (borrowed, may be NULL).
+ * Kernel graph g: inputs 0..8 = R_i, 9..17 = R_j, 18..20 = r_ij; node u. */
+lf_potential *lf_potential_pairs(lf_graph *g, int u, int nb, int npairs, const int *pairs, const double *r,
+                                 const lf_potential *inner, const double *par, const lf_model_graph_opts *o,
+                                 lf_error *err);
+/* For a potential made by the two functions above (NULL / LF_EINVAL otherwise): what runs and
+ * why (lf_gmodule_report), the module, the parameters and replacing them (n = the graph's count). */
+const char *lf_potential_graph_report(const lf_potential *p);
+lf_gmodule *lf_potential_graph_module(const lf_potential *p);
+int lf_potential_graph_set_params(lf_potential *p, int n, const double *par, lf_error *err);
+
+/* ---- Lie-group ODEs */
+/* Nodes of the definition on graph g with inputs t (input 0) and y (inputs 1 .. np of manifold M):
+ * xi (nd nodes, required), energy and H (-1: none). */
+typedef struct lf_lie_ode_graph {
+    const int *xi;
+    int energy, H;
+} lf_lie_ode_graph;
+/* The definition of a Lie ODE on M from graph nodes (pass it to lf_lie_ode_new, which owns it from
+ * then on); dH is derived from H when H is given, the Jacobian when o->jacobian is set. */
+int lf_lie_ode_graph_def(lf_graph *g, const lf_manifold *M, const lf_lie_ode_graph *nodes, const double *par,
+                         const lf_model_graph_opts *o, lf_lie_ode_def *def, lf_error *err);
+/* For a Lie ODE made from such a definition (NULL / LF_EINVAL otherwise). */
+const char *lf_lie_ode_graph_report(const lf_system *s);
+lf_gmodule *lf_lie_ode_graph_module(const lf_system *s);
+int lf_lie_ode_graph_set_params(lf_system *s, int n, const double *par, lf_error *err);
+
+/* ---- systems on spheres */
+/* The potential definition of n spheres from graph g with inputs q (3n) and node V, or from a
+ * pair kernel (g: inputs 0..2 = q_i, 3..5 = q_j, 6..8 = r_ij; node V is u) over the listed pairs
+ * (npairs > 0) plus an inner potential (NULL: none; owned: destroyed with the definition). */
+int lf_spheres_graph_def(lf_graph *g, int V, int n, int npairs, const int *pairs, const double *r,
+                         lf_spheres_def *inner, const double *par, const lf_model_graph_opts *o, lf_spheres_def *def,
+                         lf_error *err);
+const char *lf_spheres_graph_report(const lf_system *s);
+lf_gmodule *lf_spheres_graph_module(const lf_system *s);
+int lf_spheres_graph_set_params(lf_system *s, int n, const double *par, lf_error *err);
+
+#endif
