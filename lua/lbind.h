@@ -70,12 +70,13 @@ volatile sig_atomic_t *lfb_cancel_flag(lua_State *L);
 
 /* Systems (lsystem.c): a userdata over an lf_system, with the Lua callbacks it uses. */
 #define LFB_SYSTEM "lf.system"
-#define LFB_NREF 8
+#define LFB_NREF 12
 typedef struct lfb_system {
     lf_system *sys;
     lua_State *L;        /* the running thread, set by lfb_system_bind before C calls back */
     int ref[LFB_NREF];   /* registry references of Lua callbacks (LUA_NOREF if none); meaning per kind */
-    lf_potential *pot;   /* a potential the system owns (Lua potentials) */
+    lf_potential *pot;   /* a potential the system owns (Lua or compiled potentials) */
+    lf_potential *pot_inner; /* a potential pot is made of, owned too (pair kernels over a potential) */
     void *pot_object;    /* the lf.potential userdata whose potential it uses, retained (lsystem.c) */
     int users;           /* integrators and holds using the system (they keep it alive) */
     int finalized;       /* __gc has run: no entry point may use it */
@@ -83,7 +84,7 @@ typedef struct lfb_system {
 /* uservalues of a system userdata: 1 = the lf.potential it uses, 2 = its hold (lhold.c) */
 enum { LFB_SYSTEM_UV_POTENTIAL = 1, LFB_SYSTEM_UV_HOLD = 2, LFB_SYSTEM_NUV = 2 };
 enum { LFB_REF_U = 0, LFB_REF_TAU = 1, LFB_REF_F = 0, LFB_REF_JAC = 1, LFB_REF_ENERGY = 2, LFB_REF_H = 3,
-       LFB_REF_DH = 4, LFB_REF_SKEW = 5 };
+       LFB_REF_DH = 4, LFB_REF_SKEW = 5, LFB_REF_PAIR = 8, LFB_REF_PARAMS = 9, LFB_REF_COMPILED = 10 };
 
 /* The system at idx (errors if it is not one or has been finalized); binds it to L. */
 lfb_system *lfb_checksystem(lua_State *L, int idx);

@@ -8,6 +8,7 @@
 
 #include "lbind.h"
 #include "lieflow_lua.h"
+#include "ltrace.h"
 
 /* core.binary: the file this code was loaded from (build/lua/lieflow/core.so, an installed
  * core.so, or an executable linking the binding such as build/lieflow), to find its sibling C
@@ -42,17 +43,12 @@ int luaopen_lieflow_core(lua_State *L)
     lfb_open_exact(L);
     lfb_open_proc(L);
     lfb_open_contract(L);
+    lfb_open_trace(L);
+    lfb_open_compile(L);
+    lfb_open_autodiff(L);
     lua_pushstring(L, LIEFLOW_VERSION);
     lua_setfield(L, -2, "version");
     push_binary_path(L);
     lua_setfield(L, -2, "binary");
-    /* the autodiff dispatch table, filled by scripts/lieflow/autodiff.lua */
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.dual") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setfield(L, LUA_REGISTRYINDEX, "lieflow.dual");
-    }
-    lua_setfield(L, -2, "dual");
     return 1;
 }

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "lbind.h"
+#include "ltrace.h"
+#include "model_graph.h"
 
 typedef struct {
     lfb_system *s;
@@ -22,19 +24,87 @@ typedef struct {
     const double *y;
 } f_args;
 
+/* the arguments (t,) y (, params) of the user's functions */
 static int push_t_y(lua_State *L, void *ud)
 {
     const f_args *a = ud;
     lua_pushnumber(L, a->t);
     lfb_push_field(L, a->s->sys, lf_system_field(a->s->sys, 0), a->y);
-    return 2;
+    return 2 + lfb_push_params(L, a->s);
 }
 
 static int push_y(lua_State *L, void *ud)
 {
     const f_args *a = ud;
     lfb_push_field(L, a->s->sys, lf_system_field(a->s->sys, 0), a->y);
-    return 1;
+    return 1 + lfb_push_params(L, a->s);
+}
+
+/* ---- derivatives at a point of the interpreted f and H (jacobian = "autodiff", dH = "autodiff") */
+/* t and y as traced inputs (t is input 0, y the inputs 1 .. np) */
+static int push_traced_t_y(lua_State *L, int tidx, void *ud)
+{
+    const f_args *a = ud;
+    const lf_manifold *M = lf_system_manifold(a->s->sys);
+    lfb_trace_push_inputs(L, tidx, 1, &a->t);
+    lua_createtable(L, lf_manifold_nfactors(M), 0);
+    for (int i = 0; i < lf_manifold_nfactors(M); i++) {
+        const lf_factor *f = lf_manifold_factor(M, i);
+        lfb_trace_push_factor(L, tidx, f, a->y + f->op, 0);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 2 + lfb_push_params(L, a->s);
+}
+
+static int push_traced_y(lua_State *L, int tidx, void *ud)
+{
+    int n = push_traced_t_y(L, tidx, ud);
+    lua_remove(L, -n); /* without t (the input t stays: the graph's input 0) */
+    return n - 1;
+}
+
+static int read_xi(lua_State *L, int tidx, int idx, void *ud, int *ids, lf_error *err)
+{
+    const f_args *a = ud;
+    return lfb_trace_read_algebra(L, tidx, idx, lf_system_manifold(a->s->sys), ids, "f(t, y)", err);
+}
+
+static int autodiff_jacobian(void *ctx, double t, const double *y, double *D, lf_error *err)
+{
+    lfb_system *s = ctx;
+    const lf_manifold *M = lf_system_manifold(s->sys);
+    const int np = lf_manifold_nparam(M), nd = lf_manifold_ndim(M);
+    f_args a = {s, t, y};
+    double *w = malloc(((size_t)nd * (np + 1) + (size_t)nd * np + (size_t)np * nd + np + nd) * sizeof *w);
+    if (!w) return lf_error_set(err, LF_ENOMEM, "autodiff Jacobian of f: out of memory");
+    double *Jt = w, *J = Jt + (size_t)nd * (np + 1), *work = J + (size_t)nd * np;
+    lua_State *L = s->L;
+    int rc = lfb_point_derivatives(L, s->ref[LFB_REF_F], push_traced_t_y, read_xi, &a, nd, 1 + np, NULL, Jt,
+                                   "autodiff Jacobian of f(t, y)", err);
+    s->L = L;
+    if (rc == LF_OK) {
+        for (int i = 0; i < nd; i++) memcpy(J + (size_t)i * np, Jt + (size_t)i * (np + 1) + 1, (size_t)np * sizeof *J);
+        lf_lie_trivialize_jacobian(M, y, J, D, work);
+    }
+    free(w);
+    return rc;
+}
+
+static int autodiff_dH(void *ctx, const double *y, double *g, lf_error *err)
+{
+    lfb_system *s = ctx;
+    const lf_manifold *M = lf_system_manifold(s->sys);
+    const int np = lf_manifold_nparam(M), nd = lf_manifold_ndim(M);
+    f_args a = {s, 0, y};
+    double *w = malloc(((size_t)np + 1 + (size_t)np * nd + np + nd) * sizeof *w);
+    if (!w) return lf_error_set(err, LF_ENOMEM, "autodiff dH: out of memory");
+    lua_State *L = s->L;
+    int rc = lfb_point_derivatives(L, s->ref[LFB_REF_H], push_traced_y, lfb_trace_read_number, &a, 1, 1 + np, NULL, w,
+                                   "autodiff dH of H(y)", err);
+    s->L = L;
+    if (rc == LF_OK) lf_lie_trivialize_gradient(M, y, w + 1, g, w + 1 + np);
+    free(w);
+    return rc;
 }
 
 static int lua_f(void *ctx, double t, const double *y, double *xi, lf_error *err)
@@ -103,7 +173,7 @@ static int push_y_a(lua_State *L, void *ud)
     const skew_args *k = ud;
     lfb_push_field(L, k->s->sys, lf_system_field(k->s->sys, 0), k->y);
     lfb_push_algebra(L, lf_system_manifold(k->s->sys), k->a);
-    return 2;
+    return 2 + lfb_push_params(L, k->s);
 }
 
 static int lua_skew(void *ctx, const double *y, const double *av, double *out, lf_error *err)
@@ -160,7 +230,7 @@ static int lua_jacobian(void *ctx, double t, const double *y, double *D, lf_erro
 }
 
 static const char *const keys[] = {"factors", "trivialization", "y0", "f", "params", "energy", "jacobian", "H", "dH",
-                                   "skew", NULL};
+                                   "skew", "compile", NULL};
 
 /* skew = "mqr" (or nil): 1 for the default map; a function: 0 (left on the stack for the caller to
  * store); anything else is an error */
@@ -319,37 +389,38 @@ static int l_lie_ode(lua_State *L)
         if (mqr) def.skew = NULL;
         s->sys = lf_lie_ode_new(M, y0, &def, &e);
     } else if (tf == LUA_TFUNCTION) {
-        if (lua_getfield(L, 1, "params") != LUA_TNIL)
-            return luaL_error(L, "%s: 'params' belongs to a built-in f (a name); a Lua f takes its parameters as upvalues", fn);
-        lua_pop(L, 1);
+        const int backend = lfb_compile_option(L, 1, fn);
+        lfb_store_params(L, s, 1, NULL, LFB_MAXPAR, fn);
+        lfb_natural(L, fidx);
         lua_pushvalue(L, fidx);
         s->ref[LFB_REF_F] = luaL_ref(L, LUA_REGISTRYINDEX);
-        lf_lie_ode_def def = {.name = "lua", .f = lua_f, .ctx = s};
         int te = lua_getfield(L, 1, "energy");
         if (te == LUA_TFUNCTION) {
+            lfb_natural(L, -1);
             lua_pushvalue(L, -1);
             s->ref[LFB_REF_ENERGY] = luaL_ref(L, LUA_REGISTRYINDEX);
-            def.energy = lua_energy;
         } else if (te != LUA_TNIL)
             return luaL_error(L, "%s: field 'energy' must be a function(y) returning a number, got %s", fn,
                               lfb_typename(L, -1));
         int tj = lua_getfield(L, 1, "jacobian");
+        const int jac_autodiff = tj == LUA_TSTRING && strcmp(lua_tostring(L, -1), "autodiff") == 0;
         if (tj == LUA_TFUNCTION) {
             lua_pushvalue(L, -1);
             s->ref[LFB_REF_JAC] = luaL_ref(L, LUA_REGISTRYINDEX);
-            def.jacobian = lua_jacobian;
-        } else if (tj != LUA_TNIL)
+        } else if (tj != LUA_TNIL && !jac_autodiff)
             return luaL_error(L, "%s: field 'jacobian' must be a function(t, y) returning the Jacobian along the "
-                                 "action (%d x %d), got %s", fn, lf_manifold_ndim(M), lf_manifold_ndim(M),
+                                 "action (%d x %d), or \"autodiff\", got %s", fn, lf_manifold_ndim(M), lf_manifold_ndim(M),
                               lfb_typename(L, -1));
         int th = lua_getfield(L, 1, "H"), td = lua_getfield(L, 1, "dH");
-        if (th == LUA_TFUNCTION && td == LUA_TFUNCTION) {
+        const int dH_autodiff = td == LUA_TNIL || (td == LUA_TSTRING && strcmp(lua_tostring(L, -1), "autodiff") == 0);
+        if (th == LUA_TFUNCTION && (td == LUA_TFUNCTION || dH_autodiff)) {
+            lfb_natural(L, -2);
             lua_pushvalue(L, -2);
             s->ref[LFB_REF_H] = luaL_ref(L, LUA_REGISTRYINDEX);
-            lua_pushvalue(L, -1);
-            s->ref[LFB_REF_DH] = luaL_ref(L, LUA_REGISTRYINDEX);
-            def.H = lua_H;
-            def.dH = lua_dH;
+            if (td == LUA_TFUNCTION) {
+                lua_pushvalue(L, -1);
+                s->ref[LFB_REF_DH] = luaL_ref(L, LUA_REGISTRYINDEX);
+            }
         } else if (th != LUA_TNIL || td != LUA_TNIL) {
             if (th != LUA_TFUNCTION)
                 return luaL_error(L, "%s: field 'H' must be a function(y) returning a number (the first integral), "
@@ -358,11 +429,29 @@ static int l_lie_ode(lua_State *L)
                                  "trivialized differential of H), or \"autodiff\", got %s", fn, lfb_typename(L, -1));
         }
         lua_pop(L, 2);
-        if (!skew_is_default(L, fn, 1)) {
-            if (!def.H) return luaL_error(L, "%s: 'skew' needs a first integral (fields H and dH)", fn);
+        const int has_skew = !skew_is_default(L, fn, 1);
+        if (has_skew) {
+            if (s->ref[LFB_REF_H] == LUA_NOREF) return luaL_error(L, "%s: 'skew' needs a first integral (field H)", fn);
             s->ref[LFB_REF_SKEW] = luaL_ref(L, LUA_REGISTRYINDEX);
-            def.skew = lua_skew;
         }
+        /* compiled f (and energy, H, their derivatives), or the Lua functions called at every evaluation */
+        lf_lie_ode_def def = {.name = "lua", .f = lua_f, .ctx = s};
+        lf_lie_ode_graph own = {.jacobian = s->ref[LFB_REF_JAC] != LUA_NOREF ? lua_jacobian : NULL,
+                                .dH = s->ref[LFB_REF_DH] != LUA_NOREF ? lua_dH : NULL,
+                                .skew = has_skew ? lua_skew : NULL,
+                                .user = s};
+        char report[320];
+        int compiled = 0;
+        if (backend >= 0) compiled = lfb_compile_lie_ode(L, s, M, y0, backend, &own, &def, fn, report, sizeof report);
+        else snprintf(report, sizeof report, "interpreted: compile = false");
+        if (!compiled) {
+            def.jacobian = own.jacobian ? own.jacobian : jac_autodiff ? autodiff_jacobian : NULL;
+            def.energy = s->ref[LFB_REF_ENERGY] != LUA_NOREF ? lua_energy : NULL;
+            def.H = s->ref[LFB_REF_H] != LUA_NOREF ? lua_H : NULL;
+            def.dH = !def.H ? NULL : own.dH ? own.dH : autodiff_dH;
+            def.skew = own.skew;
+        }
+        lfb_set_compiled(L, s, report);
         s->sys = lf_lie_ode_new(M, y0, &def, &e);
     } else
         return luaL_error(L, "%s: field 'f' must be a function(t, y) returning one algebra element per factor, or the "

@@ -58,10 +58,10 @@ static void check_result(lua_State *L, const double *out, int n, const double *i
 VEC_TO_MAT(so3_hat, hat, LFB_DUAL("so3.hat", 1))
 VEC_TO_MAT(so3_exp, exp, LFB_DUAL("so3.exp", 1))
 VEC_TO_MAT(so3_cay, cay, LFB_DUAL("so3.cay", 1))
-VEC_TO_MAT(so3_dexp, dexp, (void)0)
-VEC_TO_MAT(so3_dexpinv, dexpinv, (void)0)
-VEC_TO_MAT(so3_dcay, dcay, (void)0)
-VEC_TO_MAT(so3_dcayinv, dcayinv, (void)0)
+VEC_TO_MAT(so3_dexp, dexp, LFB_DUAL("so3.dexp", 1))
+VEC_TO_MAT(so3_dexpinv, dexpinv, LFB_DUAL("so3.dexpinv", 1))
+VEC_TO_MAT(so3_dcay, dcay, LFB_DUAL("so3.dcay", 1))
+VEC_TO_MAT(so3_dcayinv, dcayinv, LFB_DUAL("so3.dcayinv", 1))
 
 static int so3_vee(lua_State *L)
 {
@@ -85,6 +85,7 @@ static int so3_log(lua_State *L)
 
 static int so3_cayinv(lua_State *L)
 {
+    LFB_DUAL("so3.cayinv", 1);
     double R[9], x[3];
     lf_error e;
     rotarg(L, 1, R, "so3.cayinv");
@@ -95,6 +96,7 @@ static int so3_cayinv(lua_State *L)
 
 static int so3_Ad(lua_State *L)
 {
+    LFB_DUAL("so3.Ad", 2);
     double R[9], A[9];
     rotarg(L, 1, R, "so3.Ad");
     lf_so3_Ad(R, A);
@@ -133,6 +135,7 @@ static int so3_angle(lua_State *L)
 
 static int so3_project(lua_State *L)
 {
+    LFB_DUAL("so3.project", 1);
     double M[9], R[9];
     lf_error e;
     matarg(L, 1, M, "so3.project");
@@ -154,6 +157,7 @@ static int so3_random(lua_State *L)
 
 static int so3_orth_error(lua_State *L)
 {
+    LFB_DUAL("so3.orth_error", 1);
     double M[9];
     matarg(L, 1, M, "so3.orth_error");
     double e = lf_so3_orth_error(M);
@@ -182,6 +186,7 @@ static int so3_check_arg(lua_State *L)
 
 static int so3_is_rotation(lua_State *L)
 {
+    LFB_DUAL("so3.is_rotation", 2);
     double M[9];
     matarg(L, 1, M, "so3.is_rotation");
     double tol = luaL_optnumber(L, 2, 1e-9);
@@ -203,6 +208,7 @@ static void unitarg(lua_State *L, int i, double p[3], const char *fn)
 
 static int s2_dist(lua_State *L)
 {
+    LFB_DUAL("s2.dist", 2);
     double p[3], q[3];
     unitarg(L, 1, p, "s2.dist");
     unitarg(L, 2, q, "s2.dist");
@@ -212,6 +218,7 @@ static int s2_dist(lua_State *L)
 
 static int s2_midpoint(lua_State *L)
 {
+    LFB_DUAL("s2.midpoint", 2);
     double p[3], q[3], m[3];
     lf_error e;
     unitarg(L, 1, p, "s2.midpoint");
@@ -223,6 +230,7 @@ static int s2_midpoint(lua_State *L)
 
 static int s2_retract(lua_State *L)
 {
+    LFB_DUAL("s2.retract", 2);
     double x[3], v[3], y[3];
     lf_error e;
     unitarg(L, 1, x, "s2.retract");
@@ -234,6 +242,7 @@ static int s2_retract(lua_State *L)
 
 static int s2_retract_inv(lua_State *L)
 {
+    LFB_DUAL("s2.retract_inv", 2);
     double x[3], y[3], v[3];
     lf_error e;
     unitarg(L, 1, x, "s2.retract_inv");
@@ -245,6 +254,7 @@ static int s2_retract_inv(lua_State *L)
 
 static int s2_tangent(lua_State *L)
 {
+    LFB_DUAL("s2.tangent", 2);
     double x[3], v[3], t[3];
     unitarg(L, 1, x, "s2.tangent");
     vecarg(L, 2, v, "s2.tangent");
@@ -256,6 +266,7 @@ static int s2_tangent(lua_State *L)
 
 static int s2_exp(lua_State *L)
 {
+    LFB_DUAL("s2.exp", 2);
     double x[3], v[3], y[3];
     unitarg(L, 1, x, "s2.exp");
     vecarg(L, 2, v, "s2.exp");
@@ -313,6 +324,7 @@ static int quat_scale(double q[4])
 
 static int quat_mul(lua_State *L)
 {
+    LFB_DUAL("quat.mul", 2);
     double p[4], q[4], r[4];
     quatarg(L, 1, p, "quat.mul");
     quatarg(L, 2, q, "quat.mul");
@@ -329,6 +341,7 @@ static int quat_mul(lua_State *L)
 }
 static int quat_conj(lua_State *L)
 {
+    LFB_DUAL("quat.conj", 1);
     double q[4], r[4];
     quatarg(L, 1, q, "quat.conj");
     lf_quat_conj(q, r);
@@ -337,6 +350,7 @@ static int quat_conj(lua_State *L)
 }
 static int quat_to_matrix(lua_State *L)
 {
+    LFB_DUAL("quat.to_matrix", 1);
     double q[4], R[9];
     quatarg(L, 1, q, "quat.to_matrix");
     if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0)
@@ -348,6 +362,7 @@ static int quat_to_matrix(lua_State *L)
 }
 static int quat_from_matrix(lua_State *L)
 {
+    LFB_DUAL("quat.from_matrix", 1);
     double R[9], q[4];
     rotarg(L, 1, R, "quat.from_matrix");
     lf_quat_from_matrix(R, q);
@@ -356,6 +371,7 @@ static int quat_from_matrix(lua_State *L)
 }
 static int quat_exp(lua_State *L)
 {
+    LFB_DUAL("quat.exp", 1);
     double v[3], q[4];
     vecarg(L, 1, v, "quat.exp");
     lf_quat_exp(v, q);
@@ -365,6 +381,7 @@ static int quat_exp(lua_State *L)
 }
 static int quat_log(lua_State *L)
 {
+    LFB_DUAL("quat.log", 1);
     double q[4], v[3];
     quatarg(L, 1, q, "quat.log");
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lbind.h"
+#include "ltrace.h"
 
 /* ---------------------------------------------------------------- reading vectors */
 /* n vectors from the value at idx: an array of n vectors, or (n == 1 allowed) one vector. */
@@ -125,10 +126,12 @@ static int finish(lua_State *L, lfb_system *s, lf_system *sys, const lf_error *e
 
 /* ---------------------------------------------------------------- Lua potentials */
 typedef struct {
+    lfb_system *s;
     int n;
     const double *q;
 } q_args;
 
+/* V's arguments: the array qs, then the parameters if the system has them */
 static int push_qs(lua_State *L, void *ud)
 {
     const q_args *a = ud;
@@ -138,7 +141,20 @@ static int push_qs(lua_State *L, void *ud)
         lfb_pushvec3(L, a->q + 3 * i);
         lua_rawseti(L, -2, i + 1);
     }
-    return 1;
+    return 1 + lfb_push_params(L, a->s);
+}
+
+/* the same as traced values (inputs 0 .. 3n - 1), for the gradient at a point */
+static int push_traced_qs(lua_State *L, int tidx, void *ud)
+{
+    const q_args *a = ud;
+    luaL_checkstack(L, 4, "qs");
+    lua_createtable(L, a->n, 0);
+    for (int i = 0; i < a->n; i++) {
+        lfb_trace_push_inputs(L, tidx, 3, a->q + 3 * i);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1 + lfb_push_params(L, a->s);
 }
 
 /* one vector raw (vec3 userdata or a table of 3 numbers) at idx into v; 0 if it is neither */
@@ -181,8 +197,14 @@ static int lua_potential(void *ctx, int n, const double *q, double *V, double *g
 {
     lfb_system *s = ctx;
     lua_State *L = s->L;
-    q_args a = {n, q};
+    q_args a = {s, n, q};
     int rc;
+    if (g && s->ref[LFB_REF_TAU] == LUA_NOREF) { /* no gradient function: V differentiated at q */
+        rc = lfb_point_derivatives(L, s->ref[LFB_REF_U], push_traced_qs, lfb_trace_read_number, &a, 1, 3 * n, V, g,
+                                   "autodiff gradient of V(qs)", err);
+        s->L = L;
+        return rc;
+    }
     if (V) {
         rc = lfb_call(L, s->ref[LFB_REF_U], push_qs, &a, 1, "potential V(qs)", err);
         s->L = L; /* the callback may have rebound the system to another coroutine */
@@ -208,7 +230,7 @@ static int lua_potential(void *ctx, int n, const double *q, double *V, double *g
 static int l_new(lua_State *L)
 {
     const char *fn = "lf.spheres";
-    static const char *const keys[] = {"M", "q", "qdot", "omega", "potential", "gradient", "axis", NULL};
+    static const char *const keys[] = {"M", "q", "qdot", "omega", "potential", "gradient", "axis", "compile", "params", NULL};
     args_table(L, fn, keys);
     const int n = count_q(L, 1, fn);
     double *buf = lua_newuserdatauv(L, ((size_t)n * n + 6 * (size_t)n) * sizeof(double), 0), *M = buf, *y = M + (size_t)n * n;
@@ -244,21 +266,30 @@ static int l_new(lua_State *L)
         return luaL_error(L, "%s: field 'gradient' must be a function dV(qs) returning {dV/dq_1, ...}, got %s", fn,
                           lfb_typename(L, -1));
     if (tv == LUA_TNIL && tg != LUA_TNIL) return luaL_error(L, "%s: a 'gradient' needs its 'potential' V (for the energy)", fn);
-    if (tv != LUA_TNIL && tg == LUA_TNIL)
-        return luaL_error(L, "%s: the potential needs its gradient (lf.spheres derives it by autodiff; core.spheres.new "
-                             "needs 'gradient')", fn);
+    const int backend = lfb_compile_option(L, 1, fn);
     lfb_system *s = lfb_newsystem(L);
+    lfb_store_params(L, s, 1, NULL, LFB_MAXPAR, fn);
+    if (s->ref[LFB_REF_PARAMS] != LUA_NOREF && tv == LUA_TNIL)
+        return luaL_error(L, "%s: 'params' are the last argument of a Lua potential; there is none", fn);
     lf_error e;
     lf_system *sys;
+    char report[320] = "free (no potential)";
     if (tv == LUA_TFUNCTION) {
+        lfb_natural(L, -3);
         lua_pushvalue(L, -3);
         s->ref[LFB_REF_U] = luaL_ref(L, LUA_REGISTRYINDEX);
-        lua_pushvalue(L, -2);
-        s->ref[LFB_REF_TAU] = luaL_ref(L, LUA_REGISTRYINDEX);
+        if (tg == LUA_TFUNCTION) {
+            lfb_natural(L, -2);
+            lua_pushvalue(L, -2);
+            s->ref[LFB_REF_TAU] = luaL_ref(L, LUA_REGISTRYINDEX);
+        }
         lf_spheres_def def = {"lua", lua_potential, s, NULL};
+        if (backend >= 0) lfb_compile_spheres(L, s, n, y, backend, NULL, &def, fn, report, sizeof report);
+        else snprintf(report, sizeof report, "interpreted: compile = false");
         sys = lf_spheres_new(n, M, &def, y, y + 3 * n, &e);
     } else
         sys = lf_spheres_new(n, M, NULL, y, y + 3 * n, &e);
+    lfb_set_compiled(L, s, report);
     return finish(L, s, sys, &e, fn);
 }
 

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "lbind.h"
+#include "ltrace.h"
+#include "model_graph.h"
 
 #define LFB_POTENTIAL "lf.potential"
 /* rigid systems: registry reference of the autodiff mode ("forward", "reverse", "auto") of a Lua U */
@@ -37,6 +39,8 @@ static void free_system(lua_State *L, lfb_system *s)
     s->sys = NULL;
     lf_potential_free(s->pot);
     s->pot = NULL;
+    lf_potential_free(s->pot_inner);
+    s->pot_inner = NULL;
     pot_release(s->pot_object);
     s->pot_object = NULL;
 }
@@ -74,31 +78,61 @@ typedef struct {
     const double *R;
 } rot_args;
 
+/* U's arguments: R (one body) or the array Rs, then the parameters if the system has them */
 static int push_rotations(lua_State *L, void *ud)
 {
     const rot_args *a = ud;
+    luaL_checkstack(L, 4, "rotations");
     if (a->nb == 1) lfb_pushmat3(L, a->R);
     else {
-        luaL_checkstack(L, 4, "rotations");
         lua_createtable(L, a->nb, 0);
         for (int i = 0; i < a->nb; i++) {
             lfb_pushmat3(L, a->R + 9 * i);
             lua_rawseti(L, -2, i + 1);
         }
     }
-    return 1;
+    return 1 + lfb_push_params(L, a->s);
 }
 
-/* the registered autodiff torque(U, R, nb, mode) (mode nil: "auto") */
-static int push_autodiff_args(lua_State *L, void *ud)
+/* the same as traced values (inputs 0 .. 9 nb - 1), for the derivatives at a point */
+static int push_traced_rotations(lua_State *L, int tidx, void *ud)
 {
     const rot_args *a = ud;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, a->s->ref[LFB_REF_U]);
-    push_rotations(L, ud);
-    lua_pushinteger(L, a->nb);
-    if (a->s->ref[LFB_REF_AUTODIFF] != LUA_NOREF) lua_rawgeti(L, LUA_REGISTRYINDEX, a->s->ref[LFB_REF_AUTODIFF]);
-    else lua_pushnil(L);
-    return 4;
+    luaL_checkstack(L, 4, "rotations");
+    if (a->nb == 1) lfb_trace_push_inputs(L, tidx, 9, a->R);
+    else {
+        lua_createtable(L, a->nb, 0);
+        for (int i = 0; i < a->nb; i++) {
+            lfb_trace_push_inputs(L, tidx, 9, a->R + 9 * i);
+            lua_rawseti(L, -2, i + 1);
+        }
+    }
+    return 1 + lfb_push_params(L, a->s);
+}
+
+/* The torques of a Lua U without a torque function: U traced at R, one reverse sweep for
+ * G_i = dU/dR_i, tau_i = trhat(R_i^T G_i) (so3.h's convention; model_graph.h). */
+static int autodiff_torque(lfb_system *s, int nb, const double *R, double *U, double *tau, lf_error *err)
+{
+    lua_State *L = s->L;
+    rot_args a = {s, nb, R};
+    double small[9 * 16], *G = nb <= 16 ? small : malloc(9 * (size_t)nb * sizeof *G), Uv;
+    if (!G) return lf_error_set(err, LF_ENOMEM, "autodiff torque of U: out of memory");
+    int rc = lfb_point_derivatives(L, s->ref[LFB_REF_U], push_traced_rotations, lfb_trace_read_number, &a, 1, 9 * nb,
+                                   &Uv, G, nb == 1 ? "autodiff torque of U(R)" : "autodiff torque of U(Rs)", err);
+    s->L = L;
+    if (rc == LF_OK) {
+        for (int b = 0; b < nb; b++) {
+            double M[9];
+            lf_m3_tmul(R + 9 * b, G + 9 * b, M);
+            tau[3 * b] = M[5] - M[7];
+            tau[3 * b + 1] = M[6] - M[2];
+            tau[3 * b + 2] = M[1] - M[3];
+        }
+        if (U) *U = Uv;
+    }
+    if (G != small) free(G);
+    return rc;
 }
 
 /* Read nb torques (a vec3, or an array of nb vec3 / 3-number tables) raw from the value at top. */
@@ -137,6 +171,7 @@ static int lua_potential_eval(void *ctx, int nb, const double *R, double *U, dou
     lua_State *L = s->L;
     rot_args a = {s, nb, R};
     int rc;
+    if (tau && s->ref[LFB_REF_TAU] == LUA_NOREF) return autodiff_torque(s, nb, R, U, tau, err);
     if (U) {
         rc = lfb_call(L, s->ref[LFB_REF_U], push_rotations, &a, 1, nb == 1 ? "potential U(R)" : "potential U(Rs)", err);
         s->L = L; /* the callback may have evaluated this system from another coroutine (which rebinds it) */
@@ -148,23 +183,7 @@ static int lua_potential_eval(void *ctx, int nb, const double *R, double *U, dou
         if (rc != LF_OK) return rc;
     }
     if (tau) {
-        if (s->ref[LFB_REF_TAU] != LUA_NOREF)
-            rc = lfb_call(L, s->ref[LFB_REF_TAU], push_rotations, &a, 1, "torque(R)", err);
-        else {
-            /* autodiff: the function dual.torque registered by scripts/lieflow/autodiff.lua */
-            int ref = LUA_NOREF;
-            if (lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.dual") == LUA_TTABLE &&
-                lua_getfield(L, -1, "torque") == LUA_TFUNCTION) {
-                ref = luaL_ref(L, LUA_REGISTRYINDEX); /* pops the function */
-                lua_pop(L, 1);
-            } else {
-                lua_pop(L, 2);
-                return lf_error_set(err, LF_ECALLBACK, "no torque function given and autodiff is not loaded (load the "
-                                                       "module with require \"lieflow\")");
-            }
-            rc = lfb_call(L, ref, push_autodiff_args, &a, 1, "autodiff torque of U", err);
-            luaL_unref(L, LUA_REGISTRYINDEX, ref);
-        }
+        rc = lfb_call(L, s->ref[LFB_REF_TAU], push_rotations, &a, 1, "torque(R)", err);
         s->L = L;
         if (rc != LF_OK) return rc;
         rc = read_torques(L, nb, tau, err);
@@ -227,7 +246,7 @@ static int optrot(lua_State *L, int t, const char *key, double R[9], const char 
 {
     int present = lua_getfield(L, t, key) != LUA_TNIL;
     if (present) {
-        char w[96];
+        char w[200];
         snprintf(w, sizeof w, "%s: field '%s'", fn, key);
         lfb_torotation(L, -1, R, w);
     }
@@ -398,8 +417,8 @@ static void read_autodiff_mode(lua_State *L, int pt, lfb_system *s, const char *
  * its elements pt[1..nb], read one at a time); potential/torque fields in table pt. */
 static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
 {
-    static const char *const body_keys[] = {"inertia", "R",           "omega",    "momentum", "potential",
-                                            "torque",  "nonphysical", "autodiff", NULL};
+    static const char *const body_keys[] = {"inertia", "R",        "omega",   "momentum", "potential", "torque",
+                                            "nonphysical", "autodiff", "compile", "params", NULL};
     static const char *const item_keys[] = {"inertia", "R", "omega", "momentum", NULL};
     if (!list) lfb_check_keys(L, pt, body_keys, fn, "field");
     lua_getfield(L, pt, "nonphysical");
@@ -417,17 +436,17 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
         read_body(L, list ? lua_gettop(L) : pt, J + 3 * i, y0 + 9 * i, y0 + 9 * nb + 3 * i, who, nonphysical);
         if (list) lua_pop(L, 1);
     }
+    const int backend = lfb_compile_option(L, pt, fn);
     lfb_system *s = lfb_newsystem(L);
     int ud = lua_gettop(L);
     const lf_potential *pot = NULL;
+    lfb_store_params(L, s, pt, NULL, LFB_MAXPAR, fn);
     int tp = lua_getfield(L, pt, "potential");
     lf_error e;
     if (tp == LUA_TFUNCTION) {
+        lfb_natural(L, -1);
         lua_pushvalue(L, -1);
         s->ref[LFB_REF_U] = luaL_ref(L, LUA_REGISTRYINDEX);
-        s->pot = lf_potential_new("lua", lua_potential_eval, s, NULL, &e);
-        if (!s->pot) return lfb_error(L, &e);
-        pot = s->pot;
     } else if (tp == LUA_TUSERDATA && luaL_testudata(L, -1, LFB_POTENTIAL)) {
         lfb_potential *u = checkpot(L, -1);
         pot = u->p;
@@ -444,6 +463,7 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     if (tt == LUA_TFUNCTION) {
         if (s->ref[LFB_REF_U] == LUA_NOREF)
             return luaL_error(L, "%s: a Lua 'torque' needs a Lua 'potential' U(R) too (for the energy)", fn);
+        lfb_natural(L, -1);
         lua_pushvalue(L, -1);
         s->ref[LFB_REF_TAU] = luaL_ref(L, LUA_REGISTRYINDEX);
     } else if (tt != LUA_TNIL) {
@@ -451,6 +471,19 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     }
     lua_pop(L, 1);
     read_autodiff_mode(L, pt, s, fn);
+    if (s->ref[LFB_REF_PARAMS] != LUA_NOREF && s->ref[LFB_REF_U] == LUA_NOREF)
+        return luaL_error(L, "%s: 'params' are the last argument of a Lua potential; there is none", fn);
+    char report[320];
+    if (s->ref[LFB_REF_U] != LUA_NOREF) { /* a Lua potential: compiled, or called at every evaluation */
+        if (backend >= 0) s->pot = lfb_compile_rigid(L, s, nb, y0, backend, fn, report, sizeof report);
+        else snprintf(report, sizeof report, "interpreted: compile = false");
+        if (!s->pot) s->pot = lf_potential_new("lua", lua_potential_eval, s, NULL, &e);
+        if (!s->pot) return lfb_error(L, &e);
+        pot = s->pot;
+    } else
+        snprintf(report, sizeof report, pot ? "C built-in potential (%s)" : "free bodies (no potential)",
+                 lf_potential_name(pot));
+    lfb_set_compiled(L, s, report);
     s->sys = lf_rigid_new(nb, J, pot, &e);
     if (!s->sys) return lfb_error(L, &e);
     if (lf_system_set_initial(s->sys, y0, &e) != LF_OK) return lfb_error(L, &e);
@@ -818,6 +851,11 @@ static int sys_index(lua_State *L)
             }
         }
     } else if (nb && strcmp(k, "potential_name") == 0) lua_pushstring(L, lf_potential_name(lf_rigid_potential(sys)));
+    else if (strcmp(k, "compiled") == 0) {
+        if (!lfb_push_compiled(L, s)) lua_pushstring(L, "C built-in");
+    } else if (strcmp(k, "params") == 0) {
+        if (!lfb_push_params(L, s)) lua_pushnil(L);
+    }
     else {
         luaL_getmetatable(L, LFB_SYSTEM);
         lua_getfield(L, -1, "methods");
@@ -894,7 +932,8 @@ static int sys_lane_model(lua_State *L)
 static const luaL_Reg sys_methods[] = {
     {"potential", sys_potential}, {"torque", sys_torque},   {"energy", sys_energy},         {"f", sys_f},
     {"columns", sys_columns},     {"observe", sys_observe}, {"observable", sys_observable},  {"error", sys_error},
-    {"check_state", sys_check_state}, {"canonical", sys_canonical}, {"lane_model", sys_lane_model}, {NULL, NULL}};
+    {"check_state", sys_check_state}, {"canonical", sys_canonical}, {"lane_model", sys_lane_model},
+    {"set_params", lfb_sys_set_params}, {NULL, NULL}};
 
 void lfb_open_systems(lua_State *L)
 {

@@ -107,7 +107,8 @@ static double table_number(lua_State *L, int idx, lua_Integer i, const char *wha
  * __index must not run). */
 static int is_dual(lua_State *L, int idx)
 {
-    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return 0;
+    const int t = lua_type(L, idx);
+    if ((t != LUA_TTABLE && t != LUA_TUSERDATA) || !lua_getmetatable(L, idx)) return 0;
     lua_pushliteral(L, "__lf_dual");
     int d = lua_rawget(L, -2) != LUA_TNIL;
     lua_pop(L, 2);
@@ -193,27 +194,6 @@ static const void *dual_mode(lua_State *L, int idx)
     return p;
 }
 
-int lfb_dual_dispatch(lua_State *L, const char *name, int *nres)
-{
-    int n = lua_gettop(L), first = 0;
-    for (int i = 1; i <= n && !first; i++)
-        if (is_dual(L, i)) first = i;
-    if (!first) return 0;
-    const void *mode = dual_mode(L, first);
-    for (int i = first + 1; i <= n; i++)
-        if (is_dual(L, i) && dual_mode(L, i) != mode)
-            luaL_error(L, "%s: cannot mix forward-mode and reverse-mode autodiff values (%s and %s)", name,
-                       lfb_typename(L, first), lfb_typename(L, i));
-    if (push_dual_table(L, first) != LUA_TTABLE || lua_getfield(L, -1, name) == LUA_TNIL)
-        luaL_error(L, "%s is not supported on autodiff values (%s)", name, lfb_typename(L, first));
-    lua_insert(L, 1);
-    lua_pop(L, 1); /* the dispatch table */
-    lua_call(L, n, LUA_MULTRET);
-    *nres = lua_gettop(L);
-    return 1;
-}
-
-/* ---------------------------------------------------------------- constructors */
 /* A table (or rows of a table) holding autodiff duals: lf.vec3 / lf.mat3 of it make dual values
  * (the autodiff module's constructors), so that code written with lf.vec3 differentiates. Returns
  * 1 and pushes the first dual found, else returns 0 and pushes nothing. */
@@ -222,7 +202,7 @@ static int holds_duals(lua_State *L, int idx, int depth)
     if (lua_type(L, idx) != LUA_TTABLE) return 0;
     for (int i = 1; i <= 9; i++) {
         int t = lua_rawgeti(L, idx, i);
-        if (t == LUA_TTABLE && is_dual(L, -1)) return 1;
+        if ((t == LUA_TTABLE || t == LUA_TUSERDATA) && is_dual(L, -1)) return 1;
         if (t == LUA_TTABLE && depth > 0 && holds_duals(L, lua_gettop(L), depth - 1)) {
             lua_remove(L, -2);
             return 1;
@@ -233,6 +213,34 @@ static int holds_duals(lua_State *L, int idx, int depth)
     return 0;
 }
 
+int lfb_dual_dispatch(lua_State *L, const char *name, int *nres)
+{
+    const int n = lua_gettop(L);
+    int first = 0;
+    for (int i = 1; i <= n && !first; i++) {
+        if (is_dual(L, i)) {
+            first = i;
+            lua_pushvalue(L, i);
+        } else if (holds_duals(L, i, 1)) /* a plain table holding traced numbers, e.g. {w, x, y, z} */
+            first = i;
+    }
+    if (!first) return 0;
+    const int d = n + 1; /* the autodiff value found */
+    const void *mode = dual_mode(L, d);
+    for (int i = first + 1; i <= n; i++)
+        if (is_dual(L, i) && dual_mode(L, i) != mode)
+            luaL_error(L, "%s: cannot mix forward-mode and reverse-mode autodiff values (%s and %s)", name,
+                       lfb_typename(L, d), lfb_typename(L, i));
+    if (push_dual_table(L, d) != LUA_TTABLE || lua_getfield(L, -1, name) == LUA_TNIL)
+        luaL_error(L, "%s is not supported on autodiff values (%s)", name, lfb_typename(L, d));
+    lua_insert(L, 1); /* the function, then the arguments, the value found and the table */
+    lua_settop(L, n + 1);
+    lua_call(L, n, LUA_MULTRET);
+    *nres = lua_gettop(L);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- constructors */
 /* lf.vec3 / lf.mat3 of a table holding the dual at the top of the stack: the constructor `name` of
  * that dual's dispatch table (forward or reverse mode). */
 static int dual_constructor(lua_State *L, const char *name)

@@ -167,8 +167,8 @@ static lf_potential *gpot_finish(gpot *q, const char *name, lf_potential_eval_fn
     return p;
 }
 
-lf_potential *lf_potential_graph(lf_graph *g, int U, int nb, const double *par, const lf_model_graph_opts *o,
-                                 lf_error *err)
+lf_potential *lf_potential_graph(lf_graph *g, int U, const int *tau, int nb, const double *par,
+                                 const lf_model_graph_opts *o, lf_error *err)
 {
     if (graph_ok(g, err) != LF_OK) return NULL;
     if (nb < 1 || lf_graph_ninputs(g) != 9 * nb || !lf_graph_node(g, U)) {
@@ -176,7 +176,7 @@ lf_potential *lf_potential_graph(lf_graph *g, int U, int nb, const double *par, 
                      nb, 9 * nb, lf_graph_ninputs(g));
         return NULL;
     }
-    const int n = 3 * nb, jac = o && o->jacobian && nb <= LF_MODEL_GRAPH_MAX_JAC;
+    const int n = 3 * nb, jac = o && o->jacobian && nb <= LF_MODEL_GRAPH_MAX_JAC_BODIES;
     int *in = malloc(9 * (size_t)nb * sizeof *in), *G = malloc(9 * (size_t)nb * sizeof *G);
     int *both = malloc((1 + (size_t)n) * sizeof *both), *K = jac ? malloc((size_t)n * n * sizeof *K) : NULL;
     gpot *q = gpot_alloc(err);
@@ -187,7 +187,8 @@ lf_potential *lf_potential_graph(lf_graph *g, int U, int nb, const double *par, 
     }
     for (int i = 0; i < 9 * nb; i++) in[i] = lf_graph_input_node(g, i);
     both[0] = U;
-    if (lf_graph_vjp(g, 1, &U, NULL, 9 * nb, in, G) == LF_OK)
+    if (tau) memcpy(both + 1, tau, (size_t)n * sizeof *tau);
+    else if (lf_graph_vjp(g, 1, &U, NULL, 9 * nb, in, G) == LF_OK)
         for (int b = 0; b < nb; b++) torque_nodes(g, in + 9 * b, G + 9 * b, both + 1 + 3 * b);
     if (jac) torque_jacobian_nodes(g, in, nb, n, both + 1, K);
     if (graph_ok(g, err) != LF_OK) goto done;
@@ -340,6 +341,10 @@ typedef struct {
     lf_manifold *own;
     int np, nd;
     int f_xi, f_jac, f_energy, f_H, f_dH; /* function indices, -1: none */
+    lf_lie_ode_jacobian_fn user_jac;       /* the caller's own functions (lf_lie_ode_graph) */
+    lf_lie_ode_dH_fn user_dH;
+    lf_lie_ode_skew_fn user_skew;
+    void *user;
 } gode;
 
 static void gode_destroy(void *p)
@@ -360,14 +365,41 @@ static int gode_f(void *ctx, double t, const double *y, double *xi, lf_error *er
     return LF_OK;
 }
 
-/* the velocities V (np x nd): column j = d/de act(e e_j, y) at 0 */
-static void velocities(const gode *q, const double *y, double *V, double *col, double *e)
+/* the velocities V (np x nd): column j = d/de act(e e_j, y) at 0; work: np + nd doubles */
+static void velocities(const lf_manifold *M, const double *y, double *V, double *work)
 {
-    for (int j = 0; j < q->nd; j++) {
-        memset(e, 0, (size_t)q->nd * sizeof *e);
+    const int np = lf_manifold_nparam(M), nd = lf_manifold_ndim(M);
+    double *col = work, *e = work + np;
+    for (int j = 0; j < nd; j++) {
+        memset(e, 0, (size_t)nd * sizeof *e);
         e[j] = 1;
-        lf_manifold_velocity(q->own, y, e, col);
-        for (int p = 0; p < q->np; p++) V[(size_t)p * q->nd + j] = col[p];
+        lf_manifold_velocity(M, y, e, col);
+        for (int p = 0; p < np; p++) V[(size_t)p * nd + j] = col[p];
+    }
+}
+
+void lf_lie_trivialize_jacobian(const lf_manifold *M, const double *y, const double *J, double *D, double *work)
+{
+    const size_t np = (size_t)lf_manifold_nparam(M), nd = (size_t)lf_manifold_ndim(M);
+    double *V = work;
+    velocities(M, y, V, work + np * nd);
+    for (size_t i = 0; i < nd; i++)
+        for (size_t j = 0; j < nd; j++) {
+            double s = 0;
+            for (size_t p = 0; p < np; p++) s += J[i * np + p] * V[p * nd + j];
+            D[i * nd + j] = s;
+        }
+}
+
+void lf_lie_trivialize_gradient(const lf_manifold *M, const double *y, const double *ge, double *g, double *work)
+{
+    const size_t np = (size_t)lf_manifold_nparam(M), nd = (size_t)lf_manifold_ndim(M);
+    double *V = work;
+    velocities(M, y, V, work + np * nd);
+    for (size_t j = 0; j < nd; j++) {
+        double s = 0;
+        for (size_t p = 0; p < np; p++) s += ge[p] * V[p * nd + j];
+        g[j] = s;
     }
 }
 
@@ -377,16 +409,9 @@ static int gode_jacobian(void *ctx, double t, const double *y, double *D, lf_err
     const size_t np = (size_t)q->np, nd = (size_t)q->nd;
     double small[SMALL], *w = buf_get(small, nd * np * 2 + np + nd);
     if (!w) return lf_error_set(err, LF_ENOMEM, "compiled Lie ODE: out of memory");
-    double *J = w, *V = J + nd * np, *col = V + np * nd, *e = col + np;
     const double *in[2] = {&t, y};
-    lf_gmodule_eval(q->c.m, q->f_jac, in, q->c.par, J, NULL);
-    velocities(q, y, V, col, e);
-    for (size_t i = 0; i < nd; i++)
-        for (size_t j = 0; j < nd; j++) {
-            double s = 0;
-            for (size_t p = 0; p < np; p++) s += J[i * np + p] * V[p * nd + j];
-            D[i * nd + j] = s;
-        }
+    lf_gmodule_eval(q->c.m, q->f_jac, in, q->c.par, w, NULL);
+    lf_lie_trivialize_jacobian(q->own, y, w, D, w + nd * np);
     buf_done(small, w);
     return LF_OK;
 }
@@ -418,17 +443,29 @@ static int gode_dH(void *ctx, const double *y, double *gt, lf_error *err)
     const size_t np = (size_t)q->np, nd = (size_t)q->nd;
     double small[SMALL], *w = buf_get(small, np * nd + 2 * np + nd);
     if (!w) return lf_error_set(err, LF_ENOMEM, "compiled Lie ODE: out of memory");
-    double *ge = w, *V = ge + np, *col = V + np * nd, *e = col + np;
     const double t = 0, *in[2] = {&t, y};
-    lf_gmodule_eval(q->c.m, q->f_dH, in, q->c.par, ge, NULL);
-    velocities(q, y, V, col, e);
-    for (size_t j = 0; j < nd; j++) {
-        double s = 0;
-        for (size_t p = 0; p < np; p++) s += ge[p] * V[p * nd + j];
-        gt[j] = s;
-    }
+    lf_gmodule_eval(q->c.m, q->f_dH, in, q->c.par, w, NULL);
+    lf_lie_trivialize_gradient(q->own, y, w, gt, w + np);
     buf_done(small, w);
     return LF_OK;
+}
+
+static int user_jacobian(void *ctx, double t, const double *y, double *D, lf_error *err)
+{
+    const gode *q = ctx;
+    return q->user_jac(q->user, t, y, D, err);
+}
+
+static int user_dH(void *ctx, const double *y, double *g, lf_error *err)
+{
+    const gode *q = ctx;
+    return q->user_dH(q->user, y, g, err);
+}
+
+static int user_skew(void *ctx, const double *y, const double *a, double *out, lf_error *err)
+{
+    const gode *q = ctx;
+    return q->user_skew(q->user, y, a, out, err);
 }
 
 int lf_lie_ode_graph_def(lf_graph *g, const lf_manifold *M, const lf_lie_ode_graph *nodes, const double *par,
@@ -455,7 +492,7 @@ int lf_lie_ode_graph_def(lf_graph *g, const lf_manifold *M, const lf_lie_ode_gra
     q->f_xi = nf;
     f[nf++] = (lf_gfunc_spec){nd, nodes->xi};
     q->f_jac = q->f_energy = q->f_H = q->f_dH = -1;
-    if (o && o->jacobian && np <= 4 * LF_MODEL_GRAPH_MAX_JAC) { /* J[i][p] = d xi_i / d y_p: one forward pass per p */
+    if (o && o->jacobian && !nodes->jacobian && np <= LF_MODEL_GRAPH_MAX_JAC) { /* J[i][p] = d xi_i / d y_p: one forward pass per p */
         J = malloc((size_t)nd * np * sizeof *J);
         tan = malloc((size_t)np * sizeof *tan);
         int *col = malloc((size_t)nd * sizeof *col);
@@ -477,7 +514,7 @@ int lf_lie_ode_graph_def(lf_graph *g, const lf_manifold *M, const lf_lie_ode_gra
         q->f_energy = nf;
         f[nf++] = (lf_gfunc_spec){1, &nodes->energy};
     }
-    if (nodes->H >= 0) {
+    if (nodes->H >= 0 && !nodes->dH) {
         dH = malloc((size_t)np * sizeof *dH);
         if (!dH) {
             rc = lf_error_set(err, LF_ENOMEM, "compiled Lie ODE: out of memory");
@@ -488,17 +525,25 @@ int lf_lie_ode_graph_def(lf_graph *g, const lf_manifold *M, const lf_lie_ode_gra
         f[nf++] = (lf_gfunc_spec){1, &nodes->H};
         q->f_dH = nf;
         f[nf++] = (lf_gfunc_spec){np, dH};
+    } else if (nodes->H >= 0) {
+        q->f_H = nf;
+        f[nf++] = (lf_gfunc_spec){1, &nodes->H};
     }
+    q->user_jac = nodes->jacobian;
+    q->user_dH = nodes->dH;
+    q->user_skew = nodes->skew;
+    q->user = nodes->user;
     lf_glayout layout = {2, {1, np}};
     if ((rc = graph_ok(g, err)) != LF_OK || (rc = compiled_init(&q->c, g, &layout, nf, f, par, o, err)) != LF_OK)
         goto done;
     memset(def, 0, sizeof *def);
     def->name = "compiled";
     def->f = gode_f;
-    def->jacobian = q->f_jac >= 0 ? gode_jacobian : NULL;
+    def->jacobian = q->user_jac ? user_jacobian : q->f_jac >= 0 ? gode_jacobian : NULL;
     def->energy = q->f_energy >= 0 ? gode_energy : NULL;
     def->H = q->f_H >= 0 ? gode_H : NULL;
-    def->dH = q->f_dH >= 0 ? gode_dH : NULL;
+    def->dH = q->f_H < 0 ? NULL : q->user_dH ? user_dH : gode_dH;
+    def->skew = q->user_skew ? user_skew : NULL;
     def->ctx = q;
     def->destroy = gode_destroy;
     q = NULL;
@@ -512,10 +557,13 @@ done:
     return rc;
 }
 
-static gode *gode_of(const lf_system *s)
+static gode *gode_of_def(const lf_lie_ode_def *d) { return d && d->f == gode_f ? d->ctx : NULL; }
+static gode *gode_of(const lf_system *s) { return gode_of_def(lf_lie_ode_definition(s)); }
+
+const char *lf_lie_ode_def_report(const lf_lie_ode_def *def)
 {
-    const lf_lie_ode_def *d = lf_lie_ode_definition(s);
-    return d && d->f == gode_f ? d->ctx : NULL;
+    gode *q = gode_of_def(def);
+    return q ? lf_gmodule_report(q->c.m) : NULL;
 }
 
 const char *lf_lie_ode_graph_report(const lf_system *s)
@@ -602,7 +650,7 @@ static int gsph_potential(void *ctx, int n, const double *x, double *V, double *
     return LF_OK;
 }
 
-int lf_spheres_graph_def(lf_graph *g, int V, int n, int npairs, const int *pairs, const double *r,
+int lf_spheres_graph_def(lf_graph *g, int V, const int *grad, int n, int npairs, const int *pairs, const double *r,
                          lf_spheres_def *inner, const double *par, const lf_model_graph_opts *o, lf_spheres_def *def,
                          lf_error *err)
 {
@@ -651,7 +699,8 @@ int lf_spheres_graph_def(lf_graph *g, int V, int n, int npairs, const int *pairs
     }
     for (int i = 0; i < ng; i++) in[i] = lf_graph_input_node(g, i);
     nodes[0] = V;
-    lf_graph_vjp(g, 1, &V, NULL, ng, in, nodes + 1);
+    if (grad) memcpy(nodes + 1, grad, (size_t)ng * sizeof *grad);
+    else lf_graph_vjp(g, 1, &V, NULL, ng, in, nodes + 1);
     lf_gfunc_spec f[3] = {{1, &V}, {ng, nodes + 1}, {1 + ng, nodes}};
     lf_glayout full = {1, {3 * n}}, kern = {3, {3, 3, 3}};
     if ((rc = graph_ok(g, err)) == LF_OK) rc = compiled_init(&q->c, g, npairs > 0 ? &kern : &full, 3, f, par, o, err);
@@ -670,10 +719,13 @@ fail:
     return rc;
 }
 
-static gsph *gsph_of(const lf_system *s)
+static gsph *gsph_of_def(const lf_spheres_def *d) { return d && d->potential == gsph_potential ? d->ctx : NULL; }
+static gsph *gsph_of(const lf_system *s) { return gsph_of_def(lf_spheres_definition(s)); }
+
+const char *lf_spheres_def_report(const lf_spheres_def *def)
 {
-    const lf_spheres_def *d = lf_spheres_definition(s);
-    return d && d->potential == gsph_potential ? d->ctx : NULL;
+    gsph *q = gsph_of_def(def);
+    return q ? lf_gmodule_report(q->c.m) : NULL;
 }
 
 const char *lf_spheres_graph_report(const lf_system *s)

@@ -29,15 +29,17 @@ typedef struct lf_model_graph_opts {
     int jacobian;              /* also compile the Jacobian (0: not, when no implicit method needs it) */
 } lf_model_graph_opts;
 
-/* The largest number of bodies (rigid) or of y's parameters (Lie ODEs) for which the Jacobian is
- * compiled (its size grows with the square). */
+/* The largest number of bodies (rigid, full potentials) and of y's parameters (Lie ODEs) for which
+ * the Jacobian is compiled (its size grows with the square, its graph with the cube). */
+#define LF_MODEL_GRAPH_MAX_JAC_BODIES 4
 #define LF_MODEL_GRAPH_MAX_JAC 64
 
 /* ---- rigid bodies */
 /* A potential of nb bodies from graph g: inputs 0 .. 9 nb - 1 are R_1..R_nb (row-major), node U
- * is the potential, par the values of the graph's parameters (lf_graph_nparams(g) of them). */
-lf_potential *lf_potential_graph(lf_graph *g, int U, int nb, const double *par, const lf_model_graph_opts *o,
-                                 lf_error *err);
+ * is the potential, tau the nodes of the torques (3 nb; NULL: derived from U), par the values of
+ * the graph's parameters (lf_graph_nparams(g) of them). */
+lf_potential *lf_potential_graph(lf_graph *g, int U, const int *tau, int nb, const double *par,
+                                 const lf_model_graph_opts *o, lf_error *err);
 /* A pair potential: U(R) = sum_p u(R_i, R_j, r_p) over the pairs (i, j) = (pairs[2p], pairs[2p+1])
  * (0-based, i != j, < nb) with the fixed vectors r_p = r[3p..], plus inner (borrowed, may be NULL).
  * Kernel graph g: inputs 0..8 = R_i, 9..17 = R_j, 18..20 = r_ij; node u. */
@@ -56,23 +58,40 @@ int lf_potential_graph_set_params(lf_potential *p, int n, const double *par, lf_
 typedef struct lf_lie_ode_graph {
     const int *xi;
     int energy, H;
+    /* the caller's own Jacobian, dH and skew map (NULL: the derived ones, no skew map), called with
+     * ctx user in place of the derived ones */
+    lf_lie_ode_jacobian_fn jacobian;
+    lf_lie_ode_dH_fn dH;
+    lf_lie_ode_skew_fn skew;
+    void *user;
 } lf_lie_ode_graph;
 /* The definition of a Lie ODE on M from graph nodes (pass it to lf_lie_ode_new, which owns it from
  * then on); dH is derived from H when H is given, the Jacobian when o->jacobian is set. */
 int lf_lie_ode_graph_def(lf_graph *g, const lf_manifold *M, const lf_lie_ode_graph *nodes, const double *par,
                          const lf_model_graph_opts *o, lf_lie_ode_def *def, lf_error *err);
+/* What runs for a definition made above (NULL for another definition). */
+const char *lf_lie_ode_def_report(const lf_lie_ode_def *def);
 /* For a Lie ODE made from such a definition (NULL / LF_EINVAL otherwise). */
 const char *lf_lie_ode_graph_report(const lf_system *s);
 lf_gmodule *lf_lie_ode_graph_module(const lf_system *s);
 int lf_lie_ode_graph_set_params(lf_system *s, int n, const double *par, lf_error *err);
 
+/* The Jacobian along the action D = J V (nd x nd) from the Euclidean Jacobian J (nd x np) of a
+ * vector field at y, and the trivialized differential g = V^T ge (nd) from a Euclidean gradient ge
+ * (np), with V the velocities of the action (lf_manifold_velocity of the unit algebra vectors).
+ * work: np nd + np + nd doubles. */
+void lf_lie_trivialize_jacobian(const lf_manifold *M, const double *y, const double *J, double *D, double *work);
+void lf_lie_trivialize_gradient(const lf_manifold *M, const double *y, const double *ge, double *g, double *work);
+
 /* ---- systems on spheres */
-/* The potential definition of n spheres from graph g with inputs q (3n) and node V, or from a
+/* The potential definition of n spheres from graph g with inputs q (3n), node V and the nodes of
+ * its gradient (3n; NULL: derived from V), or from a
  * pair kernel (g: inputs 0..2 = q_i, 3..5 = q_j, 6..8 = r_ij; node V is u) over the listed pairs
  * (npairs > 0) plus an inner potential (NULL: none; owned: destroyed with the definition). */
-int lf_spheres_graph_def(lf_graph *g, int V, int n, int npairs, const int *pairs, const double *r,
+int lf_spheres_graph_def(lf_graph *g, int V, const int *grad, int n, int npairs, const int *pairs, const double *r,
                          lf_spheres_def *inner, const double *par, const lf_model_graph_opts *o, lf_spheres_def *def,
                          lf_error *err);
+const char *lf_spheres_def_report(const lf_spheres_def *def);
 const char *lf_spheres_graph_report(const lf_system *s);
 lf_gmodule *lf_spheres_graph_module(const lf_system *s);
 int lf_spheres_graph_set_params(lf_system *s, int n, const double *par, lf_error *err);

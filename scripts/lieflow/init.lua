@@ -15,7 +15,7 @@ local lf = {
   potential = core.potential,
   rkmk = core.rkmk,
   reference = core.reference, exact = core.exact,
-  math = ad.math, autodiff = ad,
+  math = core.math, autodiff = ad, compile = core.compile,
   run = run.run, read_csv = run.read_csv,
   order = an.order, drift = an.drift, stress_test = an.stress_test, stress_system = an.stress_system,
   drift_rule = an.drift_rule, drift_threshold = an.drift_threshold,
@@ -38,29 +38,19 @@ function lf.method_info(name)
   for _, m in ipairs(core.methods()) do if m.name == name then return m end end
 end
 
--- A Lua potential differentiated by autodiff (no torque given) may call math.sqrt, math.cos, ...
--- directly (ad.natural gives it a dual-aware math).
-local function natural_potential(spec)
-  -- (a table with a metatable, e.g. an autodiff value, is left to the C constructor, which refuses it)
-  if type(spec) == "table" and getmetatable(spec) == nil and type(spec.potential) == "function" and spec.torque == nil then
-    ad.natural(spec.potential)
-  end
-  return spec
-end
-
---- lf.rigidbody{inertia=, R=, omega= | momentum=, potential=, torque=, autodiff=}: one rigid body
---- (core.rigidbody); autodiff = "forward" | "reverse" | "auto" (default) chooses how the torque of a
---- Lua potential without a torque function is differentiated (lieflow.autodiff, lieflow.reverse).
+--- lf.rigidbody{inertia=, R=, omega= | momentum=, potential=, torque=, params=, compile=}: one rigid body
+--- (core.rigidbody). A Lua potential U(R [, p]) is compiled (compile = "auto" | "native" | "tape" |
+--- false; body.compiled says what runs and why); its torque comes from the same graph.
 function lf.rigidbody(spec)
-  local ok, sys = pcall(core.rigidbody, natural_potential(spec))
+  local ok, sys = pcall(core.rigidbody, spec)
   if not ok then error(run.strip_position(sys), 2) end
   return sys
 end
 
---- lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs), torque = tau(Rs), autodiff = mode }: several
---- bodies; "auto" differentiates U in reverse mode from two bodies on (one sweep for all torques).
+--- lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs [, p]), torque = tau(Rs [, p]), params=,
+--- compile=, pair=, positions=, cutoff= }: several bodies.
 function lf.bodies(spec)
-  local ok, sys = pcall(core.bodies, natural_potential(spec))
+  local ok, sys = pcall(core.bodies, spec)
   if not ok then error(run.strip_position(sys), 2) end
   return sys
 end
@@ -83,33 +73,12 @@ local function spec_fields(spec, fn, ...)
   return table.unpack(vals, 1, keys.n)
 end
 
---- lf.lie_ode{factors=, trivialization=, y0=, f=, params=, energy=, jacobian=, H=, dH=, skew=}: a
---- Lie-group ODE (core.lie_ode); jacobian = "autodiff" differentiates a Lua f along the action by
---- forward-mode autodiff (f must then compute with the values it is given, lf.math for functions).
---- H (a first integral) with dH = function(y) ... | "autodiff" (the default when H is given: the
---- trivialized differential of H by forward-mode autodiff, ad.lie_gradient) and an optional skew
---- map skew = function(y, a) ... | "mqr" give the first-integral form (the discrete-gradient methods).
+--- lf.lie_ode{factors=, trivialization=, y0=, f=, params=, energy=, jacobian=, H=, dH=, skew=, compile=}: a
+--- Lie-group ODE (core.lie_ode). A Lua f (and energy, H) is compiled (compile = "auto" by default:
+--- traced into an expression graph, lieflow/core), which also gives its Jacobian along the action and
+--- dH; jacobian = "autodiff" and dH = "autodiff" (the default with H) differentiate the interpreted
+--- functions at each point when they are not compiled.
 function lf.lie_ode(spec)
-  local copy
-  local function own()
-    if not copy then copy = {} for k, v in pairs(spec) do copy[k] = v end end
-    return copy
-  end
-  local jacobian, f, H, dH, factors, triv = spec_fields(spec, "lf.lie_ode", "jacobian", "f", "H", "dH", "factors",
-    "trivialization")
-  triv = triv or "right"
-  if jacobian == "autodiff" then
-    if type(f) ~= "function" then error("lf.lie_ode: jacobian = \"autodiff\" needs a Lua function f", 2) end
-    local fn = ad.natural(f)
-    own().jacobian = function(t, y) return ad.lie_jacobian(fn, t, y, factors, triv) end
-  end
-  if type(H) == "function" and (dH == nil or dH == "autodiff") and type(f) == "function" then
-    local Hn = ad.natural(H)
-    own().dH = function(y) return ad.algebra_elements(ad.lie_gradient(Hn, y, factors, triv), factors) end
-  elseif dH == "autodiff" then
-    error("lf.lie_ode: dH = \"autodiff\" needs a Lua function H (and a Lua f)", 2)
-  end
-  spec = copy or spec
   local ok, sys = pcall(core.lie_ode, spec)
   if not ok then error(run.strip_position(sys), 2) end
   return sys
@@ -123,13 +92,6 @@ end
 lf.spheres = setmetatable({pendulum = core.spheres.pendulum, double_pendulum = core.spheres.double_pendulum,
                            dipoles = core.spheres.dipoles, new = core.spheres.new}, {
   __call = function(_, spec)
-    local V, gradient = spec_fields(spec, "lf.spheres", "potential", "gradient")
-    if type(V) == "function" and gradient == nil then
-      local copy = {}
-      for k, v in pairs(spec) do copy[k] = v end
-      copy.gradient = function(qs) return ad.r3_gradient(V, qs) end
-      spec = copy
-    end
     local ok, sys = pcall(core.spheres.new, spec)
     if not ok then error(run.strip_position(sys), 2) end
     return sys

@@ -464,7 +464,7 @@ static void test_potential_graph(void **state)
         int U = stress_graph(g, R, alpha, Rm);
         lf_model_graph_opts mo = {backend, &o, 1};
         lf_error e;
-        lf_potential *p = lf_potential_graph(g, U, 1, &alpha, &mo, &e);
+        lf_potential *p = lf_potential_graph(g, U, NULL, 1, &alpha, &mo, &e);
         assert_non_null(p);
         printf("  %s\n", lf_potential_graph_report(p));
         lf_graph_free(g);
