@@ -145,8 +145,11 @@ static int l_trace_gradient(lua_State *L)
     if (lf_graph_gradient(t->g, out, nin, wrt, g, &e) != LF_OK) return lfb_error(L, &e);
     const double v = lf_graph_value(t->g, out);
     t->active = 0;
+    if (!isfinite(v)) return luaL_error(L, "autodiff: f(x) is not finite (%f) at this point", v);
     for (int i = 0; i < nin; i++)
-        if (!isfinite(g[i])) return luaL_error(L, "autodiff: the derivative with respect to input %d is not finite (%f)", i + 1, g[i]);
+        if (!isfinite(g[i]))
+            return luaL_error(L, "autodiff: f(x): the derivative is not finite (%f with respect to input %d): not "
+                                 "differentiable at this point (e.g. atan2(0, 0), log(0), sqrt at 0)", g[i], i + 1);
     lua_pushnumber(L, v);
     int k = 0;
     for (int i = 2; i <= n; i++) push_shaped(L, i, g, &k, 0);

@@ -581,7 +581,7 @@ static int l_compile(lua_State *L)
         spec[1].nout = 1 + nin;
         nf = 2;
     }
-    lf_glayout layout = {nargs, {0}};
+    lf_glayout layout = {nargs, {0}, 0, 0, NULL};
     for (int i = 0; i < nargs; i++) layout.seglen[i] = size[i];
     lf_error e;
     lf_gmodule *m = lf_gmodule_new(g, &layout, nf, spec, backend, NULL, &e);

@@ -230,7 +230,8 @@ static int lua_potential(void *ctx, int n, const double *q, double *V, double *g
 static int l_new(lua_State *L)
 {
     const char *fn = "lf.spheres";
-    static const char *const keys[] = {"M", "q", "qdot", "omega", "potential", "gradient", "axis", "compile", "params", NULL};
+    static const char *const keys[] = {"M", "q", "qdot", "omega", "potential", "gradient", "axis", "compile", "params",
+                                       "pair", "positions", "cutoff", NULL};
     args_table(L, fn, keys);
     const int n = count_q(L, 1, fn);
     double *buf = lua_newuserdatauv(L, ((size_t)n * n + 6 * (size_t)n) * sizeof(double), 0), *M = buf, *y = M + (size_t)n * n;
@@ -269,11 +270,14 @@ static int l_new(lua_State *L)
     const int backend = lfb_compile_option(L, 1, fn);
     lfb_system *s = lfb_newsystem(L);
     lfb_store_params(L, s, 1, NULL, LFB_MAXPAR, fn);
-    if (s->ref[LFB_REF_PARAMS] != LUA_NOREF && tv == LUA_TNIL)
+    const int has_pair = lua_getfield(L, 1, "pair") != LUA_TNIL;
+    lua_pop(L, 1);
+    if (s->ref[LFB_REF_PARAMS] != LUA_NOREF && tv == LUA_TNIL && !has_pair)
         return luaL_error(L, "%s: 'params' are the last argument of a Lua potential; there is none", fn);
     lf_error e;
     lf_system *sys;
     char report[320] = "free (no potential)";
+    lf_spheres_def def = {NULL, NULL, NULL, NULL};
     if (tv == LUA_TFUNCTION) {
         lfb_natural(L, -3);
         lua_pushvalue(L, -3);
@@ -283,13 +287,22 @@ static int l_new(lua_State *L)
             lua_pushvalue(L, -2);
             s->ref[LFB_REF_TAU] = luaL_ref(L, LUA_REGISTRYINDEX);
         }
-        lf_spheres_def def = {"lua", lua_potential, s, NULL};
+        def = (lf_spheres_def){"lua", lua_potential, s, NULL};
         if (backend >= 0) lfb_compile_spheres(L, s, n, y, backend, NULL, &def, fn, report, sizeof report);
         else snprintf(report, sizeof report, "interpreted: compile = false");
-        sys = lf_spheres_new(n, M, &def, y, y + 3 * n, &e);
-    } else
-        sys = lf_spheres_new(n, M, NULL, y, y + 3 * n, &e);
-    lfb_set_compiled(L, s, report);
+    }
+    if (has_pair) { /* a pair kernel over the potential so far (def, owned by the kernel's definition) */
+        char kreport[700];
+        lf_spheres_def inner = def;
+        lfb_pairs_spheres(L, s, 1, n, y, &inner, backend, &def, fn, kreport, sizeof kreport);
+        size_t len = strlen(kreport);
+        snprintf(kreport + len, sizeof kreport - len, "; potential: %s", report);
+        lfb_set_compiled(L, s, kreport);
+    } else if (lua_getfield(L, 1, "positions") != LUA_TNIL || lua_getfield(L, 1, "cutoff") != LUA_TNIL)
+        return luaL_error(L, "%s: 'positions' and 'cutoff' belong to a 'pair' kernel; there is none", fn);
+    else
+        lfb_set_compiled(L, s, report);
+    sys = lf_spheres_new(n, M, def.potential ? &def : NULL, y, y + 3 * n, &e);
     return finish(L, s, sys, &e, fn);
 }
 

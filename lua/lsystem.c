@@ -471,8 +471,10 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     }
     lua_pop(L, 1);
     read_autodiff_mode(L, pt, s, fn);
-    if (s->ref[LFB_REF_PARAMS] != LUA_NOREF && s->ref[LFB_REF_U] == LUA_NOREF)
+    lua_getfield(L, pt, "pair");
+    if (s->ref[LFB_REF_PARAMS] != LUA_NOREF && s->ref[LFB_REF_U] == LUA_NOREF && lua_isnil(L, -1))
         return luaL_error(L, "%s: 'params' are the last argument of a Lua potential; there is none", fn);
+    lua_pop(L, 1);
     char report[320];
     if (s->ref[LFB_REF_U] != LUA_NOREF) { /* a Lua potential: compiled, or called at every evaluation */
         if (backend >= 0) s->pot = lfb_compile_rigid(L, s, nb, y0, backend, fn, report, sizeof report);
@@ -483,7 +485,21 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     } else
         snprintf(report, sizeof report, pot ? "C built-in potential (%s)" : "free bodies (no potential)",
                  lf_potential_name(pot));
-    lfb_set_compiled(L, s, report);
+    if (lua_getfield(L, pt, "pair") != LUA_TNIL) { /* a pair kernel over the potential so far */
+        if (nb < 2) return luaL_error(L, "%s: a 'pair' kernel needs two bodies or more", fn);
+        char kreport[700];
+        lf_potential *pp = lfb_pairs_rigid(L, s, pt, nb, y0, pot, backend, fn, kreport, sizeof kreport);
+        s->pot_inner = s->pot;
+        s->pot = pp;
+        pot = pp;
+        size_t len = strlen(kreport);
+        snprintf(kreport + len, sizeof kreport - len, "; potential: %s", report);
+        lfb_set_compiled(L, s, kreport);
+    } else if (lua_getfield(L, pt, "positions") != LUA_TNIL || lua_getfield(L, pt, "cutoff") != LUA_TNIL)
+        return luaL_error(L, "%s: 'positions' and 'cutoff' belong to a 'pair' kernel; there is none", fn);
+    else
+        lfb_set_compiled(L, s, report);
+    lua_settop(L, ud);
     s->sys = lf_rigid_new(nb, J, pot, &e);
     if (!s->sys) return lfb_error(L, &e);
     if (lf_system_set_initial(s->sys, y0, &e) != LF_OK) return lfb_error(L, &e);
@@ -506,7 +522,8 @@ static int l_bodies(lua_State *L)
     lua_settop(L, 1);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
     if (n < 1) return luaL_error(L, "lf.bodies: at least one body table expected");
-    static const char *const keys[] = {"potential", "torque", "nonphysical", "autodiff", NULL};
+    static const char *const keys[] = {"potential", "torque", "nonphysical", "autodiff", "compile", "params", "pair",
+                                       "positions", "cutoff", NULL};
     lua_pushnil(L); /* the bodies 1..n and these fields */
     while (lua_next(L, 1)) {
         lua_pop(L, 1);

@@ -388,9 +388,18 @@ static void read_opnd(lua_State *L, int tidx, int i, opnd *o, const char *op)
 static lf_graph *graph_at(lua_State *L, int tidx) { return trace_at(L, tidx)->g; }
 
 /* ---------------------------------------------------------------- arithmetic */
+/* A result: plain values where every node is a finite constant (a number, vec3, mat3 that no input
+ * reaches needs no trace), else a traced value. */
 static int push_result(lua_State *L, int tidx, int kind, const int *ids)
 {
-    lfb_trace_push(L, tidx, kind, ids);
+    lf_graph *g = graph_at(L, tidx);
+    double v[9];
+    int plain = lf_graph_status(g) == LF_OK;
+    for (int i = 0; i < kind && plain; i++) plain = lf_graph_is_const(g, ids[i], &v[i]) && isfinite(v[i]);
+    if (!plain) lfb_trace_push(L, tidx, kind, ids);
+    else if (kind == 1) lua_pushnumber(L, v[0]);
+    else if (kind == 3) lfb_pushvec3(L, v);
+    else lfb_pushmat3(L, v);
     return 1;
 }
 
@@ -963,6 +972,13 @@ int lfb_point_derivatives(lua_State *L, int ref, lfb_trace_push_fn push, lfb_tra
     lfb_trace *t = lfb_trace_new(L, LFB_TRACE_POINT, 0);
     push_wrap w = {push, ud, lua_gettop(L)};
     int rc = lfb_call(L, ref, push_wrapped, &w, 1, what, err);
+    if (rc == LF_ECALLBACK && err && strstr(err->msg, "got lf.traced")) {
+        char m[sizeof err->msg];
+        memcpy(m, err->msg, sizeof m);
+        lf_error_set(err, rc, "%s cannot be differentiated: it passes a traced value to a function of plain numbers (a "
+                              "local alias like `local sqrt = math.sqrt`? call math.sqrt in it; or give the derivative "
+                              "yourself): %s", what, m);
+    }
     int *ids = rc == LF_OK ? malloc(((size_t)nout + (size_t)nin + 1) * sizeof *ids) : NULL;
     if (rc == LF_OK && !ids) rc = lf_error_set(err, LF_ENOMEM, "%s: out of memory", what);
     if (rc == LF_OK) rc = read(L, w.tidx, lua_gettop(L), ud, ids, err);
@@ -972,8 +988,15 @@ int lfb_point_derivatives(lua_State *L, int ref, lfb_trace_push_fn push, lfb_tra
         int *wrt = ids + nout;
         for (int i = 0; i < nin; i++) wrt[i] = lf_graph_input_node(t->g, i);
         for (int o = 0; o < nout && rc == LF_OK; o++) {
-            if (value) value[o] = lf_graph_value(t->g, ids[o]);
-            if (J) rc = lf_graph_gradient(t->g, ids[o], nin, wrt, J + (size_t)o * nin, err);
+            const double v = lf_graph_value(t->g, ids[o]);
+            if (value) value[o] = v;
+            if (!isfinite(v)) rc = lf_error_set(err, LF_EDOMAIN, "%s: the value is not finite (%g)", what, v);
+            if (J && rc == LF_OK) rc = lf_graph_gradient(t->g, ids[o], nin, wrt, J + (size_t)o * nin, err);
+            for (int i = 0; J && rc == LF_OK && i < nin; i++)
+                if (!isfinite(J[(size_t)o * nin + i]))
+                    rc = lf_error_set(err, LF_EDOMAIN, "%s: the derivative is not finite (%g with respect to input %d): "
+                                      "not differentiable at this point (e.g. atan2(0, 0), log(0), sqrt at 0)", what,
+                                      J[(size_t)o * nin + i], i + 1);
         }
     }
     free(ids);

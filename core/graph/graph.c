@@ -278,10 +278,13 @@ static int simplify(lf_graph *g, int op, int a, int b, int c)
     case LF_G_NEG:
         if (g->node[a].op == LF_G_NEG) return g->node[a].a;
         break;
-    case LF_G_POW:
-        if (is_k(g, b, 1)) return a;
-        if (is_k(g, b, 2)) return lf_g2(g, LF_G_MUL, a, a); /* correctly rounded either way */
-        break;
+    case LF_G_POW: { /* small integer powers as products (within an ulp or two of pow) */
+        double e;
+        if (!lf_graph_is_const(g, b, &e) || e != (int)e || e < -4 || e > 4 || e == 0) break;
+        int n = (int)fabs(e), sq = n >= 2 ? lf_g2(g, LF_G_MUL, a, a) : a;
+        int r = n == 1 ? a : n == 2 ? sq : n == 3 ? lf_g2(g, LF_G_MUL, sq, a) : lf_g2(g, LF_G_MUL, sq, sq);
+        return e > 0 ? r : lf_g2(g, LF_G_DIV, lf_graph_const(g, 1), r);
+    }
     case LF_G_SELECT: {
         double cv;
         if (lf_graph_is_const(g, a, &cv)) return cv != 0 ? b : c;

@@ -112,9 +112,13 @@ static void emit_instr(sbuf *b, const lf_gprog *p, const lf_ginstr *c)
     put(b, ";\n");
 }
 
+/* The function's body as a static inline function (name with the prefix lf_ replaced by lf_i_),
+ * the exported function calling it, and its pair loop (lf_p_...): the body inlined in a loop over
+ * pairs (i, j) with segments x + m i, x + m j, r + 3 p, sub + nsub p, accumulating the outputs
+ * [u (if with_u)] [k for i] [k for j] into accu and acc (lf_gmodule_eval_pairs). */
 static void emit_function(sbuf *b, const lf_gprog *p, const char *name)
 {
-    put(b, "\nvoid %s(const double *const *in, const double *par, double *out)\n{\n", name);
+    put(b, "\nstatic inline void lf_i_%s(const double *const *in, const double *par, double *out)\n{\n", name + 3);
     put(b, "    (void)in; (void)par;\n");
     const int nc = lf_gprog_nconsts(p), ns = lf_gprog_nslots(p);
     if (ns > nc) {
@@ -135,6 +139,20 @@ static void emit_function(sbuf *b, const lf_gprog *p, const char *name)
         put(b, "    out[%d] = %s;\n", i, opnd(p, o[i], A, sizeof A));
     }
     put(b, "}\n");
+    put(b, "void %s(const double *const *in, const double *par, double *out) { lf_i_%s(in, par, out); }\n", name,
+        name + 3);
+    put(b, "void lf_p_%s(int np, const int *pr, int m, const double *x, const double *r, int nsub, const double *sub,\n"
+           "    const double *par, int with_u, int k, double *acc, double *accu)\n{\n", name + 3);
+    put(b, "    double out[%d];\n", lf_gprog_nout(p) > 0 ? lf_gprog_nout(p) : 1);
+    put(b, "    for (int p = 0; p < np; p++) {\n"
+           "        const int i = pr[2 * p], j = pr[2 * p + 1];\n"
+           "        const double *in[4] = {x + m * i, x + m * j, r + 3 * p, sub + nsub * p};\n"
+           "        lf_i_%s(in, par, out);\n"
+           "        int o = 0;\n"
+           "        if (with_u) accu[0] += out[o++];\n"
+           "        for (int c = 0; c < k; c++) acc[k * i + c] += out[o + c];\n"
+           "        for (int c = 0; c < k; c++) acc[k * j + c] += out[o + k + c];\n"
+           "    }\n}\n", name + 3);
 }
 
 static int uses_stumpff(const lf_gprog *p)

@@ -12,7 +12,8 @@
 
 #include "graph_prog.h"
 
-/* The C source of n functions names[i] computing progs[i]; malloc'd, NUL-terminated (free it). */
+/* The C source of n functions names[i] computing progs[i], and for each its pair loop lf_p_<name
+ * without the prefix lf_> (lf_gmodule_eval_pairs); malloc'd, NUL-terminated (free it). */
 char *lf_gcodegen(int n, const lf_gprog *const *progs, const char *const *names, lf_error *err);
 
 #endif

@@ -9,11 +9,14 @@
 #include "graph_codegen.h"
 
 typedef void (*native_fn)(const double *const *in, const double *par, double *out);
+typedef void (*pairs_fn)(int np, const int *pr, int m, const double *x, const double *r, int nsub, const double *sub,
+                         const double *par, int with_u, int k, double *acc, double *accu);
 
 struct lf_gmodule {
     int nf;
     lf_gprog **prog;
     native_fn *fn;       /* NULL entries: the tape */
+    pairs_fn *pfn;       /* their pair loops */
     lf_jit_lib *lib;
     int backend;
     size_t work;
@@ -29,6 +32,7 @@ void lf_gmodule_free(lf_gmodule *m)
     for (int i = 0; i < m->nf; i++) lf_gprog_free(m->prog[i]);
     free(m->prog);
     free(m->fn);
+    free(m->pfn);
     lf_jit_close(m->lib);
     free(m->source);
     free(m);
@@ -44,18 +48,21 @@ double lf_gmodule_compile_seconds(const lf_gmodule *m) { return m->compile_s; }
 double lf_gmodule_load_seconds(const lf_gmodule *m) { return m->load_s; }
 size_t lf_gmodule_work_size(const lf_gmodule *m) { return m->work; }
 
-static void names_of(int nf, char (*buf)[16], const char **names)
+/* the functions' names lf_f<i>, then (native loading) their pair loops lf_p_f<i> */
+static void names_of(int nf, char (*buf)[24], const char **names)
 {
     for (int i = 0; i < nf; i++) {
         snprintf(buf[i], sizeof buf[i], "lf_f%d", i);
         names[i] = buf[i];
+        snprintf(buf[nf + i], sizeof buf[nf + i], "lf_p_f%d", i);
+        names[nf + i] = buf[nf + i];
     }
 }
 
 static char *make_source(const lf_gmodule *m, lf_error *err)
 {
-    char(*buf)[16] = malloc((size_t)m->nf * sizeof *buf);
-    const char **names = malloc((size_t)m->nf * sizeof *names);
+    char(*buf)[24] = malloc(2 * (size_t)m->nf * sizeof *buf);
+    const char **names = malloc(2 * (size_t)m->nf * sizeof *names);
     char *src = NULL;
     if (buf && names) {
         names_of(m->nf, buf, names);
@@ -83,19 +90,22 @@ static void go_native(lf_gmodule *m, const lf_jit_opts *jit)
     }
     lf_error e = {0};
     m->source = make_source(m, &e);
-    char(*buf)[16] = malloc((size_t)m->nf * sizeof *buf);
-    const char **names = malloc((size_t)m->nf * sizeof *names);
-    void **fns = calloc((size_t)m->nf, sizeof *fns);
+    char(*buf)[24] = malloc(2 * (size_t)m->nf * sizeof *buf);
+    const char **names = malloc(2 * (size_t)m->nf * sizeof *names);
+    void **fns = calloc(2 * (size_t)m->nf, sizeof *fns);
     lf_jit_info info;
     memset(&info, 0, sizeof info);
     int rc = m->source && buf && names && fns ? LF_OK : LF_ENOMEM;
     if (rc == LF_OK) {
         names_of(m->nf, buf, names);
-        rc = lf_jit_load(m->source, m->nf, names, fns, jit, &m->lib, &info, &e);
+        rc = lf_jit_load(m->source, 2 * m->nf, names, fns, jit, &m->lib, &info, &e);
     } else if (!e.msg[0])
         lf_error_set(&e, LF_ENOMEM, "out of memory");
     if (rc == LF_OK) {
-        for (int i = 0; i < m->nf; i++) m->fn[i] = (native_fn)fns[i];
+        for (int i = 0; i < m->nf; i++) {
+            m->fn[i] = (native_fn)fns[i];
+            m->pfn[i] = (pairs_fn)fns[m->nf + i];
+        }
         m->backend = LF_BACKEND_NATIVE;
         m->compile_s = info.compile_seconds;
         m->load_s = info.load_seconds;
@@ -118,7 +128,8 @@ lf_gmodule *lf_gmodule_new(const lf_graph *g, const lf_glayout *layout, int nf, 
         return NULL;
     }
     lf_gmodule *m = calloc(1, sizeof *m);
-    if (!m || !(m->prog = calloc((size_t)nf, sizeof *m->prog)) || !(m->fn = calloc((size_t)nf, sizeof *m->fn))) {
+    if (!m || !(m->prog = calloc((size_t)nf, sizeof *m->prog)) || !(m->fn = calloc((size_t)nf, sizeof *m->fn)) ||
+        !(m->pfn = calloc((size_t)nf, sizeof *m->pfn))) {
         lf_gmodule_free(m);
         lf_error_set(err, LF_ENOMEM, "lf_gmodule_new: out of memory");
         return NULL;
@@ -166,4 +177,24 @@ void lf_gmodule_eval(const lf_gmodule *m, int f, const double *const *in, const 
         work = tls_work;
     }
     lf_gprog_eval(m->prog[f], in, par, out, work);
+}
+
+void lf_gmodule_eval_pairs(const lf_gmodule *m, int f, int np, const int *pairs, int mstate, const double *x,
+                           const double *r, int nsub, const double *sub, const double *par, int with_u, int k,
+                           double *acc, double *accu)
+{
+    if (m->pfn[f]) {
+        m->pfn[f](np, pairs, mstate, x, r, nsub, sub, par, with_u, k, acc, accu);
+        return;
+    }
+    double out[1 + 2 * 9];
+    for (int p = 0; p < np; p++) {
+        const int i = pairs[2 * p], j = pairs[2 * p + 1];
+        const double *in[4] = {x + mstate * i, x + mstate * j, r + 3 * p, sub + (size_t)nsub * p};
+        lf_gmodule_eval(m, f, in, par, out, NULL);
+        int o = 0;
+        if (with_u) accu[0] += out[o++];
+        for (int c = 0; c < k; c++) acc[k * i + c] += out[o + c];
+        for (int c = 0; c < k; c++) acc[k * j + c] += out[o + k + c];
+    }
 }

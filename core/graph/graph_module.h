@@ -40,6 +40,13 @@ void lf_gmodule_free(lf_gmodule *m);
 void lf_gmodule_eval(const lf_gmodule *m, int f, const double *const *in, const double *par, double *out,
                      double *work);
 size_t lf_gmodule_work_size(const lf_gmodule *m);
+/* Function f of a pair kernel over np pairs (i, j) = (pairs[2p], pairs[2p+1]): inputs in the
+ * segments x + m i, x + m j, r + 3 p, sub + nsub p; its outputs [u if with_u] [k numbers for i]
+ * [k numbers for j] added to *accu and acc[k i ..], acc[k j ..]. Native code runs the loop with
+ * the kernel inlined. */
+void lf_gmodule_eval_pairs(const lf_gmodule *m, int f, int np, const int *pairs, int mstate, const double *x,
+                           const double *r, int nsub, const double *sub, const double *par, int with_u, int k,
+                           double *acc, double *accu);
 int lf_gmodule_nfuncs(const lf_gmodule *m);
 int lf_gmodule_nout(const lf_gmodule *m, int f);
 /* LF_BACKEND_NATIVE or LF_BACKEND_TAPE: what runs. */

@@ -80,10 +80,20 @@ lf_gprog *lf_gprog_new(const lf_graph *g, const lf_glayout *layout, int nout, co
     b.free_slots = malloc(((size_t)top + 1) * sizeof *b.free_slots);
     if (!p || !b.slot || !b.last || !b.live || !b.free_slots)
         return fail(p, &b, err, LF_ENOMEM, "lf_gprog_new: out of memory");
-    /* liveness: what the outputs need */
+    /* substituted nodes (read from segment subseg): subk[i] = offset + 1, 0 for others */
+    int *subk = calloc((size_t)top + 1, sizeof *subk);
+    if (!subk) return fail(p, &b, err, LF_ENOMEM, "lf_gprog_new: out of memory");
+    if (layout->nsub > 0 && (!layout->sub || layout->subseg < 0 || layout->subseg >= layout->nseg ||
+                             layout->seglen[layout->subseg] < layout->nsub)) {
+        free(subk);
+        return fail(p, &b, err, LF_EINVAL, "lf_gprog_new: substituted nodes need a segment of their size");
+    }
+    for (int k = 0; k < layout->nsub; k++)
+        if (layout->sub[k] >= 0 && layout->sub[k] <= top) subk[layout->sub[k]] = k + 1;
+    /* liveness: what the outputs need (not what substituted nodes are made of) */
     for (int i = 0; i < nout; i++) b.live[out[i]] = 1;
     for (int i = top; i >= 0; i--) {
-        if (!b.live[i]) continue;
+        if (!b.live[i] || subk[i]) continue;
         const lf_gnode *nd = lf_graph_node(g, i);
         for (int w = 0, ar = lf_gop_arity(nd->op); w < ar; w++) b.live[operand(nd, w)] = 1;
     }
@@ -95,11 +105,11 @@ lf_gprog *lf_gprog_new(const lf_graph *g, const lf_glayout *layout, int nout, co
         if (!b.live[i]) continue;
         int op = lf_graph_node(g, i)->op;
         if (op == LF_G_CONST) nconsts++;
-        else if (op == LF_G_INPUT || op == LF_G_PARAM) nloads++;
+        else if (op == LF_G_INPUT || op == LF_G_PARAM || subk[i]) nloads++;
         else nops++;
     }
     for (int i = 0; i <= top; i++) {
-        if (!b.live[i]) continue;
+        if (!b.live[i] || subk[i]) continue;
         const lf_gnode *nd = lf_graph_node(g, i);
         for (int w = 0, ar = lf_gop_arity(nd->op); w < ar; w++) b.last[operand(nd, w)] = i;
     }
@@ -108,32 +118,44 @@ lf_gprog *lf_gprog_new(const lf_graph *g, const lf_glayout *layout, int nout, co
     p->loads = malloc(((size_t)nloads + 1) * sizeof *p->loads);
     p->consts = malloc(((size_t)nconsts + 1) * sizeof *p->consts);
     p->out = malloc((size_t)nout * sizeof *p->out);
-    if (!p->ins || !p->loads || !p->consts || !p->out) return fail(p, &b, err, LF_ENOMEM, "lf_gprog_new: out of memory");
+    if (!p->ins || !p->loads || !p->consts || !p->out) {
+        free(subk);
+        return fail(p, &b, err, LF_ENOMEM, "lf_gprog_new: out of memory");
+    }
     /* constants first (slots 0 .. nconsts-1, never released) */
     for (int i = 0; i <= top; i++)
         if (b.live[i] && lf_graph_node(g, i)->op == LF_G_CONST) {
             b.slot[i] = b.nslots++;
             p->consts[p->nconsts++] = lf_graph_value(g, i);
         }
-    /* loads and instructions in graph order, releasing each operand's slot at its last use */
+    /* the loads first (they run before every instruction), then the instructions in graph order,
+     * releasing each operand's slot at its last use */
     int segstart[LF_GPROG_MAXSEG + 1];
     segstart[0] = 0;
     for (int s = 0; s < layout->nseg; s++) segstart[s + 1] = segstart[s] + layout->seglen[s];
+    for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i <= top; i++) {
         if (!b.live[i]) continue;
         const lf_gnode *nd = lf_graph_node(g, i);
         if (nd->op == LF_G_CONST) continue;
-        if (nd->op == LF_G_INPUT || nd->op == LF_G_PARAM) {
+        const int load = nd->op == LF_G_INPUT || nd->op == LF_G_PARAM || subk[i];
+        if (load != (pass == 0)) continue;
+        if (load) {
             lf_gload *l = &p->loads[p->nloads++];
-            if (nd->op == LF_G_PARAM) {
+            if (subk[i]) {
+                l->seg = layout->subseg;
+                l->off = subk[i] - 1;
+            } else if (nd->op == LF_G_PARAM) {
                 l->seg = -1;
                 l->off = nd->k;
                 if (nd->k + 1 > p->nparams) p->nparams = nd->k + 1;
             } else {
                 int s = 0;
                 while (s < layout->nseg && nd->k >= segstart[s + 1]) s++;
-                if (s == layout->nseg)
+                if (s == layout->nseg) {
+                    free(subk);
                     return fail(p, &b, err, LF_EINVAL, "lf_gprog_new: an input the outputs need is outside the layout");
+                }
                 l->seg = s;
                 l->off = nd->k - segstart[s];
             }
@@ -157,6 +179,7 @@ lf_gprog *lf_gprog_new(const lf_graph *g, const lf_glayout *layout, int nout, co
         in->dst = b.slot[i] = take_slot(&b);
         if (b.last[i] < 0) b.free_slots[b.nfree++] = in->dst; /* unused result (cannot happen for live nodes) */
     }
+    free(subk);
     for (int i = 0; i < nout; i++) p->out[i] = b.slot[out[i]];
     p->nout = nout;
     p->nslots = b.nslots > 0 ? b.nslots : 1;

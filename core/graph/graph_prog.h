@@ -22,6 +22,11 @@
 typedef struct lf_glayout {
     int nseg;
     int seglen[LF_GPROG_MAXSEG];
+    /* optional: nodes computed elsewhere (hoisted out of a loop, e.g. what a pair kernel computes
+     * from its fixed r_ij and the parameters alone), read as inputs from segment subseg, sub[k] at
+     * offset k; nsub = 0: none */
+    int nsub, subseg;
+    const int *sub;
 } lf_glayout;
 
 /* One instruction: dst = op(a, b, c) on slots. */

@@ -13,12 +13,15 @@
  * spatial torque are not conserved exactly ([K] §3.7, Fig. 17).
  * Solved by Newton on the stacked midpoint velocity wbar (3 nb; the torque couples the bodies),
  *     F(wbar) = J (wbar - w_{n-1}) + h/2 wbar x J wbar - h/4 (tau(R_{n-1} cay(h wbar)) + T_{n-1}),
- * finite-difference Jacobian, explicit predictor wbar = w + h/2 J^{-1}(J w x w + T_{n-1}).
+ * with the analytic Jacobian when the potential supplies the torque Jacobian (compiled potentials),
+ * else a finite-difference one, explicit predictor wbar = w + h/2 J^{-1}(J w x w + T_{n-1}).
  * The torque at the new attitude is T_{n} of the next step: cached (FSAL). */
 #include <stddef.h>
+#include <string.h>
 
 #include "linalg.h"
 #include "method_internal.h"
+#include "newton3_internal.h"
 #include "so3.h"
 
 typedef struct {
@@ -26,6 +29,7 @@ typedef struct {
     double h;
     const double *tau0;
     double *R1, *tau1; /* attitudes R_{n-1} cay(h wbar) (9 nb) and their torques (3 nb) */
+    double *K;         /* the torque Jacobian (3nb x 3nb) when the potential has one, else NULL */
 } akw_ctx;
 
 static int akw_end(akw_ctx *k, const double *wbar, double *R1)
@@ -39,9 +43,37 @@ static int akw_end(akw_ctx *k, const double *wbar, double *R1)
     return LF_OK;
 }
 
+/* With the potential's torque Jacobian K: dF/dwbar = diag(J) + h/2 D(wbar) - h/4 K h dcay(-h wbar)
+ * (D = d(w x J w)/dw; R_{n-1} cay(x) moves by R_{n-1} cay(x) hat(dcay(-x) x') in the left
+ * trivialization). */
+static int akw_jacobian(akw_ctx *k, const double *wbar, double *Jac)
+{
+    lf_stepper *s = k->s;
+    const int nb = s->nb, n = 3 * nb;
+    const double h = k->h;
+    int rc = lf_stepper_torque_jacobian(s, k->R1, k->K);
+    if (rc != LF_OK) return rc;
+    memset(Jac, 0, (size_t)n * n * sizeof *Jac);
+    for (int j = 0; j < nb; j++) {
+        double x[3], Dc[9], D[9];
+        lf_v3_scale(wbar + 3 * j, -h, x);
+        lf_so3_dcay(x, Dc);
+        lf_gyro_jac(s->J + 3 * j, wbar + 3 * j, D);
+        for (int r = 0; r < 3; r++)
+            for (int q = 0; q < 3; q++)
+                Jac[(size_t)(3 * j + r) * n + 3 * j + q] = 0.5 * h * D[3 * r + q] + (r == q ? s->J[3 * j + r] : 0);
+        for (int r = 0; r < n; r++) {
+            const double *Kr = k->K + (size_t)r * n + 3 * j;
+            for (int q = 0; q < 3; q++)
+                Jac[(size_t)r * n + 3 * j + q] -= 0.25 * h * h * (Kr[0] * Dc[q] + Kr[1] * Dc[3 + q] + Kr[2] * Dc[6 + q]);
+        }
+    }
+    return LF_OK;
+}
+
 static int akw_residual(void *ctx, const double *wbar, double *F, double *Jac, lf_error *err)
 {
-    (void)Jac; (void)err;
+    (void)err;
     akw_ctx *k = ctx;
     akw_end(k, wbar, k->R1);
     int rc = lf_stepper_torque(k->s, k->R1, k->tau1);
@@ -55,13 +87,14 @@ static int akw_residual(void *ctx, const double *wbar, double *F, double *Jac, l
             F[3 * b + i] = J[i] * (wb[i] - w0[i]) + 0.5 * k->h * g[i]
                            - 0.25 * k->h * (k->tau1[3 * b + i] + k->tau0[3 * b + i]);
     }
-    return LF_OK;
+    return Jac ? akw_jacobian(k, wbar, Jac) : LF_OK;
 }
 
 static size_t akw_work(const lf_stepper *s_)
 {
     const int nb = s_->nb;
-    return lf_newton_work_size(3 * nb) + 3 * (size_t)nb + 9 * (size_t)nb + 3 * (size_t)nb;
+    const size_t n = 3 * (size_t)nb;
+    return lf_newton_work_size(3 * nb) + n + 9 * (size_t)nb + n + (lf_stepper_has_torque_jacobian(s_) ? n * n : 0);
 }
 
 static int akw_step(lf_stepper *s, double h)
@@ -78,8 +111,9 @@ static int akw_step(lf_stepper *s, double h)
         lf_v3_cross(Jw, w, g);
         for (int i = 0; i < 3; i++) wbar[3 * b + i] = w[i] + 0.5 * h * (g[i] + tau0[3 * b + i]) / J[i];
     }
-    akw_ctx k = {s, h, tau0, R1, tau1};
-    rc = lf_stepper_newton(s, akw_residual, &k, 3 * nb, wbar, 0, nwork);
+    const int analytic = lf_stepper_has_torque_jacobian(s);
+    akw_ctx k = {s, h, tau0, R1, tau1, analytic ? tau1 + 3 * nb : NULL};
+    rc = lf_stepper_newton(s, akw_residual, &k, 3 * nb, wbar, analytic, nwork);
     if (rc != LF_OK) return rc;
     akw_end(&k, wbar, s->R);                          /* R_n = R_{n-1} cay(h wbar) */
     for (int i = 0; i < 3 * nb; i++) s->w[i] = 2 * wbar[i] - s->w[i];

@@ -337,6 +337,7 @@ typedef struct {
     double h;
     const double *P0;  /* momenta at the start, 3 nb */
     double *Rm, *taum; /* midpoint attitudes (9 nb) and their torques (3 nb) */
+    double *K;         /* the torque Jacobian (3nb x 3nb) when the potential has one, else NULL */
 } liemid_i_ctx;
 
 /* Midpoint attitudes R_{n-1} exp(Theta/2) of all bodies and their torques. */
@@ -351,10 +352,44 @@ static int liemid_i_midpoint(liemid_i_ctx *k, const double *th)
     return lf_stepper_torque(k->s, k->Rm, k->taum);
 }
 
+/* With the potential's torque Jacobian K: dF/dTheta = h J^{-1} (1/2 hat(q) dexp(-Theta/2)
+ * + h/4 K dexp(-Theta/2)) - I, q = exp(-Theta/2) P_{n-1} (d/dt exp(x) = hat(dexp(x) x') exp(x), and
+ * R exp(Theta/2) moves by hat(dexp(-Theta/2) Theta'/2) in the left trivialization). */
+static int liemid_i_jacobian(liemid_i_ctx *k, const double *th, double *Jac)
+{
+    lf_stepper *s = k->s;
+    const int nb = s->nb, n = 3 * nb;
+    const double h = k->h;
+    int rc = lf_stepper_torque_jacobian(s, k->Rm, k->K);
+    if (rc != LF_OK) return rc;
+    memset(Jac, 0, (size_t)n * n * sizeof *Jac);
+    for (int j = 0; j < nb; j++) {
+        double x[3], E[9], q[3], Q[9], D[9], QD[9];
+        lf_v3_scale(th + 3 * j, -0.5, x);
+        lf_so3_exp(x, E);
+        lf_m3_apply(E, k->P0 + 3 * j, q);
+        lf_so3_dexp(x, D);
+        lf_so3_hat(q, Q);
+        lf_m3_mul(Q, D, QD);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) Jac[(size_t)(3 * j + r) * n + 3 * j + c] = 0.5 * QD[3 * r + c];
+        for (int r = 0; r < n; r++) {
+            const double *Kr = k->K + (size_t)r * n + 3 * j;
+            for (int c = 0; c < 3; c++)
+                Jac[(size_t)r * n + 3 * j + c] += 0.25 * h * (Kr[0] * D[c] + Kr[1] * D[3 + c] + Kr[2] * D[6 + c]);
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        for (int c = 0; c < n; c++) Jac[(size_t)r * n + c] *= h / s->J[r];
+        Jac[(size_t)r * n + r] -= 1;
+    }
+    return LF_OK;
+}
+
 /* F(Theta) = h J^{-1}(exp(-Theta/2) P_{n-1} + h/2 T(R_{n-1} exp(Theta/2))) - Theta, all bodies. */
 static int liemid_i_residual(void *ctx, const double *th, double *F, double *Jac, lf_error *err)
 {
-    (void)Jac; (void)err;
+    (void)err;
     liemid_i_ctx *k = ctx;
     int rc = liemid_i_midpoint(k, th);
     if (rc != LF_OK) return rc;
@@ -366,13 +401,14 @@ static int liemid_i_residual(void *ctx, const double *th, double *F, double *Jac
         lf_m3_apply(E, k->P0 + 3 * b, q);
         for (int i = 0; i < 3; i++) F[3 * b + i] = k->h * (q[i] + 0.5 * k->h * t[i]) / J[i] - th[3 * b + i];
     }
-    return LF_OK;
+    return Jac ? liemid_i_jacobian(k, th, Jac) : LF_OK;
 }
 
 static size_t liemid_i_work(const lf_stepper *s_)
 {
     const int nb = s_->nb;
-    return lf_newton_work_size(3 * nb) + 3 * (size_t)nb + 3 * (size_t)nb + 9 * (size_t)nb + 3 * (size_t)nb;
+    const size_t n = 3 * (size_t)nb;
+    return lf_newton_work_size(3 * nb) + n + n + 9 * (size_t)nb + n + (lf_stepper_has_torque_jacobian(s_) ? n * n : 0);
 }
 
 static int liemid_i_step(lf_stepper *s, double h)
@@ -393,8 +429,9 @@ static int liemid_i_step(lf_stepper *s, double h)
         lf_v3_cross(t0, Ph, g);
         for (int i = 0; i < 3; i++) th[3 * b + i] = h * (Ph[i] - 0.5 * g[i]) / J[i];
     }
-    liemid_i_ctx k = {s, h, P, Rm, taum};
-    rc = lf_stepper_newton(s, liemid_i_residual, &k, 3 * nb, th, 0, nwork);
+    const int analytic = lf_stepper_has_torque_jacobian(s);
+    liemid_i_ctx k = {s, h, P, Rm, taum, analytic ? taum + 3 * nb : NULL};
+    rc = lf_stepper_newton(s, liemid_i_residual, &k, 3 * nb, th, analytic, nwork);
     if (rc != LF_OK) return rc;
     rc = liemid_i_midpoint(&k, th); /* T_{n-1/2} at the converged Theta */
     if (rc != LF_OK) return rc;

@@ -217,6 +217,7 @@ typedef struct {
     double *tauG;     /* tau(G(w)), 3nb */
     double *taup;     /* tau at the perturbed G, 3nb */
     double *Kc;       /* 3 columns of K for one body, 3nb x 3 */
+    double *K;        /* the whole K (3nb x 3nb) from the potential, or NULL: differences */
 } tln_ctx;
 
 static int tln_residual(void *ctxp, const double *w, double *Fx, double *Jac, lf_error *err)
@@ -251,11 +252,15 @@ static int tln_residual(void *ctxp, const double *w, double *Fx, double *Jac, lf
             for (int q = 0; q < 3; q++)
                 Jac[(size_t)(3 * i + r) * n + 3 * i + q] = 0.5 * h * D[3 * r + q] + (r == q ? Jall[3 * i + r] : 0);
     }
-    /* torque part: -h/2 K_ij (h/2) dcay(-x_j), K by forward differences in the left trivialization */
+    /* torque part: -h/2 K_ij (h/2) dcay(-x_j), K from the potential or by forward differences in the
+     * left trivialization */
     const double eps = sqrt(DBL_EPSILON);
     memcpy(c->Gp, c->G, 9 * (size_t)nb * sizeof(double));
+    if (c->K && (rc = lf_stepper_torque_jacobian(s, c->G, c->K)) != LF_OK) return rc;
     for (int j = 0; j < nb; j++) {
-        for (int m = 0; m < 3; m++) {
+        for (int m = 0; m < 3 && c->K; m++)
+            for (int r = 0; r < n; r++) c->Kc[3 * r + m] = c->K[(size_t)r * n + 3 * j + m];
+        for (int m = 0; m < 3 && !c->K; m++) {
             double e[3] = {0, 0, 0}, E[9];
             e[m] = eps;
             lf_so3_exp(e, E);
@@ -282,8 +287,9 @@ static size_t tln_work(const lf_stepper *s_)
 {
     const int nb = s_->nb;
     size_t n = 3 * (size_t)nb;
-    /* wk, b, x | G, Gp | tauG, taup | Kc | newton */
-    return 3 * n + 2 * 9 * (size_t)nb + 2 * n + 3 * n + lf_newton_work_size(3 * nb);
+    /* wk, b, x | G, Gp | tauG, taup | Kc | K (with an analytic torque Jacobian) | newton */
+    return 3 * n + 2 * 9 * (size_t)nb + 2 * n + 3 * n + (lf_stepper_has_torque_jacobian(s_) ? n * n : 0) +
+           lf_newton_work_size(3 * nb);
 }
 
 static int tln_step(lf_stepper *s, double h)
@@ -301,6 +307,11 @@ static int tln_step(lf_stepper *s, double h)
     c.tauG = p; p += n;
     c.taup = p; p += n;
     c.Kc = p; p += 3 * n;
+    c.K = NULL;
+    if (lf_stepper_has_torque_jacobian(s)) {
+        c.K = p;
+        p += (size_t)n * n;
+    }
     double *nwork = p;
 
     memcpy(wk, s->w, (size_t)n * sizeof(double));

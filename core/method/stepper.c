@@ -348,6 +348,18 @@ int lf_stepper_torque(lf_stepper *s, const double *R, double *tau)
     return lf_rigid_potential_eval(s->sys, R, NULL, tau, &s->err);
 }
 
+int lf_stepper_has_torque_jacobian(const lf_stepper *s)
+{
+    return s->nb > 0 && s->lanes == 1 && s->opts.jacobian != LF_JAC_FD && s->opts.jacobian != LF_JAC_BLOCK_FD &&
+           lf_potential_has_jacobian(lf_rigid_potential(s->sys));
+}
+
+int lf_stepper_torque_jacobian(lf_stepper *s, const double *R, double *K)
+{
+    s->stats.jac_evals++;
+    return lf_potential_jacobian(lf_rigid_potential(s->sys), s->nb, R, K, &s->err);
+}
+
 int lf_stepper_torque_start(lf_stepper *s, const double **tau)
 {
     if (!s->cache_valid) {

@@ -14,13 +14,103 @@ typedef struct {
     lf_gmodule *m;
     int npar;
     double *par;
+    /* pair kernels: what depends on r_ij and the parameters alone, per pair (see hoist_init) */
+    lf_gmodule *pre;  /* r_ij, parameters -> the nsub hoisted values */
+    int nsub, npairs;
+    const double *r;  /* the pairs' r_ij (owned by the model) */
+    double *sub;      /* npairs x nsub */
 } compiled;
 
 static void compiled_free(compiled *c)
 {
     lf_gmodule_free(c->m);
+    lf_gmodule_free(c->pre);
     free(c->par);
+    free(c->sub);
 }
+
+/* The hoisted values of every pair at the current parameters. */
+static void hoist_update(compiled *c)
+{
+    for (int p = 0; c->pre && p < c->npairs; p++) {
+        const double *in[2] = {NULL, c->r + 3 * p};
+        lf_gmodule_eval(c->pre, 0, in, c->par, c->sub + (size_t)p * c->nsub, NULL);
+    }
+}
+
+/* Loop-invariant code motion for a pair kernel whose inputs are nstate state numbers followed by
+ * r_ij (3): the nodes the outputs need that depend on r_ij and the parameters only but feed a node
+ * that depends on the state (e.g. kappa / |r|^3 and r/|r| of a dipole kernel) are computed once
+ * per pair (c->pre, c->sub) and read by the kernel as a segment of its layout. */
+static int hoist_init(compiled *c, lf_graph *g, int nstate, int nf, const lf_gfunc_spec *f, lf_glayout *layout,
+                      int npairs, const double *r, const lf_model_graph_opts *o, lf_error *err)
+{
+    const int n = lf_graph_size(g);
+    char *dep = calloc((size_t)n + 1, 1), *live = calloc((size_t)n + 1, 1);
+    int *sub = malloc(((size_t)n + 1) * sizeof *sub);
+    if (!dep || !live || !sub) {
+        free(dep);
+        free(live);
+        free(sub);
+        return lf_error_set(err, LF_ENOMEM, "compiled model: out of memory");
+    }
+    for (int k = 0; k < nf; k++)
+        for (int i = 0; i < f[k].nout; i++) live[f[k].out[i]] = 1;
+    for (int i = n - 1; i >= 0; i--) {
+        const lf_gnode *nd = lf_graph_node(g, i);
+        if (!live[i]) continue;
+        const int opd[3] = {nd->a, nd->b, nd->c};
+        for (int w = 0; w < lf_gop_arity(nd->op); w++) live[opd[w]] = 1;
+    }
+    int ns = 0;
+    for (int i = 0; i < n; i++) {
+        const lf_gnode *nd = lf_graph_node(g, i);
+        const int opd[3] = {nd->a, nd->b, nd->c};
+        dep[i] = nd->op == LF_G_INPUT && nd->k < nstate;
+        for (int w = 0; w < lf_gop_arity(nd->op); w++) dep[i] |= dep[opd[w]];
+    }
+    for (int i = 0; i < n; i++) { /* hoisted: not state-dependent, not constant, used by a state-dependent node */
+        const lf_gnode *nd = lf_graph_node(g, i);
+        if (!live[i] || !dep[i]) continue;
+        const int opd[3] = {nd->a, nd->b, nd->c};
+        for (int w = 0; w < lf_gop_arity(nd->op); w++) {
+            int x = opd[w];
+            if (!dep[x] && !lf_graph_is_const(g, x, NULL) && live[x] != 2) {
+                live[x] = 2;
+                sub[ns++] = x;
+            }
+        }
+    }
+    for (int k = 0; k < nf; k++) /* outputs that do not depend on the state at all */
+        for (int i = 0; i < f[k].nout; i++) {
+            int x = f[k].out[i];
+            if (!dep[x] && !lf_graph_is_const(g, x, NULL) && live[x] != 2) {
+                live[x] = 2;
+                sub[ns++] = x;
+            }
+        }
+    free(dep);
+    free(live);
+    int rc = LF_OK;
+    if (ns > 0) {
+        lf_glayout pl = {2, {nstate, 3}, 0, 0, NULL};
+        lf_gfunc_spec ps = {ns, sub};
+        c->pre = lf_gmodule_new(g, &pl, 1, &ps, LF_BACKEND_TAPE, o ? o->jit : NULL, err);
+        c->sub = malloc(((size_t)npairs * ns + 1) * sizeof *c->sub);
+        if (!c->pre) rc = err ? err->code : LF_EINVAL;
+        else if (!c->sub) rc = lf_error_set(err, LF_ENOMEM, "compiled model: out of memory");
+    }
+    c->nsub = ns;
+    c->npairs = npairs;
+    c->r = r;
+    layout->seglen[layout->nseg] = ns;
+    layout->subseg = layout->nseg++;
+    layout->nsub = ns;
+    layout->sub = sub; /* read by compiled_init below; freed by hoist_done */
+    return rc;
+}
+
+static void hoist_done(lf_glayout *layout) { free((void *)layout->sub); }
 
 static int compiled_init(compiled *c, const lf_graph *g, const lf_glayout *layout, int nf, const lf_gfunc_spec *f,
                          const double *par, const lf_model_graph_opts *o, lf_error *err)
@@ -30,7 +120,9 @@ static int compiled_init(compiled *c, const lf_graph *g, const lf_glayout *layou
     if (!c->par) return lf_error_set(err, LF_ENOMEM, "compiled model: out of memory");
     for (int i = 0; i < c->npar; i++) c->par[i] = par ? par[i] : 0;
     c->m = lf_gmodule_new(g, layout, nf, f, o ? o->backend : LF_BACKEND_AUTO, o ? o->jit : NULL, err);
-    return c->m ? LF_OK : (err ? err->code : LF_EINVAL);
+    if (!c->m) return err ? err->code : LF_EINVAL;
+    hoist_update(c);
+    return LF_OK;
 }
 
 static int set_params(compiled *c, int n, const double *par, lf_error *err)
@@ -40,6 +132,7 @@ static int set_params(compiled *c, int n, const double *par, lf_error *err)
     for (int i = 0; i < n; i++)
         if (!isfinite(par[i])) return lf_error_set(err, LF_EINVAL, "compiled model: parameter %d = %g is not finite", i + 1, par[i]);
     memcpy(c->par, par, (size_t)n * sizeof *par);
+    hoist_update(c);
     return LF_OK;
 }
 
@@ -193,7 +286,7 @@ lf_potential *lf_potential_graph(lf_graph *g, int U, const int *tau, int nb, con
     if (jac) torque_jacobian_nodes(g, in, nb, n, both + 1, K);
     if (graph_ok(g, err) != LF_OK) goto done;
     lf_gfunc_spec f[4] = {{1, &U}, {n, both + 1}, {1 + n, both}, {n * n, K}};
-    lf_glayout layout = {1, {9 * nb}};
+    lf_glayout layout = {1, {9 * nb}, 0, 0, NULL};
     q->nb = nb;
     q->has_jac = jac;
     if (compiled_init(&q->c, g, &layout, jac ? 4 : 3, f, par, o, err) != LF_OK) goto done;
@@ -221,20 +314,10 @@ static int pairs_eval(void *ctx, int nb, const double *R, double *U, double *tau
         if (tau) memset(tau, 0, 3 * (size_t)nb * sizeof *tau);
     }
     if (rc != LF_OK) return rc;
-    double sum = 0, out[7];
+    double sum = 0;
     const int f = U && tau ? F_BOTH : U ? F_U : F_TAU;
-    for (int p = 0; p < q->npairs; p++) {
-        const int i = q->pairs[2 * p], j = q->pairs[2 * p + 1];
-        const double *in[3] = {R + 9 * i, R + 9 * j, q->r + 3 * p};
-        lf_gmodule_eval(q->c.m, f, in, q->c.par, out, NULL);
-        const double *t = out + (f == F_BOTH);
-        if (U) sum += out[0];
-        if (tau)
-            for (int k = 0; k < 3; k++) {
-                tau[3 * i + k] += t[k];
-                tau[3 * j + k] += t[3 + k];
-            }
-    }
+    lf_gmodule_eval_pairs(q->c.m, f, q->npairs, q->pairs, 9, R, q->r, q->c.nsub, q->c.sub, q->c.par, U != NULL,
+                          tau ? 3 : 0, tau, &sum);
     if (U) *U += sum;
     return LF_OK;
 }
@@ -251,7 +334,7 @@ static int pairs_jacobian(void *ctx, int nb, const double *R, double *K, lf_erro
     double B[36];
     for (int p = 0; p < q->npairs; p++) {
         const int b[2] = {q->pairs[2 * p], q->pairs[2 * p + 1]};
-        const double *in[3] = {R + 9 * b[0], R + 9 * b[1], q->r + 3 * p};
+        const double *in[4] = {R + 9 * b[0], R + 9 * b[1], q->r + 3 * p, q->c.sub + (size_t)p * q->c.nsub};
         lf_gmodule_eval(q->c.m, F_JAC, in, q->c.par, B, NULL);
         for (int r = 0; r < 6; r++)
             for (int c = 0; c < 6; c++) K[(size_t)(3 * b[r / 3] + r % 3) * n + 3 * b[c / 3] + c % 3] += B[6 * r + c];
@@ -300,9 +383,13 @@ lf_potential *lf_potential_pairs(lf_graph *g, int u, int nb, int npairs, const i
     }
     if (jac) torque_jacobian_nodes(g, in, 2, 6, both + 1, K);
     lf_gfunc_spec f[4] = {{1, &u}, {6, both + 1}, {7, both}, {36, K}};
-    lf_glayout layout = {3, {9, 9, 3}};
+    lf_glayout layout = {3, {9, 9, 3}, 0, 0, NULL};
     q->has_jac = jac;
-    if (graph_ok(g, err) != LF_OK || compiled_init(&q->c, g, &layout, jac ? 4 : 3, f, par, o, err) != LF_OK) {
+    int rc = graph_ok(g, err);
+    if (rc == LF_OK) rc = hoist_init(&q->c, g, 18, jac ? 4 : 3, f, &layout, npairs, q->r, o, err);
+    if (rc == LF_OK) rc = compiled_init(&q->c, g, &layout, jac ? 4 : 3, f, par, o, err);
+    hoist_done(&layout);
+    if (rc != LF_OK) {
         gpot_destroy(q);
         return NULL;
     }
@@ -533,7 +620,7 @@ int lf_lie_ode_graph_def(lf_graph *g, const lf_manifold *M, const lf_lie_ode_gra
     q->user_dH = nodes->dH;
     q->user_skew = nodes->skew;
     q->user = nodes->user;
-    lf_glayout layout = {2, {1, np}};
+    lf_glayout layout = {2, {1, np}, 0, 0, NULL};
     if ((rc = graph_ok(g, err)) != LF_OK || (rc = compiled_init(&q->c, g, &layout, nf, f, par, o, err)) != LF_OK)
         goto done;
     memset(def, 0, sizeof *def);
@@ -633,19 +720,9 @@ static int gsph_potential(void *ctx, int n, const double *x, double *V, double *
         if (g) memset(g, 0, 3 * (size_t)n * sizeof *g);
     }
     if (rc != LF_OK) return rc;
-    double sum = 0, out[7];
-    for (int p = 0; p < q->npairs; p++) {
-        const int i = q->pairs[2 * p], j = q->pairs[2 * p + 1];
-        const double *in[3] = {x + 3 * i, x + 3 * j, q->r + 3 * p};
-        lf_gmodule_eval(q->c.m, f, in, q->c.par, out, NULL);
-        const double *gg = out + (f == S_BOTH);
-        if (V) sum += out[0];
-        if (g)
-            for (int k = 0; k < 3; k++) {
-                g[3 * i + k] += gg[k];
-                g[3 * j + k] += gg[3 + k];
-            }
-    }
+    double sum = 0;
+    lf_gmodule_eval_pairs(q->c.m, f, q->npairs, q->pairs, 3, x, q->r, q->c.nsub, q->c.sub, q->c.par, V != NULL,
+                          g ? 3 : 0, g, &sum);
     if (V) *V += sum;
     return LF_OK;
 }
@@ -702,8 +779,10 @@ int lf_spheres_graph_def(lf_graph *g, int V, const int *grad, int n, int npairs,
     if (grad) memcpy(nodes + 1, grad, (size_t)ng * sizeof *grad);
     else lf_graph_vjp(g, 1, &V, NULL, ng, in, nodes + 1);
     lf_gfunc_spec f[3] = {{1, &V}, {ng, nodes + 1}, {1 + ng, nodes}};
-    lf_glayout full = {1, {3 * n}}, kern = {3, {3, 3, 3}};
-    if ((rc = graph_ok(g, err)) == LF_OK) rc = compiled_init(&q->c, g, npairs > 0 ? &kern : &full, 3, f, par, o, err);
+    lf_glayout full = {1, {3 * n}, 0, 0, NULL}, kern = {3, {3, 3, 3}, 0, 0, NULL};
+    if ((rc = graph_ok(g, err)) == LF_OK && npairs > 0) rc = hoist_init(&q->c, g, 6, 3, f, &kern, npairs, q->r, o, err);
+    if (rc == LF_OK) rc = compiled_init(&q->c, g, npairs > 0 ? &kern : &full, 3, f, par, o, err);
+    if (npairs > 0) hoist_done(&kern);
     free(nodes);
     free(in);
     if (rc != LF_OK) goto fail;

@@ -228,7 +228,7 @@ static void test_tape_and_native(void **state)
         gsl_rng_free(r);
         double eager[3] = {lf_graph_value(g, out[0]), lf_graph_value(g, out[1]), lf_graph_value(g, out[2])};
         /* inputs in two segments */
-        lf_glayout layout = {2, {2, NIN - 2}};
+        lf_glayout layout = {2, {2, NIN - 2}, 0, 0, NULL};
         const double *segs[2] = {x, x + 2};
         lf_gfunc_spec spec = {3, out};
         lf_gmodule *tape = lf_gmodule_new(g, &layout, 1, &spec, LF_BACKEND_TAPE, NULL, NULL);
@@ -262,7 +262,7 @@ static void test_codegen_text(void **state)
     lf_graph *g = lf_graph_new(0, NULL);
     int x = lf_graph_input(g, 1, NULL);
     int y = lf_g2(g, LF_G_ADD, lf_g2(g, LF_G_MUL, x, lf_graph_const(g, 0.1)), lf_gstumpff(g, 2, x));
-    lf_glayout layout = {1, {1}};
+    lf_glayout layout = {1, {1}, 0, 0, NULL};
     lf_gprog *p = lf_gprog_new(g, &layout, 1, &y, NULL);
     const char *bad[] = {"f; system(\"x\")"}, *good[] = {"lf_f0"};
     lf_error e;
