@@ -414,7 +414,12 @@ static int l_traced_value(lua_State *L)
     const lf_graph *g = traced_nodes(L, 1, ids, &n);
     if (!g) return 1;
     double v[9];
-    for (int i = 0; i < n; i++) v[i] = lf_graph_value(g, ids[i]);
+    for (int i = 0; i < n; i++) {
+        v[i] = lf_graph_value(g, ids[i]);
+        if (!isfinite(v[i]))
+            return luaL_error(L, "ad.value: the value is not finite (%f): an operation overflowed or had no value "
+                                 "(traced values are plain double arithmetic)", v[i]);
+    }
     push_numbers(L, n, v);
     return 1;
 }

@@ -182,7 +182,7 @@ lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const doubl
     int U = -1, *tau = NULL, rc = call_traced(L, s->ref[LFB_REF_U], first + 1, nargs, nb == 1 ? "U(R)" : "U(Rs)", &e);
     if (rc != LF_OK) reason_of(&e, "", reason, sizeof reason);
     else if (lfb_trace_read_number(L, tidx, -1, NULL, &U, &e) != LF_OK)
-        snprintf(reason, sizeof reason, "U: %s", e.msg);
+        snprintf(reason, sizeof reason, "U %s", e.msg);
     lua_settop(L, first + nargs);
     if (!reason[0] && s->ref[LFB_REF_TAU] != LUA_NOREF) { /* the user's torque, traced on the same inputs */
         tau = lua_newuserdatauv(L, 3 * (size_t)nb * sizeof(int), 0);
@@ -246,7 +246,7 @@ int lfb_compile_lie_ode(lua_State *L, lfb_system *s, const lf_manifold *M, const
         if (s->ref[refs[k]] == LUA_NOREF) continue;
         if (call_traced(L, s->ref[refs[k]], first + 1, 1 + np, names[k], &e) != LF_OK) reason_of(&e, "", reason, sizeof reason);
         else if (lfb_trace_read_number(L, tidx, -1, NULL, out[k], &e) != LF_OK)
-            snprintf(reason, sizeof reason, "%s: %s", names[k], e.msg);
+            snprintf(reason, sizeof reason, "%s %s", names[k], e.msg);
         lua_settop(L, first + 1 + np);
     }
     int ok = 0;
@@ -283,7 +283,7 @@ int lfb_compile_spheres(lua_State *L, lfb_system *s, int n, const double *q0, in
     char reason[300] = "";
     int V = -1, ok = 0, *grad = NULL;
     if (call_traced(L, s->ref[LFB_REF_U], first, 1 + np, "V(qs)", &e) != LF_OK) reason_of(&e, "", reason, sizeof reason);
-    else if (lfb_trace_read_number(L, tidx, -1, NULL, &V, &e) != LF_OK) snprintf(reason, sizeof reason, "V: %s", e.msg);
+    else if (lfb_trace_read_number(L, tidx, -1, NULL, &V, &e) != LF_OK) snprintf(reason, sizeof reason, "V %s", e.msg);
     lua_settop(L, first + np);
     if (!reason[0] && s->ref[LFB_REF_TAU] != LUA_NOREF) { /* the user's gradient, traced on the same inputs */
         grad = lua_newuserdatauv(L, 3 * (size_t)n * sizeof(int), 0);

@@ -118,7 +118,7 @@ static int trace_kernel(lua_State *L, lfb_system *s, int tidx, int m, const doub
         lua_settop(L, first - 1);
         return -1;
     }
-    if (lfb_trace_read_number(L, tidx, -1, NULL, &u, &e) != LF_OK) snprintf(reason, size, "pair kernel: %s", e.msg);
+    if (lfb_trace_read_number(L, tidx, -1, NULL, &u, &e) != LF_OK) snprintf(reason, size, "pair kernel %s", e.msg);
     lua_settop(L, first - 1);
     return u;
 }

@@ -269,6 +269,7 @@ static int l_new(lua_State *L)
     if (tv == LUA_TNIL && tg != LUA_TNIL) return luaL_error(L, "%s: a 'gradient' needs its 'potential' V (for the energy)", fn);
     const int backend = lfb_compile_option(L, 1, fn);
     lfb_system *s = lfb_newsystem(L);
+    const int ud = lua_gettop(L);
     lfb_store_params(L, s, 1, NULL, LFB_MAXPAR, fn);
     const int has_pair = lua_getfield(L, 1, "pair") != LUA_TNIL;
     lua_pop(L, 1);
@@ -302,6 +303,7 @@ static int l_new(lua_State *L)
         return luaL_error(L, "%s: 'positions' and 'cutoff' belong to a 'pair' kernel; there is none", fn);
     else
         lfb_set_compiled(L, s, report);
+    lua_settop(L, ud);
     sys = lf_spheres_new(n, M, def.potential ? &def : NULL, y, y + 3 * n, &e);
     return finish(L, s, sys, &e, fn);
 }

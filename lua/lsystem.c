@@ -119,7 +119,7 @@ static int autodiff_torque(lfb_system *s, int nb, const double *R, double *U, do
     double small[9 * 16], *G = nb <= 16 ? small : malloc(9 * (size_t)nb * sizeof *G), Uv;
     if (!G) return lf_error_set(err, LF_ENOMEM, "autodiff torque of U: out of memory");
     int rc = lfb_point_derivatives(L, s->ref[LFB_REF_U], push_traced_rotations, lfb_trace_read_number, &a, 1, 9 * nb,
-                                   &Uv, G, nb == 1 ? "autodiff torque of U(R)" : "autodiff torque of U(Rs)", err);
+                                   &Uv, G, nb == 1 ? "autodiff torque of potential U(R)" : "autodiff torque of potential U(Rs)", err);
     s->L = L;
     if (rc == LF_OK) {
         for (int b = 0; b < nb; b++) {

@@ -630,11 +630,11 @@ static int m_totable(lua_State *L)
     if (v->kind == 1) return luaL_error(L, "totable: a traced number has no such method");
     lua_createtable(L, 3, 0);
     for (int r = 0; r < 3; r++) {
-        if (v->kind == 3) lfb_trace_push(L, tidx, 1, &v->id[r]);
+        if (v->kind == 3) push_result(L, tidx, 1, &v->id[r]);
         else {
             lua_createtable(L, 3, 0);
             for (int c = 0; c < 3; c++) {
-                lfb_trace_push(L, tidx, 1, &v->id[3 * r + c]);
+                push_result(L, tidx, 1, &v->id[3 * r + c]);
                 lua_rawseti(L, -2, c + 1);
             }
         }
@@ -764,29 +764,56 @@ static int d_mat3(lua_State *L)
 }
 
 /* ---------------------------------------------------------------- maps */
+/* What the C map requires of an argument: checked at the point in a point trace, with the C
+ * function's message (a compiled model's arguments are the system's state, on its manifold). */
+enum { ANY = 0, ROTATION = 1, UNIT = 2 };
+
+static void check_point(lua_State *L, int tidx, int argn, const int *ids, int n, int what, const char *fn)
+{
+    lfb_trace *t = trace_at(L, tidx);
+    if (what == ANY || t->mode != LFB_TRACE_POINT) return;
+    double v[9];
+    for (int i = 0; i < n; i++) v[i] = lf_graph_value(t->g, ids[i]);
+    char w[96];
+    snprintf(w, sizeof w, "argument #%d to '%s'", argn, fn);
+    lf_error e;
+    if (what == ROTATION && lf_so3_check(v, 1e-9, w, &e) != LF_OK) lfb_error(L, &e);
+    if (what == UNIT && !(fabs(lf_v3_norm(v) - 1) <= 1e-9)) {
+        char num[32];
+        snprintf(num, sizeof num, "%.17g", lf_v3_norm(v));
+        luaL_error(L, "%s: unit vector expected, |p| = %s", w, num);
+    }
+}
+
+static void arg_checked(lua_State *L, int tidx, int i, int n, int *ids, int what, const char *fn)
+{
+    arg_nodes(L, tidx, i, n, ids, fn);
+    check_point(L, tidx, i, ids, n, what, fn);
+}
+
 typedef void (*map_vv)(lf_graph *, const int *, int *); /* vec/mat -> vec/mat */
 
-static int map1(lua_State *L, int nin, int nout, map_vv f, const char *fn)
+static int map1(lua_State *L, int nin, int nout, map_vv f, int what, const char *fn)
 {
     lua_settop(L, 1);
     int tidx = find_trace(L, 1), a[9], r[9];
-    arg_nodes(L, tidx, 1, nin, a, fn);
+    arg_checked(L, tidx, 1, nin, a, what, fn);
     f(graph_at(L, tidx), a, r);
     return push_result(L, tidx, nout, r);
 }
 
-#define MAP1(name, nin, nout, fn, label) \
-    static int name(lua_State *L) { return map1(L, nin, nout, fn, label); }
-MAP1(d_so3_hat, 3, 9, lf_gso3_hat, "so3.hat")
-MAP1(d_so3_vee, 9, 3, lf_gso3_vee, "so3.vee")
-MAP1(d_so3_exp, 3, 9, lf_gso3_exp, "so3.exp")
-MAP1(d_so3_log, 9, 3, lf_gso3_log, "so3.log")
-MAP1(d_so3_cay, 3, 9, lf_gso3_cay, "so3.cay")
-MAP1(d_so3_cayinv, 9, 3, lf_gso3_cayinv, "so3.cayinv")
-MAP1(d_so3_dexp, 3, 9, lf_gso3_dexp, "so3.dexp")
-MAP1(d_so3_dexpinv, 3, 9, lf_gso3_dexpinv, "so3.dexpinv")
-MAP1(d_so3_dcay, 3, 9, lf_gso3_dcay, "so3.dcay")
-MAP1(d_so3_dcayinv, 3, 9, lf_gso3_dcayinv, "so3.dcayinv")
+#define MAP1(name, nin, nout, fn, what, label) \
+    static int name(lua_State *L) { return map1(L, nin, nout, fn, what, label); }
+MAP1(d_so3_hat, 3, 9, lf_gso3_hat, ANY, "so3.hat")
+MAP1(d_so3_vee, 9, 3, lf_gso3_vee, ANY, "so3.vee")
+MAP1(d_so3_exp, 3, 9, lf_gso3_exp, ANY, "so3.exp")
+MAP1(d_so3_log, 9, 3, lf_gso3_log, ROTATION, "so3.log")
+MAP1(d_so3_cay, 3, 9, lf_gso3_cay, ANY, "so3.cay")
+MAP1(d_so3_cayinv, 9, 3, lf_gso3_cayinv, ROTATION, "so3.cayinv")
+MAP1(d_so3_dexp, 3, 9, lf_gso3_dexp, ANY, "so3.dexp")
+MAP1(d_so3_dexpinv, 3, 9, lf_gso3_dexpinv, ANY, "so3.dexpinv")
+MAP1(d_so3_dcay, 3, 9, lf_gso3_dcay, ANY, "so3.dcay")
+MAP1(d_so3_dcayinv, 3, 9, lf_gso3_dcayinv, ANY, "so3.dcayinv")
 
 static void ad_matrix(lf_graph *g, const int *R, int *A)
 {
@@ -796,10 +823,10 @@ static void ad_matrix(lf_graph *g, const int *R, int *A)
 
 static int d_so3_Ad(lua_State *L)
 {
-    if (lua_isnoneornil(L, 2)) return map1(L, 9, 9, ad_matrix, "so3.Ad");
+    if (lua_isnoneornil(L, 2)) return map1(L, 9, 9, ad_matrix, ROTATION, "so3.Ad");
     lua_settop(L, 2);
     int tidx = find_trace(L, 2), R[9], x[3], r[3];
-    arg_nodes(L, tidx, 1, 9, R, "so3.Ad");
+    arg_checked(L, tidx, 1, 9, R, ROTATION, "so3.Ad");
     arg_nodes(L, tidx, 2, 3, x, "so3.Ad");
     lf_gm3_apply(graph_at(L, tidx), R, x, r);
     return push_result(L, tidx, 3, r);
@@ -808,10 +835,11 @@ static int d_so3_Ad(lua_State *L)
 static int pair_scalar(lua_State *L, int n, int (*f)(lf_graph *, const int *, const int *), const char *fn, int opt_identity)
 {
     lua_settop(L, 2);
+    const int what = n == 9 ? ROTATION : UNIT;
     int tidx = find_trace(L, 2), a[9], b[9];
-    arg_nodes(L, tidx, 1, n, a, fn);
+    arg_checked(L, tidx, 1, n, a, what, fn);
     if (opt_identity && lua_isnil(L, 2)) lf_gm3_identity(graph_at(L, tidx), b);
-    else arg_nodes(L, tidx, 2, n, b, fn);
+    else arg_checked(L, tidx, 2, n, b, what, fn);
     int r = f(graph_at(L, tidx), a, b);
     return push_result(L, tidx, 1, &r);
 }
@@ -829,20 +857,21 @@ static int d_so3_orth_error(lua_State *L)
 }
 
 typedef void (*map_pair)(lf_graph *, const int *, const int *, int *);
-static int pair_vec(lua_State *L, int na, int nb, int nout, map_pair f, const char *fn)
+/* s2 maps: x (argument 1) a unit vector, and y (argument 2) too when unit2 */
+static int pair_vec(lua_State *L, int na, int nb, int nout, map_pair f, int unit2, const char *fn)
 {
     lua_settop(L, 2);
     int tidx = find_trace(L, 2), a[9], b[9], r[9];
-    arg_nodes(L, tidx, 1, na, a, fn);
-    arg_nodes(L, tidx, 2, nb, b, fn);
+    arg_checked(L, tidx, 1, na, a, UNIT, fn);
+    arg_checked(L, tidx, 2, nb, b, unit2 ? UNIT : ANY, fn);
     f(graph_at(L, tidx), a, b, r);
     return push_result(L, tidx, nout, r);
 }
-static int d_s2_midpoint(lua_State *L) { return pair_vec(L, 3, 3, 3, lf_gs2_midpoint, "s2.midpoint"); }
-static int d_s2_retract(lua_State *L) { return pair_vec(L, 3, 3, 3, lf_gs2_retract, "s2.retract"); }
-static int d_s2_retract_inv(lua_State *L) { return pair_vec(L, 3, 3, 3, lf_gs2_retract_inv, "s2.retract_inv"); }
-static int d_s2_tangent(lua_State *L) { return pair_vec(L, 3, 3, 3, lf_gs2_tangent, "s2.tangent"); }
-static int d_s2_exp(lua_State *L) { return pair_vec(L, 3, 3, 3, lf_gs2_exp, "s2.exp"); }
+static int d_s2_midpoint(lua_State *L) { return pair_vec(L, 3, 3, 3, lf_gs2_midpoint, 1, "s2.midpoint"); }
+static int d_s2_retract(lua_State *L) { return pair_vec(L, 3, 3, 3, lf_gs2_retract, 0, "s2.retract"); }
+static int d_s2_retract_inv(lua_State *L) { return pair_vec(L, 3, 3, 3, lf_gs2_retract_inv, 1, "s2.retract_inv"); }
+static int d_s2_tangent(lua_State *L) { return pair_vec(L, 3, 3, 3, lf_gs2_tangent, 0, "s2.tangent"); }
+static int d_s2_exp(lua_State *L) { return pair_vec(L, 3, 3, 3, lf_gs2_exp, 0, "s2.exp"); }
 
 /* quaternions: plain tables {w, x, y, z} of traced scalars and numbers */
 static void push_quat(lua_State *L, int tidx, const int *q)
@@ -961,7 +990,7 @@ int lfb_trace_read_number(lua_State *L, int tidx, int idx, void *ud, int *ids, l
     (void)ud;
     char msg[120];
     if (lfb_trace_read(L, tidx, idx, 1, ids, msg, sizeof msg)) return LF_OK;
-    return lf_error_set(err, LF_ECALLBACK, "the function returned %s, expected a number", msg);
+    return lf_error_set(err, LF_ECALLBACK, "returned %s, expected a number", msg);
 }
 
 int lfb_point_derivatives(lua_State *L, int ref, lfb_trace_push_fn push, lfb_trace_read_fn read, void *ud, int nout,
@@ -981,7 +1010,11 @@ int lfb_point_derivatives(lua_State *L, int ref, lfb_trace_push_fn push, lfb_tra
     }
     int *ids = rc == LF_OK ? malloc(((size_t)nout + (size_t)nin + 1) * sizeof *ids) : NULL;
     if (rc == LF_OK && !ids) rc = lf_error_set(err, LF_ENOMEM, "%s: out of memory", what);
-    if (rc == LF_OK) rc = read(L, w.tidx, lua_gettop(L), ud, ids, err);
+    if (rc == LF_OK && (rc = read(L, w.tidx, lua_gettop(L), ud, ids, err)) != LF_OK && err) {
+        char m[sizeof err->msg];
+        memcpy(m, err->msg, sizeof m);
+        lf_error_set(err, rc, "%s %s", what, m);
+    }
     if (rc == LF_OK && lf_graph_ninputs(t->g) != nin)
         rc = lf_error_set(err, LF_ECALLBACK, "%s: %d inputs traced, %d expected", what, lf_graph_ninputs(t->g), nin);
     if (rc == LF_OK) {

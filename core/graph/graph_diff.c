@@ -51,10 +51,10 @@ static int partial(lf_graph *g, int i, int w, int *kind)
         *kind = P_SINGULAR;
         return w == 0 ? lf_g2(g, LF_G_DIV, b, r) : lf_g1(g, LF_G_NEG, lf_g2(g, LF_G_DIV, a, r));
     }
-    case LF_G_POW:
+    case LF_G_POW: /* b a^(b-1) and a^b log a, 0 where b = 0 / a^b = 0 (graph_ops_internal.h) */
         *kind = P_SINGULAR;
-        if (w == 0) return lf_g2(g, LF_G_MUL, b, lf_g2(g, LF_G_POW, a, lf_g2(g, LF_G_SUB, b, K(g, 1))));
-        return lf_g2(g, LF_G_MUL, i, lf_g1(g, LF_G_LOG, a));
+        if (w == 0) return lf_g2(g, LF_G_MULZ, b, lf_g2(g, LF_G_POW, a, lf_g2(g, LF_G_SUB, b, K(g, 1))));
+        return lf_g2(g, LF_G_MULZ, i, lf_g1(g, LF_G_LOG, a));
     case LF_G_ABS: return lf_g1(g, LF_G_SIGN, a);
     case LF_G_SELECT:
         *kind = w == 0 ? P_ZERO : w == 1 ? P_SEL_TRUE : P_SEL_FALSE;

@@ -75,7 +75,10 @@ static inline int lf_gop_partials(int op, int k, double a, double b, double c, d
         d[1] = -a / r;
         return 2;
     }
-    case LF_G_POW: d[0] = b * pow(a, b - 1); d[1] = y * log(a); return 2;
+    case LF_G_POW: /* 0 where a factor is 0 (b = 0; y = 0: 0^b with b > 0), not 0 * inf */
+        d[0] = b == 0 ? 0 : b * pow(a, b - 1);
+        d[1] = y == 0 ? 0 : y * log(a);
+        return 2;
     case LF_G_ABS: d[0] = lf_gop_sign(a); return 1;
     case LF_G_SIGN: case LF_G_NOT: return 1;
     case LF_G_LT: case LF_G_LE: case LF_G_EQ: case LF_G_NE: case LF_G_AND: case LF_G_OR: return 2;

@@ -59,6 +59,9 @@ end
 -- autodiff value, a proxy) is refused naming the function, not with an error inside this file.
 -- Nothing for a non-table (the C constructor says what it expected).
 local function spec_fields(spec, fn, ...)
+  if core.is_traced(spec) then -- a traced value (made inside a function being compiled or differentiated)
+    error(("%s: argument #1 must be a table of fields, got lf.traced"):format(fn), 3)
+  end
   if type(spec) ~= "table" then return end
   local keys = table.pack(...)
   local ok, vals = pcall(function()
@@ -79,6 +82,7 @@ end
 --- dH; jacobian = "autodiff" and dH = "autodiff" (the default with H) differentiate the interpreted
 --- functions at each point when they are not compiled.
 function lf.lie_ode(spec)
+  spec_fields(spec, "lf.lie_ode", "f") -- a table whose fields raise is refused here, by name
   local ok, sys = pcall(core.lie_ode, spec)
   if not ok then error(run.strip_position(sys), 2) end
   return sys
@@ -92,6 +96,7 @@ end
 lf.spheres = setmetatable({pendulum = core.spheres.pendulum, double_pendulum = core.spheres.double_pendulum,
                            dipoles = core.spheres.dipoles, new = core.spheres.new}, {
   __call = function(_, spec)
+    spec_fields(spec, "lf.spheres", "potential")
     local ok, sys = pcall(core.spheres.new, spec)
     if not ok then error(run.strip_position(sys), 2) end
     return sys
