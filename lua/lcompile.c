@@ -37,8 +37,29 @@ int lfb_compile_option(lua_State *L, int t, const char *fn)
 
 static const char *backend_name(int b) { return b == LF_BACKEND_NATIVE ? "native" : b == LF_BACKEND_TAPE ? "tape" : "auto"; }
 
+/* A refusal of the code cache (a directory or file another user could have written) is also said
+ * on stderr, once per process and reason: the model runs, on the tape, but the user should know. */
+static void notice(lua_State *L, const char *report)
+{
+    if (!strstr(report, "refused")) return;
+    lua_getfield(L, LUA_REGISTRYINDEX, "lieflow.notices");
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, "lieflow.notices");
+    }
+    if (lua_getfield(L, -1, report) == LUA_TNIL) {
+        fprintf(stderr, "lieflow: notice: compiled code was not loaded, the tape runs instead: %s\n", report);
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -3, report);
+    }
+    lua_pop(L, 2);
+}
+
 void lfb_set_compiled(lua_State *L, lfb_system *s, const char *report)
 {
+    notice(L, report);
     if (s->ref[LFB_REF_COMPILED] != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->ref[LFB_REF_COMPILED]);
     lua_pushstring(L, report);
     s->ref[LFB_REF_COMPILED] = luaL_ref(L, LUA_REGISTRYINDEX);

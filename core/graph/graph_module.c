@@ -113,8 +113,11 @@ static void go_native(lf_gmodule *m, const lf_jit_opts *jit)
             snprintf(m->report, sizeof m->report, "native (cached, %d operations)", m->ops);
         else
             snprintf(m->report, sizeof m->report, "native (compiled in %.2f s, %d operations)", info.compile_seconds, m->ops);
-    } else
+    } else {
         snprintf(m->report, sizeof m->report, "tape: %s", e.msg);
+        for (char *c = m->report; *c; c++) /* one line (a compiler's output has several) */
+            if (*c == '\n') *c = c[1] ? ' ' : '\0';
+    }
     free(buf);
     free(names);
     free(fns);
