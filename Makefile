@@ -241,7 +241,7 @@ bench: all $(BENCH_STEPPERS) $(BENCH_LANES)
 	$(EXE) bench/methods.lua
 	$(EXE) bench/spheres.lua
 	$(EXE) bench/ensemble.lua
-	$(EXE) bench/autodiff.lua
+	$(EXE) bench/compile.lua
 
 # ---------------------------------------------------------------- sanitizers and fuzzing
 # `make asan`: library, binding and executable built with AddressSanitizer + UBSan (every UB report

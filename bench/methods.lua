@@ -1,5 +1,7 @@
 -- lieflow benchmark: steps per second of every method on the [BOS] stress test, with the
--- built-in C potential, with a Lua torque function, and with the autodiff torque of a Lua U.
+-- built-in C potential, with a Lua torque function, with the torque written in Lua, and with a Lua
+-- potential U alone, compiled (its torque from the graph; compile = "auto") and interpreted
+-- (compile = false: U called and differentiated at every evaluation).
 -- Run: make bench  (or build/lieflow bench/methods.lua [seconds-per-case])
 local lf = lf or require "lieflow"
 local budget = tonumber(arg and arg[1]) or 0.25 -- CPU seconds per measurement
@@ -21,12 +23,15 @@ local function tau_lua(R)
                  c1 * (R[1][2] - R[2][1]) + c2 * (M[1][2] - M[2][1])}
 end
 
-local function body(pot, torque) return lf.rigidbody{inertia = {2, 2, 4}, R = R0, omega = {0, 0, 0.625}, potential = pot, torque = torque} end
+local function body(pot, torque, compile)
+  return lf.rigidbody{inertia = {2, 2, 4}, R = R0, omega = {0, 0, 0.625}, potential = pot, torque = torque, compile = compile}
+end
 local bodies = {
   C = body(C),                  -- built-in C potential
-  call = body(U, tau),          -- Lua torque function that calls the C torque: the callback path itself
-  lua = body(U, tau_lua),       -- the torque written in Lua with vec3/mat3 arithmetic
-  autodiff = body(U),           -- torque of the Lua U by forward-mode autodiff
+  call = body(U, tau, false),   -- Lua torque function that calls the C torque: the callback path itself
+  lua = body(U, tau_lua, false),-- the torque written in Lua with vec3/mat3 arithmetic, called each time
+  compiled = body(U),           -- the Lua U compiled, its torque from the graph
+  interpreted = body(U, nil, false), -- the Lua U called and differentiated at each evaluation
 }
 
 -- steps/s: double the batch until it takes `budget` CPU seconds
@@ -48,15 +53,17 @@ assert(dtau < 1e-12, "bench: the Lua torque disagrees with the C one: " .. dtau)
 
 local cpu = require("lieflow.experiment").cpu_name()
 print(("lieflow %s benchmark — stress test ([BOS]), h = 0.125, one core (%s)"):format(lf.version, cpu))
-print("columns: steps/s with the C potential; with a Lua torque callback (calling the C torque);")
-print("with the torque written in Lua (vec3/mat3 arithmetic); with the autodiff torque of a Lua U;")
-print("then the ratios C/callback, C/Lua-arithmetic, C/autodiff (slow-down factors).")
-print(("%-10s %11s %11s %11s %11s %8s %8s %8s"):format("method", "C", "callback", "Lua arith", "autodiff",
-  "C/call", "C/Lua", "C/AD"))
+print("columns: steps/s with the C potential; with a Lua torque callback (calling the C torque); with the")
+print("torque written in Lua (vec3/mat3 arithmetic); with a Lua U compiled (" .. bodies.compiled.compiled .. ");")
+print("with the Lua U interpreted (differentiated at each evaluation); then the ratios C/each (slow-down factors).")
+print(("%-14s %11s %11s %11s %11s %11s %7s %7s %7s %7s"):format("method", "C", "callback", "Lua arith", "compiled",
+  "interp.", "C/call", "C/Lua", "C/comp", "C/int"))
 for _, m in ipairs(lf.methods()) do
   if m.form == "rigid" and not m.free_body_only then
-    local c, k, l, a = rate(m.name, bodies.C), rate(m.name, bodies.call), rate(m.name, bodies.lua), rate(m.name, bodies.autodiff)
-    print(("%-10s %11.0f %11.0f %11.0f %11.0f %8.2f %8.1f %8.1f"):format(m.name, c, k, l, a, c / k, c / l, c / a))
+    local c, k, l = rate(m.name, bodies.C), rate(m.name, bodies.call), rate(m.name, bodies.lua)
+    local a, i = rate(m.name, bodies.compiled), rate(m.name, bodies.interpreted)
+    print(("%-14s %11.0f %11.0f %11.0f %11.0f %11.0f %7.2f %7.1f %7.2f %7.1f"):format(m.name, c, k, l, a, i, c / k,
+      c / l, c / a, c / i))
   end
 end
 

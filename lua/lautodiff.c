@@ -50,7 +50,7 @@ static void push_traced_copy(lua_State *L, int tidx, int idx, int depth)
         lfb_trace_push_inputs(L, tidx, 1, &v);
     } else if ((u = lfb_testvec3(L, idx))) lfb_trace_push_inputs(L, tidx, 3, u);
     else if ((u = lfb_testmat3(L, idx))) lfb_trace_push_inputs(L, tidx, 9, u);
-    else if (lua_type(L, idx) == LUA_TTABLE && !lua_getmetatable(L, idx)) {
+    else if (lfb_plain_table(L, idx)) {
         lua_newtable(L);
         lua_pushnil(L);
         while (lua_next(L, idx)) {
@@ -76,7 +76,7 @@ static void push_shaped(lua_State *L, int idx, const double *g, int *k, int dept
     } else if (lfb_testmat3(L, idx)) {
         lfb_pushmat3(L, g + *k);
         *k += 9;
-    } else if (lua_type(L, idx) == LUA_TTABLE && !lua_getmetatable(L, idx) && depth <= MAXDEPTH) {
+    } else if (lfb_plain_table(L, idx) && depth <= MAXDEPTH) {
         lua_newtable(L);
         lua_pushnil(L);
         while (lua_next(L, idx)) {
@@ -99,7 +99,7 @@ static int flatten(lua_State *L, int tidx, int idx, int *ids, int max, int depth
     static const int sizes[3] = {1, 3, 9};
     for (int s = 0; s < 3; s++)
         if (sizes[s] <= max && lfb_trace_read(L, tidx, idx, sizes[s], ids, msg, sizeof msg)) return sizes[s];
-    if (lua_type(L, idx) != LUA_TTABLE || lua_getmetatable(L, idx) || depth > MAXDEPTH) return -1;
+    if (!lfb_plain_table(L, idx) || depth > MAXDEPTH) return -1;
     int n = 0;
     for (lua_Integer i = 1, len = (lua_Integer)lua_rawlen(L, idx); i <= len; i++) {
         lua_rawgeti(L, idx, i);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ltrace.h"
 #include "model_graph.h"
@@ -141,7 +142,7 @@ static int read_vectors(lua_State *L, int tidx, int idx, int n, int *ids, const 
     char msg[120];
     idx = lua_absindex(L, idx);
     if (n == 1 && lfb_trace_read(L, tidx, idx, 3, ids, msg, sizeof msg)) return 1;
-    if (lua_type(L, idx) != LUA_TTABLE || lua_getmetatable(L, idx) || (int)lua_rawlen(L, idx) != n) {
+    if (!lfb_plain_table(L, idx) || (int)lua_rawlen(L, idx) != n) {
         snprintf(reason, size, "%s returned %s, expected an array of %d vec3", what, lfb_typename(L, idx), n);
         return 0;
     }
@@ -215,6 +216,10 @@ lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const doubl
     if (!reason[0]) {
         lf_model_graph_opts o = {backend, NULL, 1};
         pot = lf_potential_graph(t->g, U, tau, nb, par, &o, &e);
+        if (pot && getenv("LIEFLOW_DEBUG_OPS")) {
+            lf_gmodule *mm = lf_potential_graph_module(pot);
+            for (int f = 0; f < lf_gmodule_nfuncs(mm); f++) fprintf(stderr, "f%d: %d ops\n", f, lf_gmodule_func_ops(mm, f));
+        }
         if (pot) snprintf(report, size, "%s", lf_potential_graph_report(pot));
         else snprintf(reason, sizeof reason, "%s", e.msg);
     }
@@ -388,6 +393,37 @@ int lfb_sys_set_params(lua_State *L)
     s->ref[LFB_REF_PARAMS] = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_settop(L, 1);
     return 1;
+}
+
+/* core.time_potential(sys [, reps]) -> seconds per evaluation of U, of the torques, of both, at the
+ * system's initial attitudes (CPU time over reps evaluations; for benchmarks: bench/compile.lua) */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int l_time_potential(lua_State *L)
+{
+    lfb_system *s = lfb_checksystem(L, 1);
+    const lua_Integer reps = luaL_optinteger(L, 2, 100);
+    luaL_argcheck(L, reps >= 1 && reps <= 100000000, 2, "reps 1..1e8 expected");
+    lua_settop(L, 2);
+    lfb_hold(L, 1, 0);
+    const int nb = lf_rigid_nbodies(s->sys);
+    if (!nb) return luaL_error(L, "time_potential: a rigid-body system expected");
+    double *tau = lua_newuserdatauv(L, 3 * (size_t)nb * sizeof(double), 0), U;
+    const double *R = lf_system_initial(s->sys);
+    lf_error e;
+    for (int k = 0; k < 3; k++) {
+        double t0 = cpu_seconds();
+        for (lua_Integer r = 0; r < reps; r++)
+            if (lf_rigid_potential_eval(s->sys, R, k != 1 ? &U : NULL, k != 0 ? tau : NULL, &e) != LF_OK)
+                return lfb_error(L, &e);
+        lua_pushnumber(L, (cpu_seconds() - t0) / (double)reps);
+    }
+    return 3;
 }
 
 /* ---------------------------------------------------------------- lf.compile */
@@ -632,4 +668,6 @@ void lfb_open_compile(lua_State *L)
     lua_pop(L, 1);
     lua_pushcfunction(L, l_compile);
     lua_setfield(L, -2, "compile");
+    lua_pushcfunction(L, l_time_potential);
+    lua_setfield(L, -2, "time_potential");
 }

@@ -39,6 +39,14 @@ void lfb_trace_end(lfb_trace *t) { t->active = 0; }
 
 int lfb_is_traced(lua_State *L, int idx) { return luaL_testudata(L, idx, LFB_TRACED) != NULL; }
 
+int lfb_plain_table(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE) return 0;
+    if (!lua_getmetatable(L, idx)) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
 static traced *totraced(lua_State *L, int idx) { return luaL_testudata(L, idx, LFB_TRACED); }
 
 static lfb_trace *trace_at(lua_State *L, int tidx) { return luaL_checkudata(L, tidx, LFB_TRACE); }
@@ -159,7 +167,7 @@ int lfb_params_read_one(lua_State *L, int idx, const char *key, double *v, const
         lfb_tomat3(L, idx, v, w);
         return 9;
     }
-    if (lua_type(L, idx) == LUA_TTABLE && !lua_getmetatable(L, idx)) {
+    if (lfb_plain_table(L, idx)) {
         size_t len = lua_rawlen(L, idx);
         int nested = lua_rawgeti(L, idx, 1) == LUA_TTABLE;
         lua_pop(L, 1);
@@ -276,7 +284,7 @@ int lfb_trace_read(lua_State *L, int tidx, int idx, int n, int *ids, char *msg, 
         for (int i = 0; i < n; i++) ids[i] = lf_graph_const(g, u[i]);
         return 1;
     }
-    if (lua_type(L, idx) == LUA_TTABLE && !lua_getmetatable(L, idx)) {
+    if (lfb_plain_table(L, idx)) {
         size_t len = lua_rawlen(L, idx);
         int parts = len == (size_t)n ? n : (n == 9 && len == 3) ? 3 : ((n == 6 || n == 18) && len == 2) ? 2 : 0;
         for (int k = 0; k < parts; k++) {
@@ -302,8 +310,7 @@ int lfb_trace_read_algebra(lua_State *L, int tidx, int idx, const lf_manifold *M
 {
     idx = lua_absindex(L, idx);
     const int n = lf_manifold_nfactors(M);
-    if (lua_type(L, idx) != LUA_TTABLE || lua_getmetatable(L, idx) || lfb_is_traced(L, idx)) {
-        if (lua_gettop(L) > idx && lua_type(L, -1) == LUA_TTABLE) lua_pop(L, 1);
+    if (!lfb_plain_table(L, idx)) {
         return lf_error_set(err, LF_ECALLBACK, "%s returned %s, expected an array of %d algebra element%s", what,
                             lfb_typename(L, idx), n, n > 1 ? "s" : "");
     }
@@ -328,7 +335,7 @@ static int find_trace(lua_State *L, int n)
             push_trace_of(L, i);
             return lua_gettop(L);
         }
-        if (lua_type(L, i) == LUA_TTABLE && !lua_getmetatable(L, i)) { /* a plain table holding traced scalars */
+        if (lfb_plain_table(L, i)) { /* a plain table holding traced scalars */
             for (int k = 1; k <= 9; k++) {
                 int t = lua_rawgeti(L, i, k);
                 if (t == LUA_TNIL) {
@@ -336,7 +343,7 @@ static int find_trace(lua_State *L, int n)
                     break;
                 }
                 int tr = totraced(L, -1) != NULL;
-                if (!tr && t == LUA_TTABLE && !lua_getmetatable(L, -1)) /* rows */
+                if (!tr && lfb_plain_table(L, -1)) /* rows */
                     for (int j = 1; j <= 3 && !tr; j++) {
                         lua_rawgeti(L, -1, j);
                         if (totraced(L, -1)) {

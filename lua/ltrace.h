@@ -40,6 +40,9 @@ void lfb_trace_end(lfb_trace *t);
 /* The traced value at idx (NULL if it is not one). */
 int lfb_is_traced(lua_State *L, int idx);
 
+/* A table without a metatable (read raw: no metamethod of the caller's runs), nothing pushed. */
+int lfb_plain_table(lua_State *L, int idx);
+
 /* Push traced values of trace t (the trace userdata at stack index tidx). */
 void lfb_trace_push(lua_State *L, int tidx, int kind, const int *ids);
 /* New input leaves (values v, n of them) pushed as a scalar (n = 1), vec3 (3) or mat3 (9). */

@@ -56,6 +56,7 @@ int lf_gmodule_backend(const lf_gmodule *m);
 const char *lf_gmodule_report(const lf_gmodule *m);
 /* Operations of the largest function; operations in all. */
 int lf_gmodule_ops(const lf_gmodule *m);
+int lf_gmodule_func_ops(const lf_gmodule *m, int f); /* operations of function f */
 int lf_gmodule_total_ops(const lf_gmodule *m);
 /* The generated C source (made on first call for a tape module; NULL if that fails). */
 const char *lf_gmodule_source(lf_gmodule *m);
