@@ -4,9 +4,6 @@
  *   core.trace_gradient(f, x1, ..., xn) -> f(x1, ...), df/dx1, ..., df/dxn
  *       x_i numbers, vec3, mat3 or plain tables of these (recursively): each gradient has its
  *       argument's shape; one evaluation of f on traced values, one reverse sweep.
- *   core.trace_jacobian(f, x1, ..., xn) -> values, J
- *       f's result flattened (numbers, vec3, mat3, arrays of these) into `values`; J[i] the
- *       gradient of values[i] with respect to every input number, in the order of the arguments.
  *   core.lie_gradient(H, y, factors, trivialization), core.lie_jacobian(f, t, y, factors, trivialization)
  *       the trivialized differential of H and the Jacobian of f along the action (model_graph.h).
  *   core.dual(v [, {d1, d2, d3}]), core.traced_value(x), core.traced_grad(x), core.is_traced(x)
@@ -90,28 +87,7 @@ static void push_shaped(lua_State *L, int idx, const double *g, int *k, int dept
         lua_pushnil(L);
 }
 
-/* The numbers of f's result at idx, flattened (numbers, traced values, vec3, mat3, arrays of these)
- * as nodes of the trace at tidx; returns their count (at most max), or -1 if it is not that. */
-static int flatten(lua_State *L, int tidx, int idx, int *ids, int max, int depth)
-{
-    idx = lua_absindex(L, idx);
-    char msg[120];
-    static const int sizes[3] = {1, 3, 9};
-    for (int s = 0; s < 3; s++)
-        if (sizes[s] <= max && lfb_trace_read(L, tidx, idx, sizes[s], ids, msg, sizeof msg)) return sizes[s];
-    if (!lfb_plain_table(L, idx) || depth > MAXDEPTH) return -1;
-    int n = 0;
-    for (lua_Integer i = 1, len = (lua_Integer)lua_rawlen(L, idx); i <= len; i++) {
-        lua_rawgeti(L, idx, i);
-        int m = flatten(L, tidx, -1, ids + n, max - n, depth + 1);
-        lua_pop(L, 1);
-        if (m < 0) return -1;
-        n += m;
-    }
-    return n;
-}
-
-/* ---------------------------------------------------------------- gradient, Jacobian */
+/* ---------------------------------------------------------------- gradient */
 /* f (at 1) called on traced copies of its arguments 2..n; the trace at n + 1, the result at n + 2 */
 static lfb_trace *call_traced(lua_State *L, int *n)
 {
@@ -154,39 +130,6 @@ static int l_trace_gradient(lua_State *L)
     int k = 0;
     for (int i = 2; i <= n; i++) push_shaped(L, i, g, &k, 0);
     return n;
-}
-
-static int l_trace_jacobian(lua_State *L)
-{
-    int n;
-    lfb_trace *t = call_traced(L, &n);
-    const int tidx = n + 1, nin = lf_graph_ninputs(t->g), max = 1 << 16;
-    int *out = lua_newuserdatauv(L, (size_t)max * sizeof(int), 0);
-    const int nout = flatten(L, tidx, -2, out, max, 0);
-    if (nout < 0) {
-        t->active = 0;
-        return luaL_error(L, "autodiff: f(x) returned %s, expected numbers, vec3, mat3 or arrays of them",
-                          lfb_typename(L, -2));
-    }
-    double *g = lua_newuserdatauv(L, ((size_t)nin + 1) * sizeof(double), 0);
-    int *wrt = lua_newuserdatauv(L, ((size_t)nin + 1) * sizeof(int), 0);
-    for (int i = 0; i < nin; i++) wrt[i] = lf_graph_input_node(t->g, i);
-    lua_createtable(L, nout, 0);
-    lua_createtable(L, nout, 0);
-    for (int o = 0; o < nout; o++) {
-        lf_error e;
-        if (lf_graph_gradient(t->g, out[o], nin, wrt, g, &e) != LF_OK) return lfb_error(L, &e);
-        lua_pushnumber(L, lf_graph_value(t->g, out[o]));
-        lua_rawseti(L, -3, o + 1);
-        lua_createtable(L, nin, 0);
-        for (int i = 0; i < nin; i++) {
-            lua_pushnumber(L, g[i]);
-            lua_rawseti(L, -2, i + 1);
-        }
-        lua_rawseti(L, -2, o + 1);
-    }
-    t->active = 0;
-    return 2;
 }
 
 /* ---------------------------------------------------------------- along the action */
@@ -460,7 +403,7 @@ static int l_natural(lua_State *L)
 
 void lfb_open_autodiff(lua_State *L)
 {
-    const luaL_Reg f[] = {{"trace_gradient", l_trace_gradient}, {"trace_jacobian", l_trace_jacobian},
+    const luaL_Reg f[] = {{"trace_gradient", l_trace_gradient},
                           {"lie_gradient", l_lie_gradient},     {"lie_jacobian", l_lie_jacobian},
                           {"dual", l_dual},                     {"traced_value", l_traced_value},
                           {"traced_grad", l_traced_grad},       {"is_traced", l_is_traced},

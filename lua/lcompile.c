@@ -341,6 +341,8 @@ int lfb_push_compiled(lua_State *L, const lfb_system *s)
     return 1;
 }
 
+static const char *shape_name(int n) { return n == 1 ? "a number" : n == 3 ? "a vec3" : "a mat3"; }
+
 /* sys:set_params{name = value, ...}: new values for some of the system's parameters (same names
  * and sizes as given at construction); the compiled model takes them without compiling again */
 int lfb_sys_set_params(lua_State *L)
@@ -349,7 +351,8 @@ int lfb_sys_set_params(lua_State *L)
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     lfb_hold(L, 1, 0);
-    if (!lfb_push_params(L, s)) return luaL_error(L, "system:set_params: the system was made without 'params'");
+    if (!lfb_push_params(L, s)) return luaL_error(L, "system:set_params: the system has no parameters to change (it was made without "
+                          "'params' for its Lua functions; the params of a built-in are fixed when it is made)");
     const int cur = lua_gettop(L);
     /* check every new value first (names known, same size), then copy */
     lua_newtable(L);
@@ -369,7 +372,8 @@ int lfb_sys_set_params(lua_State *L)
         double a[9], b[9];
         int na = lfb_params_read_one(L, -1, key, a, "system:set_params");
         int nb = lfb_params_read_one(L, -2, key, b, "system:set_params");
-        if (na != nb) return luaL_error(L, "system:set_params: parameter '%s' has %d numbers, got %d", key, na, nb);
+        if (na != nb)
+            return luaL_error(L, "system:set_params: parameter '%s' is %s, got %s", key, shape_name(na), shape_name(nb));
         lua_pop(L, 1);
         push_param_copy(L, -1, key, "system:set_params");
         lua_pushvalue(L, -3);
@@ -587,7 +591,6 @@ static int l_compile(lua_State *L)
     lua_pop(L, 1);
     /* the trace point: option `at`, else 0, (0,0,0), I */
     double *x0 = lua_newuserdatauv(L, ((size_t)nin + LFB_MAXPAR) * sizeof(double), 0), *par = x0 + nin;
-    const int scratch = lua_gettop(L);
     int at = lua_getfield(L, 2, "at") == LUA_TTABLE ? lua_gettop(L) : 0;
     for (int i = 0, off = 0; i < nargs; off += size[i], i++) {
         if (at) {
@@ -655,7 +658,6 @@ static int l_compile(lua_State *L)
     c->scalar = nout == 1;
     memcpy(c->argsize, size, sizeof size);
     memcpy(c->par, par, (size_t)npar * sizeof *par);
-    (void)scratch;
     return 1;
 }
 

@@ -1,8 +1,10 @@
 /* lieflow Lua binding — systems: the lf.system userdata over any lf_system (schema-driven fields,
  * observables and errors), rigid bodies (lf.rigidbody, lf.bodies) and their potentials
  * (lf.potential.*), including potentials written in Lua: U(R) (U(Rs) for several bodies), an
- * optional torque(R), and otherwise the torque from U by automatic differentiation, forward or reverse
- * mode (scripts/lieflow/autodiff.lua, reverse.lua; option autodiff = "forward" | "reverse" | "auto"). */
+ * optional torque(R), and otherwise the torque from U: compiled from its expression graph
+ * (lcompile.c), or at each evaluation by one reverse sweep over the graph traced at the point. The
+ * option autodiff = "forward" | "reverse" | "auto" of earlier versions is still checked and kept;
+ * every mode is that one sweep. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,8 +398,9 @@ static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3]
     if (!has_w && !has_p) w[0] = w[1] = w[2] = 0;
 }
 
-/* The field autodiff = "forward" | "reverse" | "auto" of table pt: how the torque of a Lua U without a
- * torque function is differentiated (kept in the system for lua_potential_eval). */
+/* The field autodiff = "forward" | "reverse" | "auto" of table pt (earlier versions chose the mode of
+ * the torque of a Lua U without a torque function; now every mode is one reverse sweep): checked and
+ * kept, so scripts written for them run unchanged. */
 static void read_autodiff_mode(lua_State *L, int pt, lfb_system *s, const char *fn)
 {
     if (lua_getfield(L, pt, "autodiff") != LUA_TNIL) {

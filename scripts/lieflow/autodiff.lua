@@ -104,8 +104,27 @@ local function trhat_torque(R, G)
     return core.vec3(M[2][3] - M[3][2], M[3][1] - M[1][3], M[1][2] - M[2][1])
 end
 
-local function is_rotation_list(R)
-    return type(R) == "table" and getmetatable(R) == nil and getmetatable(R[1]) == getmetatable(core.so3.I)
+-- R as a mat3 (one rotation) or an array of mat3 (several), each checked to be a rotation; nil and
+-- a message otherwise
+local function rotations(R)
+  local function one(x, what)
+    if type(x) ~= "table" and type(x) ~= "userdata" then return nil end
+    local ok, M = pcall(core.mat3, x)
+    if not ok then return nil end
+    local rot, why = pcall(core.so3.log, M)
+    if not rot then return nil, fmt("%s is not a rotation (%s)", what, tostring(why):gsub("^.-: ", "")) end
+    return M
+  end
+  local M, why = one(R, "R")
+  if M or why then return M, why end
+  if type(R) ~= "table" or getmetatable(R) ~= nil or #R == 0 then return nil end
+  local list = {}
+  for i = 1, #R do
+    local Mi, whyi = one(R[i], fmt("R[%d]", i))
+    if not Mi then return nil, whyi or fmt("R[%d] is %s, expected a rotation (mat3)", i, typename(R[i])) end
+    list[i] = Mi
+  end
+  return list, nil, true
 end
 
 --- ad.torque(U, R [, nb [, mode]]) -> tau or {tau_1, ...}: the body torque(s) of a potential U(R)
@@ -116,19 +135,22 @@ function ad.torque(U, R, nb, mode)
     if mode ~= nil and mode ~= "forward" and mode ~= "reverse" and mode ~= "auto" then
         error(fmt("autodiff torque: autodiff mode must be \"forward\", \"reverse\" or \"auto\", got %s", tostring(mode)), 2)
     end
-    local many = is_rotation_list(R)
-    if nb ~= nil and (math.type(nb) ~= "integer" and not (type(nb) == "number" and nb == math.floor(nb))) then
-        error(fmt("autodiff torque: the number of bodies must be an integer >= 1, got %s", typename(nb)), 2)
+    if nb ~= nil and math.type(nb) ~= "integer" and not (type(nb) == "number" and nb == math.floor(nb) and nb < 2^31) then
+        error(fmt("autodiff torque: the number of bodies must be an integer >= 1, got %s", tostring(nb)), 2)
+    end
+    local Rs, why, many = rotations(R)
+    if not Rs then
+        error(fmt("autodiff torque: %s", why or ("a rotation (mat3) or an array of rotations expected, got " .. typename(R))), 2)
     end
     if nb ~= nil and nb > 1 and not many then
         error(fmt("autodiff torque: array of %d rotations expected, got %s", nb, typename(R)), 2)
     end
     local what = many and "potential U(Rs)" or "potential U(R)"
-    local u, G = gradient(type(U) == "function" and core.natural(U) or U, what, R)
+    local u, G = gradient(type(U) == "function" and core.natural(U) or U, what, Rs)
     if u ~= u or u == math.huge or u == -math.huge then error(fmt("%s is not finite (%s) at this R", what, tostring(u)), 2) end
-    if not many then return trhat_torque(core.mat3(R), G) end
+    if not many then return trhat_torque(Rs, G) end
     local taus = {}
-    for i = 1, #R do taus[i] = trhat_torque(R[i], G[i]) end
+    for i = 1, #Rs do taus[i] = trhat_torque(Rs[i], G[i]) end
     return taus
 end
 
@@ -182,8 +204,9 @@ ad.reverse = {
     end,
     torque = function(U, R, nb) return ad.torque(U, R, nb, "reverse") end,
     lie_gradient = function(H, y, factors, triv) return ad.lie_gradient(H, y, factors, triv, "reverse") end,
-    is_value = core.is_traced,
-    value = core.traced_value,
+    -- names of earlier versions (functions of their own, so that lf.help finds their entries)
+    is_value = function(x) return core.is_traced(x) end,
+    value = function(x) return core.traced_value(x) end,
 }
 
 return ad

@@ -71,34 +71,14 @@ local KNOWN = {}
 -- Findings that are documented behaviour, not bugs: reported, but they do not fail the run unless
 -- LIEFLOW_FUZZ_ALL=1. Matched on the finding (message or callee).
 local KNOWN_FINDINGS = {
-  -- by design: forward-mode dual values are plain tables (immutable by convention, documented):
-  -- one modified by hand (dv[1] = nil, dv[2] = true) is no longer a dual and its operators fail
-  {id = "dual-modified-by-hand", owner = "scripts/lieflow/autodiff.lua, scripts/lieflow/reverse.lua",
-   what = "an autodiff value (a plain table, immutable by convention) whose entries were replaced by hand, or a value " ..
-          "computed from one, makes operators raise Lua errors",
-   repro = "local v = lf.autodiff.vec3{1, 2, 3}; v[1] = nil; print(v / 2)",
-   -- only calls whose arguments the fuzzer itself modified that way (tracked in `handmade`)
-   match = function(_, c) return c ~= nil and c.handmade == true end},
   -- by design: value accessors return a plain number as it is (NaN in, NaN out)
-  {id = "value-identity", owner = "scripts/lieflow/autodiff.lua, scripts/lieflow/reverse.lua",
-   what = "lf.autodiff.value / lf.autodiff.reverse.value return a number argument unchanged, NaN included",
+  {id = "value-identity", owner = "lua/lautodiff.c (core.traced_value), scripts/lieflow/autodiff.lua",
+   what = "lf.autodiff.value / lf.autodiff.reverse.value return an argument that is not traced unchanged, " ..
+          "a non-finite number included",
    repro = "lf.autodiff.reverse.value(0/0) --> nan",
    match = function(msg, c)
-     return c ~= nil and (c.expr == "lf.autodiff.value" or c.expr == "lf.autodiff.reverse.value") and
-       msg:find("^non%-finite") ~= nil
-   end},
-  -- by design, not a bug: the arithmetic metamethods of autodiff values (forward duals and reverse
-  -- tape values) compute Lua's own arithmetic when called by hand on two plain numbers (Lua calls
-  -- them only when an operand is an autodiff value), so 10 * 1.8e308 is inf there as in Lua
-  {id = "autodiff-number-arithmetic", owner = "scripts/lieflow/autodiff.lua, scripts/lieflow/reverse.lua",
-   what = "an arithmetic metamethod of an autodiff value called by hand on plain numbers returns inf/NaN as Lua does",
-   repro = "lf.core.dual.__mul(10, 1.7976931348623157e308) --> inf; getmetatable(<tape vec3>).__pow(-2, 0.5) --> nan",
-   match = function(msg, c)
-     if c == nil or not msg:find("non%-finite") then return false end
-     local arith = {__add = true, __sub = true, __mul = true, __div = true, __unm = true, __pow = true}
-     local name = c.meta or c.expr:match("__%a+$")
-     return arith[name] and ((c.kind ~= nil and (c.kind:find("^lf%.dual") or c.kind:find("^lf%.reverse"))) or
-       c.expr:find("^lf%.core%.dual") ~= nil or c.expr:find("reverse%.dispatch") ~= nil)
+     return c ~= nil and (c.expr == "lf.autodiff.value" or c.expr == "lf.autodiff.reverse.value" or
+       c.expr == "lf.core.traced_value") and msg:find("^non%-finite") ~= nil
    end},
 }
 local function known_finding(msg, c)
@@ -179,13 +159,8 @@ end
 -- ------------------------------------------------------------------ the pool of live objects
 local o = {}          -- o[i]: live objects (logged as o[i])
 local okind = {}      -- o[i] -> its type name
--- autodiff values (plain tables, immutable by convention only) whose entries the fuzzer replaced by
--- hand, and what was computed from them: their findings are KNOWN_FINDINGS "dual-modified-by-hand"
-local handmade = setmetatable({}, {__mode = "k"})
-local function is_autodiff(x)
-  local mt = type(x) == "table" and getmetatable(x)
-  return type(mt) == "table" and rawget(mt, "__lf_dual") ~= nil
-end
+-- traced values (lf.autodiff, lf.compile: userdata that record into an expression graph)
+local function is_traced(x) return type(x) == "userdata" and lf.core.is_traced(x) end
 local oclean = {}     -- o[i] -> made by a call whose arguments were all finite and benign
 local NPOOL = 48
 ENV.o = o
@@ -345,10 +320,6 @@ local EXCLUDE = {
   -- fuzzer itself; tested by ensemble_spec.lua and tests/mpi_test.sh
   ["lf.core.proc"] = "forks, exits and signals processes",
   ["lf.ensemble"] = "forks worker processes (tested by ensemble_spec.lua)",
-  -- the autodiff dispatch tables C calls with autodiff values (their functions are the values'
-  -- operators and methods, fuzzed through the objects' metatables)
-  ["lf.core.dual"] = "internal dispatch table",
-  ["lf.autodiff.reverse.dispatch"] = "internal dispatch table",
 }
 local targets = {}
 ENV.__targets = targets
@@ -535,9 +506,9 @@ local function check_result(v, args_finite, line, c, depth, args, nargs)
   elseif is_v3(v) or is_m3(v) then
     local ok, bad = finite_userdata(v)
     if not ok then finding("non-finite", mtname(v) .. " with a non-finite entry (" .. tostring(bad) .. ")", line, nil, c) end
-  elseif args_finite and is_autodiff(v) and not handmade[v] and (mtname(v):find("vec3$") or mtname(v):find("mat3$")) then
-    -- autodiff vectors and matrices hold finite values, as lf.vec3/lf.mat3 do: their values, made into
-    -- C values (whose constructors refuse non-finite entries), must be accepted (scalars follow numbers)
+  elseif args_finite and is_traced(v) and pcall(function() return #v end) then
+    -- traced vectors and matrices (# is 3) hold finite values, as lf.vec3/lf.mat3 do: their values,
+    -- made into C values, must be accepted (traced numbers follow Lua's numbers: 1e200 * 1e200 is inf)
     local ok, err = pcall(lf.autodiff.value, v)
     if not ok and tostring(err):find("finite", 1, true) then
       finding("non-finite", mtname(v) .. " with a non-finite value" .. describe_args(args, nargs), line,
@@ -574,7 +545,7 @@ local function check_live(line)
       if not ok then finding("invalid object", ("o[%d] (%s) holds %s"):format(i, okind[i], tostring(bad)), line) end
     end
     local okt, s = pcall(tostring, x)
-    if not okt and raw_error(s) and not handmade[x] then finding("raw error", "tostring(o[" .. i .. "]): " .. tostring(s), line) end
+    if not okt and raw_error(s) then finding("raw error", "tostring(o[" .. i .. "]): " .. tostring(s), line) end
     if okind[i] == "lf.integrator" or okind[i] == "lf.luaintegrator" then
       local snap = snapshot(x)
       if snap then
@@ -612,20 +583,6 @@ local function run_call(c, argexprs, args_finite)
     table.insert(args, 1, c.self)
     table.insert(argexprs, 1, c.selfexpr)
     n = n + 1
-  end
-  -- a dual number among the arguments sends vec3/mat3/so3 calls to autodiff.lua
-  c.dual_arg = nil
-  c.handmade = nil
-  for i = 1, n do
-    local a = args[i]
-    if handmade[a] then c.handmade = true end
-    if type(a) == "table" and getmetatable(a) == nil then -- one level into plain tables
-      for _, v in pairs(a) do if handmade[v] then c.handmade = true end end
-    end
-    local mt = getmetatable(args[i])
-    if mtname(args[i]):find("^lf%.dual") or (type(mt) == "table" and rawget(mt, "__lf_dual") ~= nil) then
-      c.dual_arg = true -- (a real dual number, or a table that claims to be one: V.fake_dual)
-    end
   end
   local clamped = bound_work(c, args)
   if clamped then
@@ -705,11 +662,6 @@ local function run_call(c, argexprs, args_finite)
     if src ~= "=[C]" and not src:find("lieflow/[%w_]+%.lua$") then libcall = false end
     args_finite = args_finite or c.expr:find("^ops%.") == nil
     succeeded = true
-    -- an autodiff value assigned to by hand, and results computed from such values
-    if (c.expr == "ops.newindex" or name == "__newindex") and is_autodiff(args[1]) then handmade[args[1]] = true end
-    if c.handmade then
-      for i = 3, res.n do if is_autodiff(res[i]) then handmade[res[i]] = true end end
-    end
     for i = 3, res.n do
       check_result(res[i], args_finite and libcall, line, c, 0, args, n)
       -- the pool keeps what the library made: lf.* objects, and plain tables and functions that

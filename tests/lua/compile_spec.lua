@@ -318,7 +318,7 @@ describe("parameters", function()
     end
     local sys = body(c[3], { alpha = 0.3 })
     has(errmsg(sys.set_params, sys, { beta = 1 }), "unknown parameter 'beta'")
-    has(errmsg(sys.set_params, sys, { alpha = { 1, 2, 3 } }), "parameter 'alpha' has 1 numbers, got 3")
+    has(errmsg(sys.set_params, sys, { alpha = { 1, 2, 3 } }), "parameter 'alpha' is a number, got a vec3")
     has(errmsg(sys.set_params, sys, { alpha = 0 / 0 }), "finite number expected")
     has(errmsg(body, c[3], { alpha = "x" }), "params.alpha: a number, vec3 or mat3 expected, got string")
     local free = body(nil)

@@ -515,6 +515,22 @@ describe("streamed trajectories and option checks", function()
   end)
 end)
 
+describe("lf.autodiff on the expression graph (fuzz findings of 2026-11-27)", function()
+  it("a table with a metatable among the arguments is a constant (before: segfault in r3_gradient)", function()
+    local g = lf.autodiff.r3_gradient(function(qs) return qs[2]:dot(qs[2]) end, {setmetatable({}, {}), lf.vec3{1, 2, 3}})
+    assert.are.equal(lf.vec3{2, 4, 6}, g[2])
+  end)
+  it("lf.autodiff.torque checks R and nb by name (before: raw errors in autodiff.lua)", function()
+    local U = function(R) return 1 end
+    has(errmsg(lf.autodiff.torque, U), "autodiff torque: a rotation (mat3) or an array of rotations expected, got nil")
+    has(errmsg(lf.autodiff.reverse.torque, U), "got nil")
+    has(errmsg(lf.autodiff.torque, U, {lf.so3.I, 3}), "R[2] is number, expected a rotation (mat3)")
+    has(errmsg(lf.autodiff.torque, U, {{2, 0, 0}, {0, 1, 0}, {0, 0, 1}}), "R is not a rotation")
+    has(errmsg(lf.autodiff.torque, U, lf.so3.I, 1.7976931348623157e308),
+      "the number of bodies must be an integer >= 1, got 1.7976931348623e+308")
+  end)
+end)
+
 describe("lf.lognorm with extreme entries (found by the fuzzer: NaN)", function()
   local A = {{-1, 2, 0}, {0.5, -3, 1}, {0, 1, -2}}
   local G = {{2, 0.5, 0}, {0.5, 1, 0}, {0, 0, 3}}
