@@ -131,8 +131,9 @@ end
 -- ---------------------------------------------------------------- compiling and loading
 print()
 do
-  local salt = os.time() + os.clock() -- a constant of the model: a new source, so a first compile
-  local f = function(R, p) return (lf.so3.dist(R, lf.so3.I) - 1) ^ 2 - p.alpha / lf.so3.dist(R, Rm) + salt * 0 end
+  -- a constant of the model that differs from run to run: a new source, so a first compile
+  local salt = (os.time() % 100000) * 1e-9 + os.clock() * 1e-12
+  local f = function(R, p) return (lf.so3.dist(R, lf.so3.I) - 1) ^ 2 - p.alpha / lf.so3.dist(R, Rm) + salt end
   local t0 = os.time()
   local c0 = os.clock()
   local first = lf.compile(function(R) return f(R, { alpha = 0.3 }) end, { args = { "mat3" } })

@@ -216,10 +216,6 @@ lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const doubl
     if (!reason[0]) {
         lf_model_graph_opts o = {backend, NULL, 1};
         pot = lf_potential_graph(t->g, U, tau, nb, par, &o, &e);
-        if (pot && getenv("LIEFLOW_DEBUG_OPS")) {
-            lf_gmodule *mm = lf_potential_graph_module(pot);
-            for (int f = 0; f < lf_gmodule_nfuncs(mm); f++) fprintf(stderr, "f%d: %d ops\n", f, lf_gmodule_func_ops(mm, f));
-        }
         if (pot) snprintf(report, size, "%s", lf_potential_graph_report(pot));
         else snprintf(reason, sizeof reason, "%s", e.msg);
     }

@@ -151,12 +151,58 @@ static int graph_ok(const lf_graph *g, lf_error *err)
 static double *buf_get(double *small, size_t n) { return n <= SMALL ? small : malloc(n * sizeof(double)); }
 static void buf_done(double *small, double *b) { if (b != small) free(b); }
 
-/* tau = trhat(R^T G) for one body: the torques of so3.h from the Euclidean gradient G = dU/dR */
+/* A factor c common to the nonzero entries of column k of G (each a product c * h_a), with the h_a;
+ * -1 when there is none. */
+static int common_factor(const lf_graph *g, const int *G, int k, int *h)
+{
+    int cand[2] = {-1, -1}, have = 0;
+    for (int a = 0; a < 3; a++) {
+        double v;
+        h[a] = -1;
+        if (lf_graph_is_const(g, G[3 * a + k], &v) && v == 0) continue;
+        const lf_gnode *nd = lf_graph_node(g, G[3 * a + k]);
+        if (nd->op != LF_G_MUL) return -1;
+        if (!have) {
+            cand[0] = nd->a;
+            cand[1] = nd->b;
+            have = 1;
+        }
+        for (int c = 0; c < 2; c++)
+            if (cand[c] != nd->a && cand[c] != nd->b) cand[c] = -1;
+        if (cand[0] < 0 && cand[1] < 0) return -1;
+    }
+    const int c = cand[0] >= 0 ? cand[0] : cand[1];
+    if (c < 0) return -1;
+    for (int a = 0; a < 3; a++) {
+        double v;
+        if (lf_graph_is_const(g, G[3 * a + k], &v) && v == 0) continue;
+        const lf_gnode *nd = lf_graph_node(g, G[3 * a + k]);
+        h[a] = nd->a == c ? nd->b : nd->a;
+    }
+    return c;
+}
+
+/* tau = trhat(R^T G) for one body: the torques of so3.h from the Euclidean gradient G = dU/dR. Only
+ * the off-diagonal entries (R^T G)_jk are formed, and a factor common to column k of G is taken out
+ * of the sum: a potential of R through R b (b a body-fixed vector: dipoles, tops, fields) has G =
+ * g b^T, and then (R^T G)_jk = b_k (R^T g)_j with R^T g shared by every k, so that tau = (R^T g) x b
+ * costs 24 operations instead of 42. */
 static void torque_nodes(lf_graph *g, const int *R, const int *G, int *tau)
 {
-    int T[9], M[9];
-    lf_gm3_transpose(R, T);
-    lf_gm3_mul(g, T, G, M);
+    int M[9] = {0};
+    for (int k = 0; k < 3; k++) {
+        int h[3];
+        const int c = common_factor(g, G, k, h);
+        for (int j = 0; j < 3; j++) {
+            if (j == k) continue;
+            int sum = lf_graph_const(g, 0);
+            for (int a = 0; a < 3; a++) {
+                if (c >= 0 && h[a] < 0) continue;
+                sum = lf_g2(g, LF_G_ADD, sum, lf_g2(g, LF_G_MUL, R[3 * a + j], c >= 0 ? h[a] : G[3 * a + k]));
+            }
+            M[3 * j + k] = c >= 0 ? lf_g2(g, LF_G_MUL, c, sum) : sum;
+        }
+    }
     lf_gm3_trhat(g, M, tau);
 }
 

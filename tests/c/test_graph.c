@@ -256,6 +256,48 @@ static void test_tape_and_native(void **state)
     assert_true(slots < nodes);
 }
 
+/* A program of thousands of operations is emitted in chunks (graph_codegen.c: values used by a
+ * later chunk go through an array): the same bits as the tape, values live across many chunks
+ * included (intermediate outputs and the reverse sweep's uses of early values). */
+static void test_chunked_native(void **state)
+{
+    (void)state;
+    lf_graph *g = lf_graph_new(0, NULL);
+    gsl_rng *r = new_rng(77);
+    static int n[NIN + 700];
+    int in[NIN], out[9 + NIN];
+    double x[NIN];
+    for (int i = 0; i < NIN; i++) in[i] = n[i] = lf_graph_input(g, sin((double)(i + 1)), NULL);
+    for (int i = 0; i < NIN; i++) x[i] = lf_graph_value(g, in[i]);
+    random_expr(g, r, n, NIN, 700);
+    out[0] = n[0];
+    for (int i = 1; i < NIN + 700; i++) out[0] = lf_g2(g, LF_G_ADD, out[0], n[i]); /* every node lives */
+    for (int k = 0; k < 8; k++) out[1 + k] = n[NIN + 80 * k + 7];
+    lf_graph_vjp(g, 1, out, NULL, NIN, in, out + 9);
+    gsl_rng_free(r);
+    lf_glayout layout = {1, {NIN}, 0, 0, NULL};
+    const double *segs[1] = {x};
+    lf_gfunc_spec spec = {9 + NIN, out};
+    lf_jit_opts o = jit_opts();
+    lf_gmodule *tape = lf_gmodule_new(g, &layout, 1, &spec, LF_BACKEND_TAPE, NULL, NULL);
+    lf_gmodule *nat = lf_gmodule_new(g, &layout, 1, &spec, LF_BACKEND_NATIVE, &o, NULL);
+    assert_non_null(tape);
+    assert_non_null(nat);
+    printf("  %s\n", lf_gmodule_report(nat));
+    assert_int_equal(lf_gmodule_backend(nat), LF_BACKEND_NATIVE);
+    assert_true(lf_gmodule_ops(nat) > 4000);
+    assert_non_null(strstr(lf_gmodule_source(nat), "lf_c_f0_9("));
+    double yt[9 + NIN], yn[9 + NIN];
+    lf_gmodule_eval(tape, 0, segs, NULL, yt, NULL);
+    lf_gmodule_eval(nat, 0, segs, NULL, yn, NULL);
+    int differ = 0;
+    for (int i = 0; i < 9 + NIN; i++) differ += memcmp(&yt[i], &yn[i], sizeof(double)) != 0;
+    CHECK_LE(differ, 0, "chunked native vs tape: outputs that differ in a bit");
+    lf_gmodule_free(tape);
+    lf_gmodule_free(nat);
+    lf_graph_free(g);
+}
+
 static void test_codegen_text(void **state)
 {
     (void)state;
@@ -513,7 +555,7 @@ int main(void)
     if (!mkdtemp(cache_dir)) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builder),          cmocka_unit_test(test_derivatives),
-        cmocka_unit_test(test_singular),         cmocka_unit_test(test_tape_and_native),
+        cmocka_unit_test(test_singular),         cmocka_unit_test(test_tape_and_native), cmocka_unit_test(test_chunked_native),
         cmocka_unit_test(test_codegen_text),     cmocka_unit_test(test_lie_maps),
         cmocka_unit_test(test_log_derivative),   cmocka_unit_test(test_potential_graph),
     };
