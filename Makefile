@@ -181,7 +181,8 @@ LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURD
            LUA_CPATH="$(CURDIR)/$(B)/lua/?.so;/usr/lib/x86_64-linux-gnu/lua/5.4/?.so"
 
 # Every suite runs (also after a failure); the last line sums up what passed (tests/run_suites.sh).
-SUITES := test-c test-lua test-repl test-compat test-standalone test-embed test-examples test-mpi test-fuzz test-install
+SUITES := test-c test-lua test-tape test-repl test-compat test-standalone test-embed test-examples test-mpi test-fuzz \
+          test-install
 test: all $(CTEST_BIN)
 	@bash tests/run_suites.sh $(B)/test-logs "$(MAKE)" $(SUITES)
 
@@ -190,6 +191,15 @@ test-c: $(CTEST_BIN)
 
 test-lua: $(MOD_SO)
 	$(LUA_ENV) lua5.4 /usr/bin/busted --lua=lua5.4 -o utfTerminal tests/lua
+
+# As on a machine without a C compiler at run time: the Lua specs and every example with
+# LIEFLOW_CC=/nonexistent and an empty code cache, so that every compiled model runs on the tape.
+test-tape: $(MOD_SO) $(EXE)
+	@set -e; d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; export LIEFLOW_CC=/nonexistent XDG_CACHE_HOME="$$d"; \
+	$(LUA_ENV) lua5.4 /usr/bin/busted --lua=lua5.4 -o utfTerminal tests/lua; \
+	for f in $(wildcard examples/*.lua); do echo "== $$f --quick (tape)"; $(EXE) $$f --quick; done; \
+	if ls "$$d"/lieflow/*.so >/dev/null 2>&1; then echo "test-tape: a shared object was compiled"; exit 1; fi; \
+	echo "test-tape: every compiled model ran on the tape"
 
 test-repl: $(EXE)
 	bash tests/repl_test.sh $(EXE)

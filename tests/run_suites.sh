@@ -17,6 +17,8 @@ count() {
                  END { printf "C %d tests in %d programs", n, p }' "$log" ;;
         test-lua)
             sed -n 's/^\([0-9][0-9]*\) success.*/Lua specs \1/p' "$log" | tail -1 ;;
+        test-tape) printf 'on the tape: Lua specs %s, examples %s' "$(sed -n 's/^\([0-9][0-9]*\) success.*/\1/p' "$log" | tail -1)" \
+            "$(grep -c '^== examples/.* --quick (tape)$' "$log")" ;;
         test-repl) sed -n 's/^\([0-9][0-9]*\) passed, 0 failed$/REPL \1/p' "$log" | tail -1 ;;
         test-compat) sed -n 's/^\([0-9][0-9]*\) passed, 0 failed$/same as lua5.4 \1/p' "$log" | tail -1 ;;
         test-standalone) sed -n 's/^\([0-9][0-9]*\) passed, 0 failed$/standalone \1/p' "$log" | tail -1 ;;
