@@ -30,5 +30,13 @@
 #include "lognorm.h"
 #include "exact.h"
 #include "baseline.h"
+/* expression graphs: build, differentiate, compile (native through the code cache, or the tape) */
+#include "graph.h"
+#include "graph_lie.h"
+#include "graph_prog.h"
+#include "graph_codegen.h"
+#include "graph_module.h"
+#include "jit.h"
+#include "model_graph.h"
 
 #endif

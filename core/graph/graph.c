@@ -281,7 +281,7 @@ static int simplify(lf_graph *g, int op, int a, int b, int c)
     case LF_G_POW: { /* small integer powers as products (within an ulp or two of pow) */
         double e;
         if (lf_graph_is_const(g, b, &e) && e == 0) return lf_graph_const(g, 1); /* pow(x, 0) = 1 for every x */
-        if (!lf_graph_is_const(g, b, &e) || e != (int)e || e < -4 || e > 4) break;
+        if (!lf_graph_is_const(g, b, &e) || !(e >= -4 && e <= 4) || e != (int)e) break; /* (NaN, huge: no cast) */
         int n = (int)fabs(e), sq = n >= 2 ? lf_g2(g, LF_G_MUL, a, a) : a;
         int r = n == 1 ? a : n == 2 ? sq : n == 3 ? lf_g2(g, LF_G_MUL, sq, a) : lf_g2(g, LF_G_MUL, sq, sq);
         return e > 0 ? r : lf_g2(g, LF_G_DIV, lf_graph_const(g, 1), r);

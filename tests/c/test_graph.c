@@ -28,6 +28,10 @@
 #include "rigid.h"
 #include "s2.h"
 #include "so3.h"
+#include "spheres.h"
+#include "system.h"
+#include "lie_ode.h"
+#include "manifold.h"
 
 static char cache_dir[256];
 
@@ -549,6 +553,119 @@ static void rmtree(const char *dir)
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* The free rigid body's momentum on S^2 (rigid_body_s2) from a graph: f, its derived Jacobian, H and
+ * its derived dH against the built-in in C. */
+static void test_lie_ode_graph(void **state)
+{
+    (void)state;
+    const double I[3] = {1, 2, 3};
+    lf_factor_kind kind = LF_S2;
+    lf_manifold *M = lf_manifold_new(1, &kind, NULL, LF_RIGHT_TRIVIALIZED, NULL);
+    double y0[3] = {0.6, 0, 0.8};
+    lf_system *ref = lf_lie_ode_builtin("rigid_body_s2", M, y0, I, NULL);
+    assert_non_null(ref);
+    lf_jit_opts o = jit_opts();
+    gsl_rng *r = new_rng(11);
+    double worst = 0;
+    for (int backend = LF_BACKEND_NATIVE; backend <= LF_BACKEND_TAPE; backend++) {
+        lf_graph *g = lf_graph_new(0, NULL);
+        lf_graph_input(g, 0, NULL); /* t */
+        int m[3], xi[3], H = lf_graph_const(g, 0);
+        inputs(g, 3, y0, m);
+        for (int k = 0; k < 3; k++) {
+            int w = lf_g2(g, LF_G_DIV, m[k], lf_graph_param(g, I[k])); /* I^-1 m, I as parameters */
+            xi[k] = lf_g1(g, LF_G_NEG, w);                            /* m' = xi x m = m x I^-1 m */
+            H = lf_g2(g, LF_G_ADD, H, lf_g2(g, LF_G_MUL, lf_graph_const(g, 0.5), lf_g2(g, LF_G_MUL, m[k], w)));
+        }
+        lf_lie_ode_graph nodes = {xi, -1, H, NULL, NULL, NULL, NULL};
+        lf_model_graph_opts mo = {backend, &o, 1};
+        lf_lie_ode_def def;
+        lf_error e;
+        assert_int_equal(lf_lie_ode_graph_def(g, M, &nodes, I, &mo, &def, &e), LF_OK);
+        printf("  %s\n", lf_lie_ode_def_report(&def));
+        lf_graph_free(g);
+        lf_system *sys = lf_lie_ode_new(M, y0, &def, &e);
+        assert_non_null(sys);
+        assert_true(lf_system_has_jacobian(sys));
+        for (int it = 0; it < 20; it++) {
+            double y[3], a[3], b[3], Da[9], Db[9], Ha, Hb, ga[3], gb[3];
+            rand_dir(r, y);
+            assert_int_equal(lf_system_f(ref, 0.3, y, a, NULL), LF_OK);
+            assert_int_equal(lf_system_f(sys, 0.3, y, b, NULL), LF_OK);
+            assert_int_equal(lf_system_jacobian(ref, 0.3, y, Da, NULL), LF_OK);
+            assert_int_equal(lf_system_jacobian(sys, 0.3, y, Db, NULL), LF_OK);
+            assert_int_equal(lf_system_first_integral(ref, y, &Ha, NULL), LF_OK);
+            assert_int_equal(lf_system_first_integral(sys, y, &Hb, NULL), LF_OK);
+            assert_int_equal(lf_system_dH(ref, y, ga, NULL), LF_OK);
+            assert_int_equal(lf_system_dH(sys, y, gb, NULL), LF_OK);
+            worst = fmax(worst, relerr(Ha, Hb));
+            for (int k = 0; k < 3; k++) worst = fmax(worst, fmax(relerr(a[k], b[k]), relerr(ga[k], gb[k])));
+            for (int k = 0; k < 9; k++) worst = fmax(worst, relerr(Da[k], Db[k]));
+        }
+        lf_system_free(sys);
+    }
+    gsl_rng_free(r);
+    lf_system_free(ref);
+    lf_manifold_free(M);
+    CHECK_LE(worst, 1e-14, "rigid_body_s2 from a graph vs built-in: f, Jacobian, H, dH");
+}
+
+/* The 2 x 2 magnetic needles as a pair kernel on a graph against lf_spheres_dipoles: V and gradient. */
+static void test_spheres_graph(void **state)
+{
+    (void)state;
+    const double spacing = 0.024, mass = 0.05, l = 0.02, moment = 0.1, kappa = 1e-7 * moment * moment;
+    double q0[12], Mm[16] = {0}, pos[12], rr[18];
+    int pairs[12], np = 0;
+    gsl_rng *r = new_rng(12);
+    for (int i = 0; i < 4; i++) {
+        rand_dir(r, q0 + 3 * i);
+        pos[3 * i] = spacing * (i % 2), pos[3 * i + 1] = spacing * (i / 2), pos[3 * i + 2] = 0;
+        Mm[5 * i] = mass * l * l / 12;
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++, np++) {
+            pairs[2 * np] = i, pairs[2 * np + 1] = j;
+            for (int k = 0; k < 3; k++) rr[3 * np + k] = pos[3 * j + k] - pos[3 * i + k];
+        }
+    lf_system *ref = lf_spheres_dipoles(2, 2, spacing, mass, l, moment, q0, NULL, NULL);
+    assert_non_null(ref);
+    lf_jit_opts o = jit_opts();
+    double worst = 0;
+    for (int backend = LF_BACKEND_NATIVE; backend <= LF_BACKEND_TAPE; backend++) {
+        lf_graph *g = lf_graph_new(0, NULL);
+        int qi[3], qj[3], d[3];
+        inputs(g, 3, q0, qi);
+        inputs(g, 3, q0 + 3, qj);
+        inputs(g, 3, rr, d);
+        int r2 = lf_gv3_dot(g, d, d), r3 = lf_g2(g, LF_G_MUL, r2, lf_g1(g, LF_G_SQRT, r2));
+        int a = lf_gv3_dot(g, qi, d), b = lf_gv3_dot(g, qj, d);
+        int cross = lf_g2(g, LF_G_DIV, lf_g2(g, LF_G_MUL, lf_graph_const(g, 3), lf_g2(g, LF_G_MUL, a, b)), r2);
+        int u = lf_g2(g, LF_G_DIV, lf_g2(g, LF_G_MUL, lf_graph_param(g, kappa), lf_g2(g, LF_G_SUB, lf_gv3_dot(g, qi, qj), cross)), r3);
+        lf_model_graph_opts mo = {backend, &o, 0};
+        lf_spheres_def def;
+        lf_error e;
+        assert_int_equal(lf_spheres_graph_def(g, u, NULL, 4, np, pairs, rr, NULL, &kappa, &mo, &def, &e), LF_OK);
+        printf("  %s\n", lf_spheres_def_report(&def));
+        lf_graph_free(g);
+        lf_system *sys = lf_spheres_new(4, Mm, &def, q0, NULL, &e);
+        assert_non_null(sys);
+        for (int it = 0; it < 20; it++) {
+            double q[12], Va, Vb, ga[12], gb[12], scale = 0;
+            for (int i = 0; i < 4; i++) rand_dir(r, q + 3 * i);
+            assert_int_equal(lf_spheres_potential(ref, q, &Va, ga, NULL), LF_OK);
+            assert_int_equal(lf_spheres_potential(sys, q, &Vb, gb, NULL), LF_OK);
+            for (int k = 0; k < 12; k++) scale = fmax(scale, fabs(ga[k]));
+            worst = fmax(worst, fabs(Va - Vb) / fmax(fabs(Va), 1e-300));
+            for (int k = 0; k < 12; k++) worst = fmax(worst, fabs(ga[k] - gb[k]) / scale);
+        }
+        lf_system_free(sys);
+    }
+    gsl_rng_free(r);
+    lf_system_free(ref);
+    CHECK_LE(worst, 1e-13, "2 x 2 dipoles as a pair kernel on a graph vs built-in: V, gradient");
+}
+
 int main(void)
 {
     snprintf(cache_dir, sizeof cache_dir, "/tmp/lieflow-test-graph-XXXXXX");
@@ -558,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_singular),         cmocka_unit_test(test_tape_and_native), cmocka_unit_test(test_chunked_native),
         cmocka_unit_test(test_codegen_text),     cmocka_unit_test(test_lie_maps),
         cmocka_unit_test(test_log_derivative),   cmocka_unit_test(test_potential_graph),
+        cmocka_unit_test(test_lie_ode_graph),       cmocka_unit_test(test_spheres_graph),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmtree(cache_dir);

@@ -4,7 +4,8 @@
  * number a byte choosing a hostile constant (NaN, +-inf, 0, -0, subnormals, DBL_MAX, 1e+-154,
  * 1e+-300, pi, ...) or 8 raw bytes (any double). Operations cover the maps (so3, s2, quat), the
  * 3x3 helpers (norms, det, inverse, logarithmic norm), the projection, the fits, the error messages, rigid systems
- * with every registered method (single steppers and lanes) and the exact free body.
+ * with every registered method (single steppers and lanes), the exact free body, and expression
+ * graphs (random programs, malformed ones refused, derivatives, the tape against the eager values).
  *
  * Besides ASan/UBSan (the build flags), every operation checks the contract of its header:
  * finite input gives finite output or an error status; rotations are rotations; an error status
@@ -18,6 +19,8 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "graph.h"
+#include "graph_prog.h"
 #include "lieflow.h"
 
 typedef struct {
@@ -360,6 +363,76 @@ static void op_exact(input *in)
                 w[1], w[2], J[0], J[1], J[2], w0[0], w0[1], w0[2], t);
 }
 
+/* Expression graphs (core/graph): a random program of operations on inputs, constants and
+ * parameters — op codes, operand ids and Stumpff indices may be invalid and must be refused by a
+ * sticky error with a message —, then its reverse-mode derivatives as nodes and numerically, and its
+ * tape: the tape's values must be the eager values bit for bit (NaN where they are NaN). */
+static int same_bits(double a, double b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
+
+static void op_graph(input *in)
+{
+    lf_error e;
+    const int nt = byte(in) % 4;
+    lf_graph *g = lf_graph_new(nt, &e);
+    REQUIRE(g != NULL, "lf_graph_new(%d): %s", nt, e.msg);
+    enum { MAXN = 64 };
+    int ids[MAXN + 8], n = 0, nin = 1 + byte(in) % 4;
+    double x[4], par[2] = {number(in), number(in)};
+    for (int i = 0; i < nin; i++) {
+        double t[3];
+        x[i] = number(in);
+        numbers(in, t, 3);
+        ids[n++] = lf_graph_input(g, x[i], t);
+    }
+    ids[n++] = lf_graph_param(g, par[0]);
+    ids[n++] = lf_graph_const(g, number(in));
+    const int steps = byte(in) % MAXN;
+    for (int s = 0; s < steps && n < MAXN + 8 && lf_graph_status(g) == LF_OK; s++) {
+        const uint8_t sel = byte(in);
+        /* mostly valid: an op of the list, operands among the nodes made; sometimes anything */
+        const int wild = sel >= 240;
+        const int op = wild ? (int)byte(in) - 8 : LF_G_NEG + sel % (LF_G_NOPS - LF_G_NEG);
+        int opd[3];
+        for (int i = 0; i < 3; i++) opd[i] = wild ? (int)byte(in) - 4 : ids[byte(in) % n];
+        const int k = wild ? (int)byte(in) - 4 : byte(in) % 25;
+        const int id = lf_graph_op(g, op, opd[0], opd[1], opd[2], k);
+        if (id >= 0) ids[n++] = id;
+        else REQUIRE(lf_graph_status(g) != LF_OK, "op %d refused without an error", op);
+    }
+    if (lf_graph_status(g) != LF_OK) {
+        const lf_error *ge = lf_graph_error(g);
+        REQUIRE(memchr(ge->msg, '\0', sizeof ge->msg) != NULL && ge->msg[0], "graph error without a message");
+        REQUIRE(lf_graph_op(g, LF_G_ADD, ids[0], ids[0], -1, 0) < 0, "a failed graph grew");
+        lf_graph_free(g);
+        return;
+    }
+    /* the output, its derivatives as nodes (VJP) and numerically */
+    int out[1 + 4], wrt[4];
+    out[0] = ids[n - 1];
+    for (int i = 0; i < nin; i++) wrt[i] = lf_graph_input_node(g, i);
+    const int vjp = lf_graph_vjp(g, 1, out, NULL, nin, wrt, out + 1);
+    double grad[4];
+    check_error(lf_graph_gradient(g, out[0], nin, wrt, grad, &e), &e);
+    if (vjp != LF_OK || lf_graph_status(g) != LF_OK) {
+        REQUIRE(lf_graph_status(g) != LF_OK, "vjp failed (%d) on a good graph", vjp);
+        lf_graph_free(g);
+        return;
+    }
+    lf_glayout layout = {1, {nin}, 0, 0, NULL};
+    lf_gprog *prog = lf_gprog_new(g, &layout, 1 + nin, out, &e);
+    REQUIRE(prog != NULL, "lf_gprog_new: %s", e.msg);
+    double *work = malloc((size_t)lf_gprog_nslots(prog) * sizeof *work), y[5];
+    REQUIRE(work != NULL, "out of memory");
+    const double *seg[1] = {x};
+    lf_gprog_eval(prog, seg, par, y, work);
+    for (int i = 0; i < 1 + nin; i++)
+        REQUIRE(same_bits(y[i], lf_graph_value(g, out[i])), "tape %a vs eager %a (output %d of %d steps)", y[i],
+                lf_graph_value(g, out[i]), i, steps);
+    free(work);
+    lf_gprog_free(prog);
+    lf_graph_free(g);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     input in = {data, size};
@@ -370,7 +443,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 2: op_linalg(&in); break;
         case 3: op_fit(&in); break;
         case 4: op_error(&in); break;
-        case 5: op_so3(&in); break;
+        case 5: op_graph(&in); break;
         case 6: op_stepper(&in); break;
         default: op_exact(&in); break;
         }
