@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Run the finalizer sweep (tests/fuzz/finalize_sweep.lua), then the Lua API fuzzer (tests/fuzz/fuzz.lua),
-# in a scratch directory and report.
-#   tests/fuzz/run.sh EXE smoke            fixed seeds, a fixed number of calls (make test)
-#   tests/fuzz/run.sh EXE SECONDS [SEED]   seeds SEED, SEED+1, ... until SECONDS have passed (make fuzz)
-# A finding (exit 1 of fuzz.lua), a crash (signal, sanitizer report) or a hang (the process
-# outlives its time by 60 s) stops the run: the tail of the call log is printed (the log itself,
-# a replayable Lua script, is kept and its path printed).
+# Run the finalizer sweep (tests/fuzz/finalize_sweep.lua), then the Lua API fuzzer (tests/fuzz/fuzz.lua)
+# and the compiled-model fuzzer (tests/fuzz/graph_fuzz.lua), in a scratch directory and report.
+#   tests/fuzz/run.sh EXE smoke            fixed seeds, a fixed number of calls and programs (make test)
+#   tests/fuzz/run.sh EXE SECONDS [SEED]   seeds SEED, SEED+1, ... until SECONDS have passed (make fuzz):
+#                                          3/4 of the time fuzz.lua, 1/4 graph_fuzz.lua
+# A finding (exit 1 of fuzz.lua or graph_fuzz.lua), a crash (signal, sanitizer report) or a hang
+# (the process outlives its time by 60 s) stops the run: the tail of the call log is printed (the
+# log itself, a replayable Lua script, is kept and its path printed); for graph_fuzz.lua the
+# findings with their programs, and the last program it ran (a crash's culprit).
 set -u
 if [ $# -lt 2 ] || [ ! -x "$1" ]; then
     echo "usage: tests/fuzz/run.sh path/to/lieflow smoke|SECONDS [SEED]" >&2
@@ -46,6 +48,22 @@ run_one() {  # run_one SEED CALLS SECONDS
     return 1
 }
 
+run_graph() {  # run_graph SEED PROGRAMS SECONDS: the compiled-model fuzzer, with a code cache of its own
+    local seed=$1 programs=$2 secs=$3 dir="$OUT/graph-seed-$1" rc
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && XDG_CACHE_HOME="$dir/cache" timeout -s KILL $((secs + 60)) \
+        "$EXE" "$HERE/graph_fuzz.lua" --seed "$seed" --programs "$programs" --seconds "$secs" --log "$dir/graph-log.lua" \
+        >"$dir/out.txt" 2>"$dir/err.txt")
+    rc=$?
+    grep -a -h "^graph_fuzz:" "$dir/err.txt" "$dir/out.txt" | head -20
+    if [ $rc -eq 0 ]; then rm -rf "$dir"; return 0; fi
+    grep -a -v "^graph_fuzz:" "$dir/out.txt" | head -150 | cut -c1-400
+    explain $rc "in graph_fuzz.lua with seed $seed" "$dir" $((secs + 60))
+    echo "graph_fuzz: replay one program: $EXE $HERE/graph_fuzz.lua --seed $seed --only I; all of them: $dir/graph-log.lua; the last one run:"
+    awk '/^-- program /{buf = ""} {buf = buf $0 "\n"} END {printf "%s", buf}' "$dir/graph-log.lua" | head -60 | cut -c1-400
+    return 1
+}
+
 run_sweep() {  # the finalizer sweep (finalize_sweep.lua): deterministic, a few seconds
     local dir="$OUT/finalize-sweep" rc
     rm -rf "$dir" && mkdir -p "$dir"
@@ -63,11 +81,16 @@ if [ "$MODE" = smoke ]; then
     # deterministic: fixed seeds and call counts (the wall-clock limit is a safety net only)
     status=0
     for s in 1 2 3; do run_one "$s" 2500 120 || status=1; done
-    [ $status -eq 0 ] && rm -rf "$OUT" && echo "fuzz: smoke run clean: 3 seeds x 2500 calls"
+    # 20 programs per seed, 5 of them compiled natively (a few seconds)
+    for s in 1 2 3; do run_graph "$s" 20 120 || status=1; done
+    [ $status -eq 0 ] && rm -rf "$OUT" && echo "fuzz: smoke run clean: 3 seeds x 2500 calls, 3 seeds x 20 compiled programs"
     exit $status
 fi
 
-end=$(( $(date +%s) + MODE ))
+# the time: 3/4 for fuzz.lua, 1/4 for graph_fuzz.lua (each seed at most 120 s)
+GSECS=$(( MODE / 4 ))
+GSEED=$SEED
+end=$(( $(date +%s) + MODE - GSECS ))
 while [ "$(date +%s)" -lt "$end" ]; do
     left=$(( end - $(date +%s) ))
     [ $left -gt 120 ] && left=120
@@ -75,5 +98,13 @@ while [ "$(date +%s)" -lt "$end" ]; do
     run_one "$SEED" 100000000 "$left" || exit 1
     SEED=$((SEED + 1))
 done
+end=$(( $(date +%s) + GSECS ))
+while [ "$(date +%s)" -lt "$end" ]; do
+    left=$(( end - $(date +%s) ))
+    [ $left -gt 120 ] && left=120
+    [ $left -lt 1 ] && break
+    run_graph "$GSEED" 100000000 "$left" || exit 1
+    GSEED=$((GSEED + 1))
+done
 rm -rf "$OUT"
-echo "fuzz: clean for $MODE s (seeds up to $((SEED - 1)))"
+echo "fuzz: clean for $MODE s (fuzz.lua seeds up to $((SEED - 1)), graph_fuzz.lua seeds up to $((GSEED - 1)))"
