@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lmodel.h"
 #include "ltrace.h"
 #include "model_graph.h"
 

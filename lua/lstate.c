@@ -354,46 +354,6 @@ int lfb_read_algebra(lua_State *L, int idx, const lf_manifold *M, double *xi, co
     return LF_OK;
 }
 
-/* core.lie_tangents(factor, trivialization, value) -> {T_1, ..., T_nd}: the velocities of the
- * factor's action along the algebra's unit vectors at `value` (lf_manifold_velocity), each an array
- * of the value's parameters (row-major for matrices, {w, x, y, z} for quaternions). The autodiff
- * module seeds dual numbers with them to differentiate along the action. */
-int lfb_lie_tangents(lua_State *L);
-int lfb_lie_tangents(lua_State *L)
-{
-    lf_factor_kind kind;
-    int dim;
-    const char *name = luaL_checkstring(L, 1);
-    if (lf_factor_parse(name, &kind, &dim) != 0) return luaL_error(L, "lie_tangents: unknown factor '%s'", name);
-    const char *triv = luaL_checkstring(L, 2);
-    lf_error e;
-    lf_manifold *M = lf_manifold_new(1, &kind, &dim, strcmp(triv, "left") == 0 ? LF_LEFT_TRIVIALIZED : LF_RIGHT_TRIVIALIZED, &e);
-    if (!M) return lfb_error(L, &e);
-    const lf_factor *f = lf_manifold_factor(M, 0);
-    const int np = f->np, nd = f->nd;
-    const lf_factor fac = *f;
-    lf_manifold_free(M); /* made again below: reading the value may raise a Lua error */
-    double *buf = lua_newuserdatauv(L, (size_t)(2 * np + 2 * nd) * sizeof(double), 0);
-    double *y = buf, *v = y + np, *xi = v + np;
-    lfb_read_factor(L, 3, &fac, y, "lie_tangents: value");
-    M = lf_manifold_new(1, &kind, &dim, strcmp(triv, "left") == 0 ? LF_LEFT_TRIVIALIZED : LF_RIGHT_TRIVIALIZED, &e);
-    if (!M) return lfb_error(L, &e);
-    lua_createtable(L, nd, 0);
-    for (int l = 0; l < nd; l++) {
-        memset(xi, 0, (size_t)nd * sizeof(double));
-        xi[l] = 1;
-        lf_manifold_velocity(M, y, xi, v);
-        lua_createtable(L, np, 0);
-        for (int p = 0; p < np; p++) {
-            lua_pushnumber(L, v[p]);
-            lua_rawseti(L, -2, p + 1);
-        }
-        lua_rawseti(L, -2, l + 1);
-    }
-    lf_manifold_free(M);
-    return 1;
-}
-
 /* Edit distance (insertions, deletions, substitutions, transpositions) of two short strings,
  * capped at 9: what "did you mean" needs. */
 static int edit_distance(const char *a, const char *b)
