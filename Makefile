@@ -182,7 +182,7 @@ LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURD
 
 # Every suite runs (also after a failure); the last line sums up what passed (tests/run_suites.sh).
 SUITES := test-c test-lua test-tape test-repl test-compat test-standalone test-embed test-examples test-mpi test-fuzz \
-          test-install
+          test-install test-structure
 test: all $(CTEST_BIN)
 	@bash tests/run_suites.sh $(B)/test-logs "$(MAKE)" $(SUITES)
 
@@ -222,6 +222,10 @@ test-mpi: $(EXE)
 
 test-install: all
 	bash tests/install_test.sh
+
+# no function over 120 lines in core/, lua/ and scripts/lieflow/ but those of tests/structure_allow.txt
+test-structure:
+	bash tests/structure_check.sh
 
 # the Lua API fuzzer, a short deterministic run (fixed seeds and call counts): tests/fuzz/fuzz.lua
 # and the C API fuzzer's target built by gcc (no clang needed): its corpus replayed, then 20000
