@@ -158,8 +158,13 @@ $(APIDOC): docs/api.md
 $(SCRIPTS_OBJ): $(GEN)/lieflow_scripts.c
 	$(CC) $(ALLCFLAGS) -c $< -o $@
 
-$(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
-	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl $(LDFLAGS)
+# the public headers as `make install` puts them (PREFIX/include/lieflow/): host.c includes
+# <lieflow/lieflow.h> as a client does, without the source tree's include paths
+STAGED_INC := $(B)/include
+$(STAGED_INC)/lieflow/.stamp: $(PUBLIC_HEADERS)
+	@rm -rf $(STAGED_INC)/lieflow && mkdir -p $(STAGED_INC)/lieflow && cp $(PUBLIC_HEADERS) $(STAGED_INC)/lieflow/ && touch $@
+$(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS) $(STAGED_INC)/lieflow/.stamp
+	$(CC) $(filter-out $(CORE_INC),$(ALLCFLAGS)) $(LUA_INC) -I$(STAGED_INC) -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl $(LDFLAGS)
 
 $(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h tests/c/orderfit.h $(LIB_A) $(HEADERS)
 	@mkdir -p $(dir $@)
