@@ -158,8 +158,13 @@ $(APIDOC): docs/api.md
 $(SCRIPTS_OBJ): $(GEN)/lieflow_scripts.c
 	$(CC) $(ALLCFLAGS) -c $< -o $@
 
-$(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
-	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl $(LDFLAGS)
+# the public headers as `make install` puts them (PREFIX/include/lieflow/): host.c includes
+# <lieflow/lieflow.h> as a client does, without the source tree's include paths
+STAGED_INC := $(B)/include
+$(STAGED_INC)/lieflow/.stamp: $(PUBLIC_HEADERS)
+	@rm -rf $(STAGED_INC)/lieflow && mkdir -p $(STAGED_INC)/lieflow && cp $(PUBLIC_HEADERS) $(STAGED_INC)/lieflow/ && touch $@
+$(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS) $(STAGED_INC)/lieflow/.stamp
+	$(CC) $(filter-out $(CORE_INC),$(ALLCFLAGS)) $(LUA_INC) -I$(STAGED_INC) -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl $(LDFLAGS)
 
 $(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h tests/c/orderfit.h $(LIB_A) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -182,7 +187,7 @@ LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURD
 
 # Every suite runs (also after a failure); the last line sums up what passed (tests/run_suites.sh).
 SUITES := test-c test-lua test-tape test-repl test-compat test-standalone test-embed test-examples test-mpi test-fuzz \
-          test-install
+          test-install test-structure
 test: all $(CTEST_BIN)
 	@bash tests/run_suites.sh $(B)/test-logs "$(MAKE)" $(SUITES)
 
@@ -222,6 +227,10 @@ test-mpi: $(EXE)
 
 test-install: all
 	bash tests/install_test.sh
+
+# no function over 120 lines in core/, lua/ and scripts/lieflow/ but those of tests/structure_allow.txt
+test-structure:
+	bash tests/structure_check.sh
 
 # the Lua API fuzzer, a short deterministic run (fixed seeds and call counts): tests/fuzz/fuzz.lua
 # and the C API fuzzer's target built by gcc (no clang needed): its corpus replayed, then 20000
