@@ -228,9 +228,11 @@ test-mpi: $(EXE)
 test-install: all
 	bash tests/install_test.sh
 
-# no function over 120 lines in core/, lua/ and scripts/lieflow/ but those of tests/structure_allow.txt
-test-structure:
+# no function over 120 lines in core/, lua/ and scripts/lieflow/ but those of tests/structure_allow.txt;
+# the Lua binding's libraries call no other library, and lua/ has no cycle (tests/binding_layers.lua)
+test-structure: | $(B)/.deps-ok
 	bash tests/structure_check.sh
+	lua5.4 tests/binding_layers.lua lua
 
 # the Lua API fuzzer, a short deterministic run (fixed seeds and call counts): tests/fuzz/fuzz.lua
 # and the C API fuzzer's target built by gcc (no clang needed): its corpus replayed, then 20000
