@@ -25,6 +25,7 @@
 
 #include "sha256_internal.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -929,6 +930,62 @@ static int compile(const jit_conf *c, const cache_ref *cr, const char *src, lf_j
     return rc;
 }
 
+/* ------------------------------------------------------------------------ the cache's size */
+typedef struct {
+    char name[72];
+    struct stat st;
+} entry_age;
+
+static int older(const void *a, const void *b)
+{
+    const struct timespec *x = &((const entry_age *)a)->st.st_mtim, *y = &((const entry_age *)b)->st.st_mtim;
+    return x->tv_sec != y->tv_sec ? (x->tv_sec < y->tv_sec ? -1 : 1) : (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
+}
+
+/* <64 hex digits>.so: what this cache writes */
+static int is_object_name(const char *n)
+{
+    for (int i = 0; i < 64; i++)
+        if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f'))) return 0;
+    return strcmp(n + 64, ".so") == 0;
+}
+
+/* Keep at most max objects: past that, remove the least recently used (modification time: set when
+ * compiled, refreshed on every load) down to 3/4 of max. Only our own regular files named like our
+ * objects are counted or removed; what cannot be read or removed stays (best effort: the cache works
+ * either way). */
+static void prune(const cache_ref *cr, int max)
+{
+    int fd = fcntl(cr->fd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    rewinddir(d);
+    entry_age *e = NULL;
+    size_t n = 0, cap = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (!is_object_name(de->d_name)) continue;
+        if (n == cap) {
+            entry_age *m = realloc(e, (cap = cap ? 2 * cap : 256) * sizeof *e);
+            if (!m) break;
+            e = m;
+        }
+        if (fstatat(cr->fd, de->d_name, &e[n].st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(e[n].st.st_mode) &&
+            e[n].st.st_uid == geteuid()) {
+            memcpy(e[n].name, de->d_name, 68); /* 64 + ".so" + NUL (is_object_name) */
+            n++;
+        }
+    }
+    closedir(d);
+    if (n > (size_t)max) {
+        qsort(e, n, sizeof *e, older);
+        for (size_t i = 0; i < n - (size_t)max * 3 / 4; i++) remove_entry(cr->fd, e[i].name, &e[i].st);
+    }
+    free(e);
+}
+
 /* ------------------------------------------------------------------------ the API */
 
 int lf_jit_load(const char *src, int n, const char *const *names, void **fns, const lf_jit_opts *opts,
@@ -1002,6 +1059,10 @@ int lf_jit_load(const char *src, int n, const char *const *names, void **fns, co
         }
     }
     info->load_seconds += now() - t1;
+    char object[72];
+    snprintf(object, sizeof object, "%s.so", info->hash);
+    if (compiled) prune(&cr, opts && opts->cache_max > 0 ? opts->cache_max : LF_JIT_CACHE_MAX);
+    else utimensat(cr.fd, object, NULL, AT_SYMLINK_NOFOLLOW); /* recently used: kept longest */
     *lib = malloc(sizeof **lib);
     if (!*lib) {
         for (int j = 0; j < n; j++) fns[j] = NULL;
