@@ -30,47 +30,6 @@ static const char *indexed(char *buf, size_t n, const char *what, int i)
     return join4(buf, n, what, q, NULL, NULL);
 }
 
-void lfb_push_factor(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
-{
-    switch (f->kind) {
-    case LF_TS2: /* {q = vec3, omega = vec3} */
-        lua_createtable(L, 0, 2);
-        lfb_pushvec3(L, p);
-        lua_setfield(L, -2, "q");
-        lfb_pushvec3(L, p + 3);
-        lua_setfield(L, -2, "omega");
-        return;
-    case LF_TGL3: /* {F = mat3, P = mat3} */
-        lua_createtable(L, 0, 2);
-        lfb_pushmat3(L, p);
-        lua_setfield(L, -2, "F");
-        lfb_pushmat3(L, p + 9);
-        lua_setfield(L, -2, "P");
-        return;
-    case LF_SO3:
-    case LF_GL3: lfb_pushmat3(L, p); return;
-    case LF_S2: lfb_pushvec3(L, p); return;
-    case LF_S3:
-        lua_createtable(L, 4, 0);
-        for (int k = 0; k < 4; k++) {
-            lua_pushnumber(L, p[k]);
-            lua_rawseti(L, -2, k + 1);
-        }
-        return;
-    case LF_RM:
-        if (rm_as_vec3 && f->nd == 3) {
-            lfb_pushvec3(L, p);
-            return;
-        }
-        lua_createtable(L, f->nd, 0);
-        for (int k = 0; k < f->nd; k++) {
-            lua_pushnumber(L, p[k]);
-            lua_rawseti(L, -2, k + 1);
-        }
-        return;
-    }
-}
-
 /* n numbers from the plain table (or vec3 when n == 3) at idx */
 static void read_numbers(lua_State *L, int idx, int n, double *p, const char *what, const char *shape)
 {
@@ -114,6 +73,131 @@ static void read_pair(lua_State *L, int idx, const char *k1, const char *k2, dou
     }
 }
 
+/* ---------------------------------------------------------------- factors as Lua values */
+/* One record per factor kind (manifold.h), indexed by the kind: how a point of the factor is shown
+ * in Lua and read back (so3 values checked as rotations within tol here, the other factors with the
+ * whole state by the caller). */
+
+static void push_numbers(lua_State *L, int n, const double *p)
+{
+    lua_createtable(L, n, 0);
+    for (int k = 0; k < n; k++) {
+        lua_pushnumber(L, p[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
+static void push_mat3(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    lfb_pushmat3(L, p);
+}
+
+static void push_vec3(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    lfb_pushvec3(L, p);
+}
+
+static void push_quat(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    push_numbers(L, 4, p);
+}
+
+static void push_rm(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    if (rm_as_vec3 && f->nd == 3) lfb_pushvec3(L, p);
+    else push_numbers(L, f->nd, p);
+}
+
+/* {k1 = part 1, k2 = part 2} */
+static void push_pair(lua_State *L, const char *k1, const char *k2, double *(*push)(lua_State *, const double *),
+                      const double *p, int n)
+{
+    lua_createtable(L, 0, 2);
+    push(L, p);
+    lua_setfield(L, -2, k1);
+    push(L, p + n);
+    lua_setfield(L, -2, k2);
+}
+
+static void push_ts2(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    push_pair(L, "q", "omega", lfb_pushvec3, p, 3);
+}
+
+static void push_tgl3(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    push_pair(L, "F", "P", lfb_pushmat3, p, 9);
+}
+
+static void read_so3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f;
+    lf_error e;
+    lfb_tomat3(L, idx, p, what);
+    if (lf_so3_check(p, tol, what, &e) != LF_OK) lfb_error(L, &e);
+}
+
+static void read_mat3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f, (void)tol;
+    lfb_tomat3(L, idx, p, what);
+}
+
+static void read_vec3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f, (void)tol;
+    lfb_tovec3(L, idx, p, what);
+}
+
+static void read_quat(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f, (void)tol;
+    read_numbers(L, idx, 4, p, what, "quaternion {w, x, y, z}");
+}
+
+static void read_rm(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)tol;
+    char shape[48];
+    snprintf(shape, sizeof shape, "array of %d numbers", f->nd);
+    read_numbers(L, idx, f->nd, p, what, shape);
+}
+
+static void read_ts2(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f, (void)tol;
+    read_pair(L, idx, "q", "omega", p, 3, lfb_tovec3, what);
+}
+
+static void read_tgl3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f, (void)tol;
+    read_pair(L, idx, "F", "P", p, 9, lfb_tomat3, what);
+}
+
+static const struct factor_io {
+    void (*push)(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3);
+    void (*read)(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol);
+} factor_io[] = {
+    [LF_SO3] = {push_mat3, read_so3},   /* a rotation (mat3) */
+    [LF_S2] = {push_vec3, read_vec3},   /* a unit vec3 */
+    [LF_S3] = {push_quat, read_quat},   /* {w, x, y, z} */
+    [LF_GL3] = {push_mat3, read_mat3},  /* a mat3 */
+    [LF_RM] = {push_rm, read_rm},       /* m numbers (a vec3 for r3 when the field says so) */
+    [LF_TS2] = {push_ts2, read_ts2},    /* {q = vec3, omega = vec3} */
+    [LF_TGL3] = {push_tgl3, read_tgl3}, /* {F = mat3, P = mat3} */
+};
+
+void lfb_push_factor(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    factor_io[f->kind].push(L, f, p, rm_as_vec3);
+}
+
 void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const char *what)
 {
     lfb_read_factor_tol(L, idx, f, p, what, 1e-9);
@@ -122,25 +206,7 @@ void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const
 /* so3 values are checked with tolerance tol (the other factors are checked with the whole state) */
 void lfb_read_factor_tol(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
 {
-    switch (f->kind) {
-    case LF_TS2: read_pair(L, idx, "q", "omega", p, 3, lfb_tovec3, what); return;
-    case LF_TGL3: read_pair(L, idx, "F", "P", p, 9, lfb_tomat3, what); return;
-    case LF_SO3: {
-        lf_error e;
-        lfb_tomat3(L, idx, p, what);
-        if (lf_so3_check(p, tol, what, &e) != LF_OK) lfb_error(L, &e);
-        return;
-    }
-    case LF_GL3: lfb_tomat3(L, idx, p, what); return;
-    case LF_S2: lfb_tovec3(L, idx, p, what); return;
-    case LF_S3: read_numbers(L, idx, 4, p, what, "quaternion {w, x, y, z}"); return;
-    case LF_RM: {
-        char shape[48];
-        snprintf(shape, sizeof shape, "array of %d numbers", f->nd);
-        read_numbers(L, idx, f->nd, p, what, shape);
-        return;
-    }
-    }
+    factor_io[f->kind].read(L, idx, f, p, what, tol);
 }
 
 void lfb_push_field(lua_State *L, const lf_system *sys, const lf_field *field, const double *y)
