@@ -22,7 +22,9 @@ CORE_SRC := $(sort $(wildcard core/*/*.c))
 # the text of core/graph/stumpff.h as a C string: generated model code carries it (graph_codegen.c)
 STUMPFF_GEN := $(B)/gen/stumpff_source.c
 CORE_OBJ := $(CORE_SRC:core/%.c=$(B)/core/%.o) $(B)/gen/stumpff_source.o
-BIND_SRC := $(sort $(filter-out lua/main.c lua/lmpi.c,$(wildcard lua/*.c)))
+# the executable's own files (lua.c's structure, the REPL, module search): not in the binding
+EXE_SRC  := lua/main.c lua/repl.c lua/complete.c lua/modules.c
+BIND_SRC := $(sort $(filter-out $(EXE_SRC) lua/lmpi.c,$(wildcard lua/*.c)))
 BIND_OBJ := $(BIND_SRC:lua/%.c=$(B)/lua/%.o)
 CTEST_SRC := $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN := $(CTEST_SRC:tests/c/%.c=$(B)/tests/%)
@@ -101,7 +103,7 @@ $(MOD_SO): $(BIND_OBJ) $(LIB_A)
 	$(CC) -shared -o $@ $(BIND_OBJ) $(LIB_A) $(GSL_LIBS) $(LDFLAGS)
 
 # The executable links the binding statically and exports the Lua API for other C modules.
-$(EXE): $(B)/lua/main.o $(SCRIPTS_OBJ) $(BIND_OBJ) $(LIB_A)
+$(EXE): $(EXE_SRC:lua/%.c=$(B)/lua/%.o) $(SCRIPTS_OBJ) $(BIND_OBJ) $(LIB_A)
 	$(CC) -o $@ $^ -Wl,-E $(LUA_LIBS) -lreadline $(GSL_LIBS) -ldl $(LDFLAGS)
 
 # lieflow.mpi (lf.ensemble under mpirun): built when OpenMPI's development files are installed
