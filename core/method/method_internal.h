@@ -13,7 +13,6 @@
 #include "manifold.h"
 #include "method.h"
 #include "newton.h"
-#include "rigid.h"
 
 struct lf_method {
     lf_method_info info;
@@ -51,7 +50,8 @@ struct lf_stepper {
     lf_stepper_stats stats;
     double h_taken;         /* the step the method actually took (adaptive methods set it) */
     double h_next;          /* adaptive methods: the next trial step (0: not yet chosen) */
-    /* rigid fast path (rigid systems only) */
+    /* rigid fast path (systems offering the rigid form only) */
+    const lf_form_rigid *rigid; /* the system's record of the form (system.h), or NULL */
     int nb;
     double *R, *w;          /* views into y: R (9 nb), w (3 nb) */
     double *tau;            /* = cache: torque at the current state, valid if cache_valid */

@@ -125,12 +125,12 @@ static size_t explicit_work(const lf_stepper *s_)
 static int liemid_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {
     (void)m;
-    const lf_potential *pot = lf_rigid_potential(sys);
-    if (pot)
+    const lf_form_rigid *rigid = lf_system_rigid(sys);
+    if (rigid && rigid->potential)
         return lf_error_set(err, LF_EINVAL,
                             "liemid is the torque-free LIEMID (Krysl §2.1) but the system has the potential "
                             "'%s'; use liemid_i, liemid_ea, liemid_e1 or liemid_e2",
-                            lf_potential_name(pot));
+                            rigid->potential);
     return LF_OK;
 }
 
