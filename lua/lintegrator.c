@@ -61,8 +61,10 @@ static void check_not_busy(lua_State *L, const lfb_integrator *it)
 }
 
 /* ---------------------------------------------------------------- methods and their metadata */
-static void push_info(lua_State *L, const lf_method_info *m, const char *impl)
+static void push_info(lua_State *L, const lf_method *method, const char *impl)
 {
+    const lf_method_info *m = lf_method_get_info(method);
+    const lf_method_rigid_info *r = lf_method_get_rigid_info(method);
     lua_createtable(L, 0, 16);
     lua_pushstring(L, m->name);
     lua_setfield(L, -2, "name");
@@ -84,13 +86,13 @@ static void push_info(lua_State *L, const lf_method_info *m, const char *impl)
     lua_setfield(L, -2, "adaptive");
     lua_pushstring(L, lf_form_name(m->form));
     lua_setfield(L, -2, "form");
-    lua_pushboolean(L, m->explicit_in_torque);
+    lua_pushboolean(L, r->explicit_in_torque);
     lua_setfield(L, -2, "explicit_in_torque");
-    lua_pushboolean(L, m->momentum_conserving);
+    lua_pushboolean(L, r->momentum_conserving);
     lua_setfield(L, -2, "momentum_conserving");
-    lua_pushboolean(L, m->free_body_only);
+    lua_pushboolean(L, r->free_body_only);
     lua_setfield(L, -2, "free_body_only");
-    lua_pushboolean(L, m->lanes);
+    lua_pushboolean(L, r->lanes);
     lua_setfield(L, -2, "lanes");
     lua_pushstring(L, impl);
     lua_setfield(L, -2, "implementation");
@@ -102,7 +104,7 @@ static int l_methods(lua_State *L)
     int n = lf_method_count();
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
-        push_info(L, lf_method_get_info(lf_method_at(i)), "C");
+        push_info(L, lf_method_at(i), "C");
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -171,7 +173,7 @@ static int method_index(lua_State *L)
 {
     lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
     if (!testmethod(L, 1)) return luaL_error(L, "the method has been finalized");
-    push_info(L, lf_method_get_info(u->m), lf_compose_base(u->m) ? "C (composition)" : "C (user tableau)");
+    push_info(L, u->m, lf_compose_base(u->m) ? "C (composition)" : "C (user tableau)");
     lua_getfield(L, -1, luaL_checkstring(L, 2));
     return 1;
 }
@@ -743,7 +745,7 @@ static int it_index(lua_State *L)
         return luaL_error(L, "it.%s: this integrator steps %d lanes; read lane j with it:lane(j).%s", k,
                           lf_stepper_lanes(st), k);
     else if ((f = lf_system_find_field(sys, k))) lfb_push_field(L, sys, f, lf_stepper_state(st));
-    else if (strcmp(k, "method") == 0) push_info(L, lf_method_get_info(lf_stepper_method(st)), "C");
+    else if (strcmp(k, "method") == 0) push_info(L, lf_stepper_method(st), "C");
     else if (strcmp(k, "name") == 0) lua_pushstring(L, lf_method_get_info(lf_stepper_method(st))->name);
     else if (strcmp(k, "system") == 0) lua_getiuservalue(L, 1, 1);
     else if (strcmp(k, "steps") == 0) lua_pushinteger(L, stats.steps);

@@ -14,8 +14,10 @@
 #include "method.h"
 #include "newton.h"
 
-struct lf_method {
-    lf_method_info info;
+/* What a family implements for a method: the functions the stepper calls and the family's data for
+ * the method (a tableau, a splitting ...). The built-in methods' classes are lf_class_<id>, named by
+ * their methods.def entries (registry.c joins each with its metadata). */
+typedef struct lf_method_class {
     size_t (*work_doubles)(const lf_stepper *s);  /* workspace */
     size_t (*cache_doubles)(const lf_stepper *s); /* state carried between steps (rolled back with
                                                      the state), default: 3 nb for rigid methods */
@@ -24,8 +26,31 @@ struct lf_method {
     /* rigid methods with a lane kernel: the step of s->lanes > 1 one-body lanes in lockstep (the
      * state, cache and torques in lanes: lanes_internal.h), each lane bitwise as .step */
     int (*lanes_step)(lf_stepper *s, double h);
-    const void *data;    /* the family's table (a tableau) */
-    int allocated;       /* made by lf_rkmk_method_new */
+    const void *data;
+} lf_method_class;
+
+struct lf_method {
+    lf_method_info info;
+    const lf_method_rigid_info *rigid; /* the rigid form's claims (NULL for methods of other forms) */
+    const lf_method_class *cls;
+    int allocated;                     /* made by lf_rkmk_method_new or lf_compose_method_new */
+};
+
+/* The properties of a methods.def entry (its fifth argument). */
+enum {
+    LF_MP_SYMMETRIC = 1 << 0,
+    LF_MP_SYMPLECTIC = 1 << 1,  /* proved ("no" without) */
+    LF_MP_IMPLICIT = 1 << 2,
+    LF_MP_ADAPTIVE = 1 << 3,
+    /* the rigid form's claims (lf_method_rigid_info) */
+    LF_MP_TORQUE_EXPLICIT = 1 << 4,
+    LF_MP_MOMENTUM = 1 << 5,
+    LF_MP_FREE_BODY_ONLY = 1 << 6,
+    LF_MP_LANES = 1 << 7,
+    /* RKMK options */
+    LF_MP_MIDPOINT = 1 << 8,
+    LF_MP_DEXPINV_1 = 1 << 9,
+    LF_MP_CONTINUATION = 1 << 10,
 };
 
 struct lf_stepper {

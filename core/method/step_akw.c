@@ -123,20 +123,4 @@ static int akw_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_akw = {
-    .info = {
-        .name = "akw",
-        .title = "implicit midpoint rule of Austin-Krishnaprasad-Wang (almost Lie-Poisson)",
-        .reference = "[K] Appendix, algorithm AKW (dt and wbar restored)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
-        .explicit_in_torque = 0,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = akw_work,
-    .step = akw_step,
-};
+const lf_method_class lf_class_akw = {.work_doubles = akw_work, .step = akw_step};

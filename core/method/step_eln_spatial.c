@@ -240,20 +240,5 @@ static int eln_spatial_accepts(const lf_method *m, const lf_system *sys, lf_erro
     return LF_OK;
 }
 
-const lf_method lf_method_eln_spatial = {
-    .info = {
-        .name = "eln_spatial",
-        .title = "explicit Lie-Newmark in spatial form (symplectic only for diagonal M on spheres)",
-        .reference = "Ortolan's thesis eq. (7.1); Simo & Vu-Quoc 1988",
-        .family = "newmark",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .implicit = 1,
-        .form = LF_FORM_SECOND_ORDER,
-    },
-    .work_doubles = eln_spatial_work,
-    .cache_doubles = eln_spatial_cache,
-    .accepts = eln_spatial_accepts,
-    .step = eln_spatial_step,
-};
+const lf_method_class lf_class_eln_spatial = {.work_doubles = eln_spatial_work, .cache_doubles = eln_spatial_cache,
+                                              .accepts = eln_spatial_accepts, .step = eln_spatial_step};

@@ -181,22 +181,4 @@ LF_LANE_LOOPS static int lgvi_lanes_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_lgvi = {
-    .info = {
-        .name = "lgvi",
-        .lanes = 1,
-        .title = "Lie group variational integrator (Lee-Leok-McClamroch, Cayley solve)",
-        .reference = "Lee, Leok & McClamroch (2005/2007) [LLM]",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "proved",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = lgvi_work,
-    .lanes_step = lgvi_lanes_step,
-    .step = lgvi_step,
-};
+const lf_method_class lf_class_lgvi = {.work_doubles = lgvi_work, .lanes_step = lgvi_lanes_step, .step = lgvi_step};

@@ -146,25 +146,7 @@ static int liemid_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_liemid = {
-    .info = {
-        .name = "liemid",
-        .title = "midpoint Lie algorithm LIEMID (Krysl), torque-free bodies only",
-        .reference = "[K] §2.1 eqs. (12)-(13)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .free_body_only = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = explicit_work,
-    .accepts = liemid_accepts,
-    .step = liemid_step,
-};
+const lf_method_class lf_class_liemid = {.work_doubles = explicit_work, .accepts = liemid_accepts, .step = liemid_step};
 
 /* ---------------------------------------------------------------- LIEMID[E1]: flight, then kick */
 
@@ -184,23 +166,7 @@ static int liemid_e1_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_liemid_e1 = {
-    .info = {
-        .name = "liemid_e1",
-        .title = "explicit midpoint Lie LIEMID[E1] (Krysl): free flight, then torque kick",
-        .reference = "[K] §3.2, algorithm LIEMID[E1]",
-        .order = 1,
-        .symmetric = 0,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = explicit_work,
-    .step = liemid_e1_step,
-};
+const lf_method_class lf_class_liemid_e1 = {.work_doubles = explicit_work, .step = liemid_e1_step};
 
 /* ---------------------------------------------------------------- LIEMID[E2]: kick, then flight */
 
@@ -220,23 +186,7 @@ static int liemid_e2_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_liemid_e2 = {
-    .info = {
-        .name = "liemid_e2",
-        .title = "explicit midpoint Lie LIEMID[E2] (Krysl): torque kick, then free flight",
-        .reference = "[K] §3.2, algorithm LIEMID[E2]",
-        .order = 1,
-        .symmetric = 0,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = explicit_work,
-    .step = liemid_e2_step,
-};
+const lf_method_class lf_class_liemid_e2 = {.work_doubles = explicit_work, .step = liemid_e2_step};
 
 /* ---------------------------------------------------------------- LIEMID[EA] = E1_{h/2} o E2_{h/2} */
 
@@ -270,23 +220,7 @@ static int liemid_ea_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_liemid_ea = {
-    .info = {
-        .name = "liemid_ea",
-        .title = "alternating explicit midpoint Lie LIEMID[EA] (Krysl)",
-        .reference = "[K] §3.4; [BOS] eqs. (13)-(18), (18) corrected; [O] (4.6a)-(4.6f)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = explicit_work,
-    .step = liemid_ea_step,
-};
+const lf_method_class lf_class_liemid_ea = {.work_doubles = explicit_work, .step = liemid_ea_step};
 
 /* ---------------------------------------------------------------- LIEMID[E] */
 
@@ -312,23 +246,7 @@ static int liemid_e_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_liemid_e = {
-    .info = {
-        .name = "liemid_e",
-        .title = "explicit midpoint Lie LIEMID[E] (Krysl), first order",
-        .reference = "[K] §3.2 eq. (20), algorithm LIEMID[E]",
-        .order = 1,
-        .symmetric = 0,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = explicit_work,
-    .step = liemid_e_step,
-};
+const lf_method_class lf_class_liemid_e = {.work_doubles = explicit_work, .step = liemid_e_step};
 
 /* ---------------------------------------------------------------- LIEMID[I] */
 
@@ -453,20 +371,4 @@ static int liemid_i_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_liemid_i = {
-    .info = {
-        .name = "liemid_i",
-        .title = "implicit midpoint Lie LIEMID[I] (Krysl)",
-        .reference = "[K] §3.1 eqs. (18)-(19), algorithm LIEMID[I]",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
-        .explicit_in_torque = 0,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = liemid_i_work,
-    .step = liemid_i_step,
-};
+const lf_method_class lf_class_liemid_i = {.work_doubles = liemid_i_work, .step = liemid_i_step};

@@ -165,45 +165,10 @@ LF_LANE_LOOPS static int eln_exp_lanes_step(lf_stepper *s, double h) { return el
 static int eln_step(lf_stepper *s, double h) { return eln_common(s, h, 0); }
 static int eln_exp_step(lf_stepper *s, double h) { return eln_common(s, h, 1); }
 
-const lf_method lf_method_eln = {
-    .info = {
-        .name = "eln",
-        .lanes = 1,
-        .title = "explicit Lie-Newmark (Cayley)",
-        .reference = "[BOS] eqs. (4)-(6); [O] eqs. (4.1a)-(4.1c)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 0,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = eln_work,
-    .step = eln_step,
-    .lanes_step = eln_lanes_step,
-};
+const lf_method_class lf_class_eln = {.work_doubles = eln_work, .step = eln_step, .lanes_step = eln_lanes_step};
 
-const lf_method lf_method_eln_exp = {
-    .info = {
-        .name = "eln_exp",
-        .lanes = 1,
-        .title = "explicit Lie-Newmark (exponential map)",
-        .reference = "[BOS] eqs. (4)-(6) with exp in (5); [O] §4.1.1",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 0,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = eln_work,
-    .step = eln_exp_step,
-    .lanes_step = eln_exp_lanes_step,
-};
+const lf_method_class lf_class_eln_exp = {.work_doubles = eln_work, .step = eln_exp_step,
+                                          .lanes_step = eln_exp_lanes_step};
 
 /* ------------------------------------------------------------------------------------ TLN */
 
@@ -342,20 +307,4 @@ static int tln_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_tln = {
-    .info = {
-        .name = "tln",
-        .title = "trapezoidal Lie-Newmark (Cayley)",
-        .reference = "[O] eqs. (4.3a)-(4.3b)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 0,
-        .momentum_conserving = 0,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = tln_work,
-    .step = tln_step,
-};
+const lf_method_class lf_class_tln = {.work_doubles = tln_work, .step = tln_step};

@@ -75,20 +75,4 @@ static int prk_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_prk = {
-    .info = {
-        .name = "prk",
-        .title = "partitioned RKMK, Lobatto IIIA-IIIB with the Cayley map (Nukala-Shelton)",
-        .reference = "[O] eqs. (4.8a)-(4.8c)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = prk_work,
-    .step = prk_step,
-};
+const lf_method_class lf_class_prk = {.work_doubles = prk_work, .step = prk_step};

@@ -178,19 +178,5 @@ static int rattle_step(lf_stepper *st, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_rattle = {
-    .info = {
-        .name = "rattle",
-        .title = "RATTLE in R^{3n} with unit-length constraints",
-        .reference = "Andersen 1983; Leimkuhler & Reich 2004 §7.2; Ortolan's thesis eq. (7.4)",
-        .family = "constrained",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "proved",
-        .implicit = 1,
-        .form = LF_FORM_CONSTRAINED,
-    },
-    .work_doubles = rattle_work,
-    .cache_doubles = rattle_cache,
-    .step = rattle_step,
-};
+const lf_method_class lf_class_rattle = {.work_doubles = rattle_work, .cache_doubles = rattle_cache,
+                                         .step = rattle_step};

@@ -178,22 +178,4 @@ LF_LANE_LOOPS static int vlv_lanes_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_vlv = {
-    .info = {
-        .name = "vlv",
-        .lanes = 1,
-        .title = "variational Lie-Verlet (Hamilton-Pontryagin, Cayley)",
-        .reference = "[BOS] eqs. (8)-(10); [O] eqs. (4.11a)-(4.11c)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "proved",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = vlv_work,
-    .lanes_step = vlv_lanes_step,
-    .step = vlv_step,
-};
+const lf_method_class lf_class_vlv = {.work_doubles = vlv_work, .lanes_step = vlv_lanes_step, .step = vlv_step};

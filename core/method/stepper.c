@@ -25,7 +25,7 @@ int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
         return lf_error_set(err, LF_EINVAL, "method %s integrates %s systems (form '%s'); a %s system does not offer that form",
                             m->info.name, need == LF_FORM_RIGID ? "rigid-body" : lf_form_name(need),
                             lf_form_name(need), lf_system_kind(sys));
-    return m->accepts ? m->accepts(m, sys, err) : LF_OK;
+    return m->cls->accepts ? m->cls->accepts(m, sys, err) : LF_OK;
 }
 
 /* Lanes need a lane kernel and a one-body rigid system. */
@@ -33,10 +33,10 @@ static int lanes_accepted(const lf_method *m, const lf_system *sys, int lanes, l
 {
     if (lanes < 1) return lf_error_set(err, LF_EINVAL, "lf_stepper_new_lanes: %d lanes (expected >= 1)", lanes);
     if (lanes == 1) return LF_OK;
-    if (!m->lanes_step) {
+    if (!m->cls->lanes_step) {
         char names[160] = "";
         for (int i = 0; i < lf_method_count(); i++)
-            if (lf_method_at(i)->lanes_step) {
+            if (lf_method_at(i)->cls->lanes_step) {
                 size_t n = strlen(names);
                 snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", lf_method_at(i)->info.name);
             }
@@ -81,7 +81,7 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->method = m;
     s->sys = sys;
     s->lanes = lanes;
-    s->step = lanes > 1 ? m->lanes_step : m->step;
+    s->step = lanes > 1 ? m->cls->lanes_step : m->cls->step;
     s->M = lf_system_manifold(sys);
     s->np = lf_manifold_nparam(s->M);
     s->nd = lf_manifold_ndim(s->M);
@@ -98,8 +98,8 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->opts.h0 = opts ? opts->h0 : 0;
     s->opts.quad_nodes = opts ? opts->quad_nodes : 0;
     s->h_next = s->opts.h0;
-    s->ncache = m->cache_doubles ? m->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
-    size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->work_doubles ? m->work_doubles(s) : 0;
+    s->ncache = m->cls->cache_doubles ? m->cls->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
+    size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->cls->work_doubles ? m->cls->work_doubles(s) : 0;
     double *mem = calloc(2 * nst + nwork + 1, sizeof(double));
     int *imem = calloc(lf_stepper_iwork_ints(s), sizeof(int));
     if (!mem || !imem) {
