@@ -53,7 +53,7 @@ static int prk_step(lf_stepper *s, double h)
         lf_v3_cross(w, Jw, g);                                    /* predictor: explicit (4.8a) */
         lf_v3_axpy(mu, -0.5 * h, g, x);
         lf_v3_div(x, J, x);
-        lf_gyro_eq q = {J, mu, h};
+        lf_body_eq q = {J, mu, h};
         rc = lf_newton3(s, lf_gyro_residual, &q, x, "eq. (4.8a)", "", b);
         if (rc != LF_OK) return rc;
         lf_v3_copy(x, w);                                          /* w now holds w_{k+1/2} */
