@@ -101,7 +101,8 @@ void lf_stepper_free(lf_stepper *s);
  * built-in potential's torque run vectorized (AVX2 where the CPU has it); every lane's iterates are
  * bitwise those of a stepper of its own, because each lane computes the same operations in the
  * same order (an implicit equation is iterated until every lane has converged, and a lane stops
- * updating where a single stepper would stop). Methods with info.lanes (eln, eln_exp, vlv, lgvi).
+ * updating where a single stepper would stop). Methods whose lf_method_get_rigid_info says lanes
+ * (eln, eln_exp, vlv, lgvi).
  * y0: B states, lane after lane (B np doubles). Stepping, advance_to, cancel and restore work as
  * for one lane and act on every lane; a step that fails in any lane is rolled back in all of them
  * and its error names the lane. Statistics count lane evaluations (f_evals grows by B per torque
