@@ -158,7 +158,7 @@ lfb_method *lfb_checkusermethod(lua_State *L, int idx, const char *fn);
 void lfb_method_retain(lua_State *L, int idx);
 void lfb_method_release(lua_State *L, int idx);
 /* A method's metadata as a table (what lf.methods() lists); impl: "C", "C (user tableau)", ... */
-void lfb_push_method_info(lua_State *L, const lf_method_info *m, const char *impl);
+void lfb_push_method_info(lua_State *L, const lf_method *m, const char *impl);
 /* Parameters of a system changed by sys:set_params (also a method of every system). */
 int lfb_sys_set_params(lua_State *L);
 void lfb_open_objects(lua_State *L); /* the metatables of systems, potentials, methods; the kinds */

@@ -469,7 +469,7 @@ static int it_index(lua_State *L)
         return luaL_error(L, "it.%s: this integrator steps %d lanes; read lane j with it:lane(j).%s", k,
                           lf_stepper_lanes(st), k);
     else if ((f = lf_system_find_field(sys, k))) lfb_push_field(L, sys, f, lf_stepper_state(st));
-    else if (strcmp(k, "method") == 0) lfb_push_method_info(L, lf_method_get_info(lf_stepper_method(st)), "C");
+    else if (strcmp(k, "method") == 0) lfb_push_method_info(L, lf_stepper_method(st), "C");
     else if (strcmp(k, "name") == 0) lua_pushstring(L, lf_method_get_info(lf_stepper_method(st))->name);
     else if (strcmp(k, "system") == 0) lua_getiuservalue(L, 1, 1);
     else if (strcmp(k, "steps") == 0) lua_pushinteger(L, stats.steps);

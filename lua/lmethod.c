@@ -14,7 +14,7 @@ static int l_methods(lua_State *L)
     int n = lf_method_count();
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
-        lfb_push_method_info(L, lf_method_get_info(lf_method_at(i)), "C");
+        lfb_push_method_info(L, lf_method_at(i), "C");
         lua_rawseti(L, -2, i + 1);
     }
     return 1;

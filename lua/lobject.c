@@ -191,8 +191,10 @@ static int sys_gc(lua_State *L)
 
 /* ---------------------------------------------------------------- methods and their metadata */
 /* A method's metadata as the table lf.methods() lists (implementation: "C", "C (user tableau)", ...). */
-void lfb_push_method_info(lua_State *L, const lf_method_info *m, const char *impl)
+void lfb_push_method_info(lua_State *L, const lf_method *method, const char *impl)
 {
+    const lf_method_info *m = lf_method_get_info(method);
+    const lf_method_rigid_info *r = lf_method_get_rigid_info(method);
     lua_createtable(L, 0, 16);
     lua_pushstring(L, m->name);
     lua_setfield(L, -2, "name");
@@ -214,13 +216,13 @@ void lfb_push_method_info(lua_State *L, const lf_method_info *m, const char *imp
     lua_setfield(L, -2, "adaptive");
     lua_pushstring(L, lf_form_name(m->form));
     lua_setfield(L, -2, "form");
-    lua_pushboolean(L, m->explicit_in_torque);
+    lua_pushboolean(L, r->explicit_in_torque);
     lua_setfield(L, -2, "explicit_in_torque");
-    lua_pushboolean(L, m->momentum_conserving);
+    lua_pushboolean(L, r->momentum_conserving);
     lua_setfield(L, -2, "momentum_conserving");
-    lua_pushboolean(L, m->free_body_only);
+    lua_pushboolean(L, r->free_body_only);
     lua_setfield(L, -2, "free_body_only");
-    lua_pushboolean(L, m->lanes);
+    lua_pushboolean(L, r->lanes);
     lua_setfield(L, -2, "lanes");
     lua_pushstring(L, impl);
     lua_setfield(L, -2, "implementation");
@@ -306,7 +308,7 @@ static int method_index(lua_State *L)
 {
     lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
     if (!testmethod(L, 1)) return luaL_error(L, "the method has been finalized");
-    lfb_push_method_info(L, lf_method_get_info(u->m), lf_compose_base(u->m) ? "C (composition)" : "C (user tableau)");
+    lfb_push_method_info(L, u->m, lf_compose_base(u->m) ? "C (composition)" : "C (user tableau)");
     lua_getfield(L, -1, luaL_checkstring(L, 2));
     return 1;
 }
