@@ -473,6 +473,7 @@ void lfb_check_keys(lua_State *L, int idx, const char *const *keys, const char *
         }
         luaL_pushresult(&b);
         const char *near = k ? closest(k, keys) : NULL;
+        if (!keys[0]) luaL_error(L, "%s: unknown %s '%s' (it takes no %ss)", fn, noun, k ? k : luaL_typename(L, -2), noun);
         if (near) luaL_error(L, "%s: unknown %s '%s' (did you mean '%s'?) (%ss: %s)", fn, noun, k, near, noun, lua_tostring(L, -1));
         if (k) luaL_error(L, "%s: unknown %s '%s' (%ss: %s)", fn, noun, k, noun, lua_tostring(L, -1));
         luaL_error(L, "%s: unknown %s (a %s key) (%ss: %s)", fn, noun, luaL_typename(L, -2), noun, lua_tostring(L, -1));
