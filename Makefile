@@ -22,7 +22,9 @@ CORE_SRC := $(sort $(wildcard core/*/*.c))
 # the text of core/graph/stumpff.h as a C string: generated model code carries it (graph_codegen.c)
 STUMPFF_GEN := $(B)/gen/stumpff_source.c
 CORE_OBJ := $(CORE_SRC:core/%.c=$(B)/core/%.o) $(B)/gen/stumpff_source.o
-BIND_SRC := $(sort $(filter-out lua/main.c lua/lmpi.c,$(wildcard lua/*.c)))
+# the executable's own files (lua.c's structure, the REPL, module search): not in the binding
+EXE_SRC  := lua/main.c lua/repl.c lua/complete.c lua/modules.c
+BIND_SRC := $(sort $(filter-out $(EXE_SRC) lua/lmpi.c,$(wildcard lua/*.c)))
 BIND_OBJ := $(BIND_SRC:lua/%.c=$(B)/lua/%.o)
 CTEST_SRC := $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN := $(CTEST_SRC:tests/c/%.c=$(B)/tests/%)
@@ -101,7 +103,7 @@ $(MOD_SO): $(BIND_OBJ) $(LIB_A)
 	$(CC) -shared -o $@ $(BIND_OBJ) $(LIB_A) $(GSL_LIBS) $(LDFLAGS)
 
 # The executable links the binding statically and exports the Lua API for other C modules.
-$(EXE): $(B)/lua/main.o $(SCRIPTS_OBJ) $(BIND_OBJ) $(LIB_A)
+$(EXE): $(EXE_SRC:lua/%.c=$(B)/lua/%.o) $(SCRIPTS_OBJ) $(BIND_OBJ) $(LIB_A)
 	$(CC) -o $@ $^ -Wl,-E $(LUA_LIBS) -lreadline $(GSL_LIBS) -ldl $(LDFLAGS)
 
 # lieflow.mpi (lf.ensemble under mpirun): built when OpenMPI's development files are installed
@@ -158,8 +160,13 @@ $(APIDOC): docs/api.md
 $(SCRIPTS_OBJ): $(GEN)/lieflow_scripts.c
 	$(CC) $(ALLCFLAGS) -c $< -o $@
 
-$(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS)
-	$(CC) $(ALLCFLAGS) $(LUA_INC) -Ilua -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl $(LDFLAGS)
+# the public headers as `make install` puts them (PREFIX/include/lieflow/): host.c includes
+# <lieflow/lieflow.h> as a client does, without the source tree's include paths
+STAGED_INC := $(B)/include
+$(STAGED_INC)/lieflow/.stamp: $(PUBLIC_HEADERS)
+	@rm -rf $(STAGED_INC)/lieflow && mkdir -p $(STAGED_INC)/lieflow && cp $(PUBLIC_HEADERS) $(STAGED_INC)/lieflow/ && touch $@
+$(EMBED): examples/embed/host.c $(BIND_OBJ) $(LIB_A) $(HEADERS) $(STAGED_INC)/lieflow/.stamp
+	$(CC) $(filter-out $(CORE_INC),$(ALLCFLAGS)) $(LUA_INC) -I$(STAGED_INC) -o $@ $< $(BIND_OBJ) $(LIB_A) $(LUA_LIBS) $(GSL_LIBS) -ldl $(LDFLAGS)
 
 $(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h tests/c/orderfit.h $(LIB_A) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -182,7 +189,7 @@ LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURD
 
 # Every suite runs (also after a failure); the last line sums up what passed (tests/run_suites.sh).
 SUITES := test-c test-lua test-tape test-repl test-compat test-standalone test-embed test-examples test-mpi test-fuzz \
-          test-install
+          test-install test-structure
 test: all $(CTEST_BIN)
 	@bash tests/run_suites.sh $(B)/test-logs "$(MAKE)" $(SUITES)
 
@@ -222,6 +229,12 @@ test-mpi: $(EXE)
 
 test-install: all
 	bash tests/install_test.sh
+
+# no function over 120 lines in core/, lua/ and scripts/lieflow/ but those of tests/structure_allow.txt;
+# the Lua binding's libraries call no other library, and lua/ has no cycle (tests/binding_layers.lua)
+test-structure: | $(B)/.deps-ok
+	bash tests/structure_check.sh
+	lua5.4 tests/binding_layers.lua lua
 
 # the Lua API fuzzer, a short deterministic run (fixed seeds and call counts): tests/fuzz/fuzz.lua
 # and the C API fuzzer's target built by gcc (no clang needed): its corpus replayed, then 20000

@@ -5,7 +5,7 @@
 --   (or lua5.4 with LUA_PATH/LUA_CPATH set as in the Makefile's test-lua)
 --
 -- tests/lua/docs_spec.lua compares the table in docs/api.md with this script's output, so a method
--- added to the registry (core/method/registry.c) or a change of its metadata shows up there. The
+-- added to core/method/methods.def or a change of its metadata shows up there. The
 -- reference column cites the papers by the keys of docs/references.md: the registry's remaining
 -- internal names of the papers ("seed 000", "Ortolan's thesis", ...) are replaced by their keys.
 local lf = rawget(_G, "lf") or require "lieflow"

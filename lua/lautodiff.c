@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lopen.h"
 #include "ltrace.h"
 #include "model_graph.h"
 

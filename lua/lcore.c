@@ -8,6 +8,7 @@
 
 #include "lbind.h"
 #include "lieflow_lua.h"
+#include "lopen.h"
 #include "ltrace.h"
 
 /* core.binary: the file this code was loaded from (build/lua/lieflow/core.so, an installed
@@ -30,22 +31,20 @@ static void push_binary_path(lua_State *L)
         lua_pushnil(L);
 }
 
+/* The libraries of the binding (lopen.h), opened in this order after the object layer. */
+static void (*const libraries[])(lua_State *L) = {
+    lfb_open_maps,    lfb_open_potentials, lfb_open_rigid,    lfb_open_lie_ode, lfb_open_spheres,
+    lfb_open_methods, lfb_open_integrators, lfb_open_workprec, lfb_open_analysis, lfb_open_os,
+    lfb_open_proc,    lfb_open_math,       lfb_open_compile,  lfb_open_autodiff,
+};
+
 int luaopen_lieflow_core(lua_State *L)
 {
     lua_newtable(L);
-    lfb_open_values(L);
-    lfb_open_maps(L);
-    lfb_open_systems(L);
-    lfb_open_lie_ode(L);
-    lfb_open_spheres(L);
-    lfb_open_integrators(L);
-    lfb_open_analysis(L);
-    lfb_open_exact(L);
-    lfb_open_proc(L);
-    lfb_open_contract(L);
+    lfb_open_values(L);  /* the object layer: vec3, mat3; systems, potentials, methods; traced values */
+    lfb_open_objects(L);
     lfb_open_trace(L);
-    lfb_open_compile(L);
-    lfb_open_autodiff(L);
+    for (size_t i = 0; i < sizeof libraries / sizeof *libraries; i++) libraries[i](L);
     lua_pushstring(L, LIEFLOW_VERSION);
     lua_setfield(L, -2, "version");
     push_binary_path(L);

@@ -1,20 +1,13 @@
-/* lieflow Lua binding — the method registry (lf.methods), user tableaux (lf.rkmk), integrators
- * (lf.integrator over any system and compatible method: what they expose comes from the system's
- * schema) and the reference solver (lf.reference). */
+/* lieflow Lua binding — integrators (lf.integrator over any system and compatible method: what they
+ * expose comes from the system's schema) and the reference solver (lf.reference). */
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
 #include "lbind.h"
+#include "lopen.h"
 
 #define LFB_INTEGRATOR "lf.integrator"
-#define LFB_METHOD "lf.rkmk_method"
-
-int lfb_push_observable(lua_State *L, const lf_system *sys, const char *name, double t, const double *y);
-int lfb_push_columns(lua_State *L, const lf_system *sys, double t, const double *y);
-void lfb_push_errors(lua_State *L, const lf_system *sys, const double *a, const double *b);
-int lfb_lie_tangents(lua_State *L);
-void lfb_open_workprec(lua_State *L);
 
 typedef struct {
     lf_stepper *st;
@@ -58,273 +51,6 @@ static lfb_integrator *checkone(lua_State *L, int idx, const char *what)
 static void check_not_busy(lua_State *L, const lfb_integrator *it)
 {
     if (it->busy) luaL_error(L, "integrator is in the middle of a step (called from its own system's callback)");
-}
-
-/* ---------------------------------------------------------------- methods and their metadata */
-static void push_info(lua_State *L, const lf_method_info *m, const char *impl)
-{
-    lua_createtable(L, 0, 16);
-    lua_pushstring(L, m->name);
-    lua_setfield(L, -2, "name");
-    lua_pushstring(L, m->title);
-    lua_setfield(L, -2, "title");
-    lua_pushstring(L, m->reference);
-    lua_setfield(L, -2, "reference");
-    lua_pushstring(L, m->family);
-    lua_setfield(L, -2, "family");
-    lua_pushinteger(L, m->order);
-    lua_setfield(L, -2, "order");
-    lua_pushboolean(L, m->symmetric);
-    lua_setfield(L, -2, "symmetric");
-    lua_pushstring(L, m->symplectic);
-    lua_setfield(L, -2, "symplectic");
-    lua_pushboolean(L, m->implicit);
-    lua_setfield(L, -2, "implicit");
-    lua_pushboolean(L, m->adaptive);
-    lua_setfield(L, -2, "adaptive");
-    lua_pushstring(L, lf_form_name(m->form));
-    lua_setfield(L, -2, "form");
-    lua_pushboolean(L, m->explicit_in_torque);
-    lua_setfield(L, -2, "explicit_in_torque");
-    lua_pushboolean(L, m->momentum_conserving);
-    lua_setfield(L, -2, "momentum_conserving");
-    lua_pushboolean(L, m->free_body_only);
-    lua_setfield(L, -2, "free_body_only");
-    lua_pushboolean(L, m->lanes);
-    lua_setfield(L, -2, "lanes");
-    lua_pushstring(L, impl);
-    lua_setfield(L, -2, "implementation");
-}
-
-/* core.methods() -> array of metadata tables, in registry order. */
-static int l_methods(lua_State *L)
-{
-    int n = lf_method_count();
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        push_info(L, lf_method_get_info(lf_method_at(i)), "C");
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
-}
-
-/* An lf.rkmk / lf.compose method. Its lifetime follows the systems' rule (lsystem.c): integrators
- * and compositions using it retain it (and hold the userdata as a uservalue); its __gc, also one
- * called by hand, frees the C method only when no one uses it; from then on every entry point
- * refuses it. A composition's uservalue 1 is its base method, released when the composition's C
- * method is freed. */
-typedef struct {
-    lf_method *m;
-    int users;
-    int finalized;
-} lfb_method;
-
-static void method_free(lua_State *L, int idx, lfb_method *u)
-{
-    idx = lua_absindex(L, idx);
-    lf_method_free(u->m);
-    u->m = NULL;
-    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA) lfb_method_release(L, -1);
-    lua_pop(L, 1);
-}
-
-void lfb_method_retain(lua_State *L, int idx)
-{
-    lfb_method *u = luaL_testudata(L, idx, LFB_METHOD);
-    if (u) u->users++;
-}
-
-void lfb_method_release(lua_State *L, int idx)
-{
-    lfb_method *u = luaL_testudata(L, idx, LFB_METHOD);
-    if (!u) return;
-    if (u->users > 0) u->users--;
-    if (u->users == 0 && u->finalized && u->m) method_free(L, idx, u);
-}
-
-static int method_gc(lua_State *L)
-{
-    lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
-    u->finalized = 1;
-    if (u->users == 0 && u->m) method_free(L, 1, u);
-    return 0;
-}
-
-/* The method at idx if it is an lf.rkmk / lf.compose method not finalized, else NULL. */
-static lfb_method *testmethod(lua_State *L, int idx)
-{
-    lfb_method *u = luaL_testudata(L, idx, LFB_METHOD);
-    return u && !u->finalized && u->m ? u : NULL;
-}
-
-/* The method at idx (an lf.rkmk / lf.compose method); fn's error names a finalized one as such. */
-static lfb_method *checkusermethod(lua_State *L, int idx, const char *fn)
-{
-    lfb_method *u = testmethod(L, idx);
-    if (u) return u;
-    if (luaL_testudata(L, idx, LFB_METHOD)) luaL_error(L, "%s: the method has been finalized and cannot be used", fn);
-    luaL_error(L, "%s: a method name or an lf.rkmk / lf.compose method expected, got %s", fn, lfb_typename(L, idx));
-    return NULL;
-}
-
-static int method_index(lua_State *L)
-{
-    lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
-    if (!testmethod(L, 1)) return luaL_error(L, "the method has been finalized");
-    push_info(L, lf_method_get_info(u->m), lf_compose_base(u->m) ? "C (composition)" : "C (user tableau)");
-    lua_getfield(L, -1, luaL_checkstring(L, 2));
-    return 1;
-}
-
-static int method_tostring(lua_State *L)
-{
-    lfb_method *u = luaL_checkudata(L, 1, LFB_METHOD);
-    if (!testmethod(L, 1)) lua_pushstring(L, "lf.rkmk (finalized)");
-    else if (lf_compose_base(u->m)) {
-        const lf_method_info *m = lf_method_get_info(u->m);
-        lua_pushfstring(L, "lf.compose(%s, order %d)", m->name, m->order);
-    } else {
-        const lf_method_info *m = lf_method_get_info(u->m);
-        lua_pushfstring(L, "lf.rkmk(%s, order %d, %s%s)", m->name, m->order, m->implicit ? "implicit" : "explicit",
-                        m->symmetric ? ", symmetric" : "");
-    }
-    return 1;
-}
-
-/* n numbers from the array at field k of table t */
-static void read_coefficients(lua_State *L, int t, const char *k, int n, double *out)
-{
-    if (lua_getfield(L, t, k) != LUA_TTABLE)
-        luaL_error(L, "lf.rkmk: field '%s' must be an array, got %s", k, lfb_typename(L, -1));
-    const int idx = lua_gettop(L);
-    int nested = lua_rawgeti(L, idx, 1) == LUA_TTABLE;
-    lua_pop(L, 1);
-    int s = n == 1 ? 1 : (int)lround(sqrt((double)n));
-    int rows = (int)lua_rawlen(L, idx);
-    if (nested) { /* A as rows */
-        if (rows != s) luaL_error(L, "lf.rkmk: field '%s' has %d rows, expected %d", k, rows, s);
-        for (int i = 0; i < s; i++) {
-            lua_rawgeti(L, idx, i + 1);
-            if (lua_type(L, -1) != LUA_TTABLE || (int)lua_rawlen(L, -1) != s)
-                luaL_error(L, "lf.rkmk: row %d of '%s' must hold %d numbers", i + 1, k, s);
-            for (int j = 0; j < s; j++) {
-                lua_rawgeti(L, -1, j + 1);
-                char w[64];
-                snprintf(w, sizeof w, "lf.rkmk: %s[%d][%d]", k, i + 1, j + 1);
-                out[i * s + j] = lfb_checkfinite(L, -1, w);
-                lua_pop(L, 1);
-            }
-            lua_pop(L, 1);
-        }
-    } else {
-        if (rows != n) luaL_error(L, "lf.rkmk: field '%s' has %d numbers, expected %d", k, rows, n);
-        for (int i = 0; i < n; i++) {
-            lua_rawgeti(L, idx, i + 1);
-            char w[64];
-            snprintf(w, sizeof w, "lf.rkmk: %s[%d]", k, i + 1);
-            out[i] = lfb_checkfinite(L, -1, w);
-            lua_pop(L, 1);
-        }
-    }
-    lua_pop(L, 1);
-}
-
-/* core.rkmk{name=, A=, b=, c=, order=, symmetric=}: a method from a user tableau. */
-static int l_rkmk(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    static const char *const keys[] = {"name", "A", "b", "c", "order", "symmetric", NULL};
-    lfb_check_keys(L, 1, keys, "lf.rkmk", "field");
-    if (lua_getfield(L, 1, "name") != LUA_TSTRING) return luaL_error(L, "lf.rkmk: field 'name' (string) is required");
-    const char *name = lua_tostring(L, -1);
-    if (lf_method_find(name)) return luaL_error(L, "lf.rkmk: '%s' is the name of a built-in method", name);
-    if (lua_getfield(L, 1, "b") != LUA_TTABLE) return luaL_error(L, "lf.rkmk: field 'b' (array of weights) is required");
-    int s = (int)lua_rawlen(L, -1);
-    lua_pop(L, 1);
-    if (s < 1 || s > 8) return luaL_error(L, "lf.rkmk: %d stages (length of b), expected 1 to 8", s);
-    double A[64], b[8], c[8];
-    read_coefficients(L, 1, "A", s * s, A);
-    read_coefficients(L, 1, "b", s, b);
-    read_coefficients(L, 1, "c", s, c);
-    int order = 0;
-    if (lua_getfield(L, 1, "order") != LUA_TNIL) {
-        lua_Integer o = lua_tointeger(L, -1);
-        if (!lua_isinteger(L, -1) || o < 1 || o > 20) return luaL_error(L, "lf.rkmk: 'order' must be an integer 1..20");
-        order = (int)o;
-    }
-    lua_getfield(L, 1, "symmetric");
-    int midpoint = lua_toboolean(L, -1);
-    lf_error e;
-    lf_method *m = lf_rkmk_method_new(name, s, A, b, c, order, midpoint, &e);
-    if (!m) return lfb_error(L, &e);
-    lfb_method *u = lua_newuserdatauv(L, sizeof *u, 0);
-    *u = (lfb_method){.m = m};
-    luaL_setmetatable(L, LFB_METHOD);
-    return 1;
-}
-
-/* ---------------------------------------------------------------- compositions (compose.h) */
-/* The method at idx: a registered method's name, or an lf.rkmk / lf.compose method. */
-const lf_method *lfb_checkmethod(lua_State *L, int idx, const char *fn)
-{
-    if (lua_type(L, idx) == LUA_TSTRING) {
-        const lf_method *m = lf_method_find(lua_tostring(L, idx));
-        if (!m) luaL_error(L, "%s: unknown method '%s' (lf.methods() lists them)", fn, lua_tostring(L, idx));
-        return m;
-    }
-    return checkusermethod(L, idx, fn)->m;
-}
-
-/* core.compose(base, scheme): the composition of a symmetric C method (a name, or an lf.rkmk /
- * lf.compose method, kept alive by the composite) with a scheme of compose.h. */
-static int l_compose(lua_State *L)
-{
-    const lf_method *base = lfb_checkmethod(L, 1, "lf.compose");
-    const char *scheme = luaL_checkstring(L, 2);
-    lf_error e;
-    lf_method *m = lf_compose_method_new(base, scheme, &e);
-    if (!m) return lfb_error(L, &e);
-    lfb_method *u = lua_newuserdatauv(L, sizeof *u, 1);
-    *u = (lfb_method){.m = m};
-    luaL_setmetatable(L, LFB_METHOD);
-    if (lua_type(L, 1) == LUA_TUSERDATA) { /* the base must outlive the composite */
-        lua_pushvalue(L, 1);
-        lua_setiuservalue(L, -2, 1);
-        lfb_method_retain(L, 1);
-    }
-    return 1;
-}
-
-/* core.compose_schemes() -> {{name=, title=, reference=, order=, form = "symmetric" | "adjoint" | "rkn",
- *                              coefficients={...}}, ...} */
-static int l_compose_schemes(lua_State *L)
-{
-    const int n = lf_compose_scheme_count();
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        const lf_compose_scheme *sc = lf_compose_scheme_at(i);
-        lua_createtable(L, 0, 6);
-        lua_pushstring(L, sc->name);
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, sc->title);
-        lua_setfield(L, -2, "title");
-        lua_pushstring(L, sc->reference);
-        lua_setfield(L, -2, "reference");
-        lua_pushinteger(L, sc->order);
-        lua_setfield(L, -2, "order");
-        static const char *const forms[] = {"symmetric", "adjoint", "", "rkn"};
-        lua_pushstring(L, forms[sc->form]);
-        lua_setfield(L, -2, "form");
-        lua_createtable(L, sc->n, 0);
-        for (int k = 0; k < sc->n; k++) {
-            lua_pushnumber(L, sc->c[k]);
-            lua_rawseti(L, -2, k + 1);
-        }
-        lua_setfield(L, -2, "coefficients");
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
 }
 
 /* ---------------------------------------------------------------- integrators */
@@ -386,7 +112,7 @@ static int l_integrator(lua_State *L)
             return luaL_error(L, "lf.integrator: unknown method '%s' (known: %s)", name, lua_tostring(L, -1));
         }
     } else {
-        m = checkusermethod(L, 1, "lf.integrator")->m;
+        m = lfb_checkusermethod(L, 1, "lf.integrator")->m;
     }
     lfb_system *s = lfb_checksystem(L, 2);
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
@@ -467,7 +193,7 @@ static int l_integrator(lua_State *L)
         y0 = ys; /* anchored on the stack until the stepper copied it */
     }
     s = lfb_checksystem(L, 2); /* neither finalized while the options were read */
-    if (lua_type(L, 1) == LUA_TUSERDATA) checkusermethod(L, 1, "lf.integrator");
+    if (lua_type(L, 1) == LUA_TUSERDATA) lfb_checkusermethod(L, 1, "lf.integrator");
     it->st = lf_stepper_new_lanes(m, s->sys, B, y0, t0, &o, &e);
     if (!it->st) return lfb_error(L, &e);
     lua_settop(L, 4); /* the integrator */
@@ -743,7 +469,7 @@ static int it_index(lua_State *L)
         return luaL_error(L, "it.%s: this integrator steps %d lanes; read lane j with it:lane(j).%s", k,
                           lf_stepper_lanes(st), k);
     else if ((f = lf_system_find_field(sys, k))) lfb_push_field(L, sys, f, lf_stepper_state(st));
-    else if (strcmp(k, "method") == 0) push_info(L, lf_method_get_info(lf_stepper_method(st)), "C");
+    else if (strcmp(k, "method") == 0) lfb_push_method_info(L, lf_stepper_method(st), "C");
     else if (strcmp(k, "name") == 0) lua_pushstring(L, lf_method_get_info(lf_stepper_method(st))->name);
     else if (strcmp(k, "system") == 0) lua_getiuservalue(L, 1, 1);
     else if (strcmp(k, "steps") == 0) lua_pushinteger(L, stats.steps);
@@ -915,13 +641,7 @@ void lfb_open_integrators(lua_State *L)
     luaL_newlib(L, it_methods);
     lua_setfield(L, -2, "methods");
     lua_pop(L, 1);
-    luaL_newmetatable(L, LFB_METHOD);
-    const luaL_Reg mmeta[] = {{"__gc", method_gc}, {"__index", method_index}, {"__tostring", method_tostring}, {NULL, NULL}};
-    luaL_setfuncs(L, mmeta, 0);
-    lua_pop(L, 1);
-    const luaL_Reg fns[] = {{"methods", l_methods},     {"integrator", l_integrator}, {"reference", l_reference},
-                            {"rkmk", l_rkmk},           {"lie_tangents", lfb_lie_tangents},
-                            {"compose", l_compose},     {"compose_schemes", l_compose_schemes}, {NULL, NULL}};
+    const luaL_Reg fns[] = {{"integrator", l_integrator}, {"reference", l_reference},
+                            {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
-    lfb_open_workprec(L); /* timed_run, baseline (lworkprec.c) */
 }

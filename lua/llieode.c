@@ -11,10 +11,13 @@
  * skew map by the default one.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lbind.h"
+#include "lopen.h"
+#include "lmodel.h"
 #include "ltrace.h"
 #include "model_graph.h"
 
@@ -300,169 +303,231 @@ static double *read_params(lua_State *L, int t, const char *fname, int *count)
     return v;
 }
 
+/* The manifold of the fields factors and trivialization of table 1 (its owner pushed). */
+static const lf_manifold *read_manifold(lua_State *L, const char *fn)
+{
+    if (lua_getfield(L, 1, "factors") != LUA_TTABLE)
+        luaL_error(L, "%s: field 'factors' must be an array of factor names (\"so3\", \"s2\", \"s3\", \"gl3\", "
+                      "\"ts2\", \"tgl3\", \"r<m>\"), got %s", fn, lfb_typename(L, -1));
+    const int t = lua_gettop(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+    if (n < 1 || n > 100000) luaL_error(L, "%s: 'factors' must list 1 to 100000 factors, got %d", fn, (int)n);
+    lf_factor_kind *kinds = lua_newuserdatauv(L, (size_t)n * (sizeof(lf_factor_kind) + sizeof(int)), 0);
+    int *dims = (int *)(kinds + n);
+    for (lua_Integer i = 0; i < n; i++) {
+        lua_rawgeti(L, t, i + 1);
+        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (!name || lf_factor_parse(name, &kinds[i], &dims[i]) != 0)
+            luaL_error(L, "%s: factors[%d] = %s is not a factor (\"so3\", \"s2\", \"s3\", \"gl3\", \"ts2\", \"tgl3\" or "
+                          "\"r<m>\" such as \"r3\")", fn, (int)i + 1, name ? name : lfb_typename(L, -1));
+        lua_pop(L, 1);
+    }
+    lf_trivialization triv = LF_RIGHT_TRIVIALIZED;
+    if (lua_getfield(L, 1, "trivialization") != LUA_TNIL) {
+        const char *tr = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        if (strcmp(tr, "left") == 0) triv = LF_LEFT_TRIVIALIZED;
+        else if (strcmp(tr, "right") != 0)
+            luaL_error(L, "%s: trivialization must be \"right\" (y' = xi . y) or \"left\" (y' = y . xi), got %s", fn,
+                       *tr ? tr : lfb_typename(L, -1));
+    }
+    lf_error e;
+    lf_manifold *M0 = lf_manifold_new((int)n, kinds, dims, triv, &e);
+    if (!M0) lfb_error(L, &e);
+    lua_settop(L, t - 1);
+    return push_manifold(L, M0);
+}
+
+/* The field y0 of table 1, one value per factor of M, into a scratch vector left on the stack. */
+static double *read_y0(lua_State *L, const lf_manifold *M, const char *fn)
+{
+    const int n = lf_manifold_nfactors(M);
+    double *y0 = lua_newuserdatauv(L, (size_t)lf_manifold_nparam(M) * sizeof(double), 0);
+    if (lua_getfield(L, 1, "y0") != LUA_TTABLE || (lua_Integer)lua_rawlen(L, -1) != n)
+        luaL_error(L, "%s: field 'y0' must be an array of %d values (one per factor), got %s", fn, n,
+                   lua_type(L, -1) == LUA_TTABLE ? "an array of another length" : lfb_typename(L, -1));
+    for (int i = 0; i < n; i++) {
+        char w[64];
+        snprintf(w, sizeof w, "%s: y0[%d]", fn, i + 1);
+        lua_rawgeti(L, -1, i + 1);
+        const lf_factor *f = lf_manifold_factor(M, i);
+        lfb_read_factor(L, -1, f, y0 + f->op, w);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return y0;
+}
+
+/* A built-in vector field (its name at fidx) with the params of table 1. */
+static lf_system *builtin_system(lua_State *L, const lf_manifold *M, const double *y0, int fidx, const char *fn)
+{
+    const char *name = lua_tostring(L, fidx);
+    int nparams = 0;
+    if (!lf_lie_ode_builtin_params(name, &nparams)) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        const char *const *names = lf_lie_ode_builtin_names();
+        for (int i = 0; names[i]; i++) {
+            if (i) luaL_addstring(&b, ", ");
+            luaL_addstring(&b, names[i]);
+        }
+        luaL_pushresult(&b);
+        luaL_error(L, "%s: unknown built-in vector field '%s' (built-ins: %s)", fn, name, lua_tostring(L, -1));
+    }
+    int tp = lua_getfield(L, 1, "params");
+    if (tp != LUA_TTABLE && tp != LUA_TNIL) luaL_error(L, "%s: field 'params' must be a table, got %s", fn, lfb_typename(L, -1));
+    int count;
+    double *params = read_params(L, tp == LUA_TTABLE ? lua_gettop(L) : 0, name, &count);
+    if (lua_getfield(L, 1, "energy") != LUA_TNIL || lua_getfield(L, 1, "jacobian") != LUA_TNIL ||
+        lua_getfield(L, 1, "H") != LUA_TNIL || lua_getfield(L, 1, "dH") != LUA_TNIL)
+        luaL_error(L, "%s: a built-in vector field brings its own energy, Jacobian, H and dH", fn);
+    const int mqr = lua_getfield(L, 1, "skew") != LUA_TNIL;
+    lua_pop(L, 1);
+    skew_is_default(L, fn, 0);
+    lf_lie_ode_def def;
+    lf_error e;
+    if (lf_lie_ode_builtin_def(name, M, params, &def, &e) != LF_OK) lfb_error(L, &e);
+    if (mqr && !def.H) {
+        def.destroy(def.ctx);
+        luaL_error(L, "%s: the built-in '%s' has no first integral: 'skew' does not apply", fn, name);
+    }
+    if (mqr) def.skew = NULL;
+    lf_system *sys = lf_lie_ode_new(M, y0, &def, &e);
+    if (!sys) lfb_error_in(L, fn, &e);
+    return sys;
+}
+
+/* The Lua functions of table 1 besides f: energy, jacobian, H, dH, skew, kept by s; whether the
+ * Jacobian is "autodiff" and whether there is a skew map. */
+static void read_callbacks(lua_State *L, lfb_system *s, const lf_manifold *M, const char *fn, int *jac_autodiff,
+                           int *has_skew)
+{
+    int te = lua_getfield(L, 1, "energy");
+    if (te == LUA_TFUNCTION) {
+        lfb_natural(L, -1);
+        lua_pushvalue(L, -1);
+        s->ref[LFB_REF_ENERGY] = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else if (te != LUA_TNIL)
+        luaL_error(L, "%s: field 'energy' must be a function(y) returning a number, got %s", fn, lfb_typename(L, -1));
+    int tj = lua_getfield(L, 1, "jacobian");
+    *jac_autodiff = tj == LUA_TSTRING && strcmp(lua_tostring(L, -1), "autodiff") == 0;
+    if (tj == LUA_TFUNCTION) {
+        lua_pushvalue(L, -1);
+        s->ref[LFB_REF_JAC] = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else if (tj != LUA_TNIL && !*jac_autodiff)
+        luaL_error(L, "%s: field 'jacobian' must be a function(t, y) returning the Jacobian along the action (%d x %d), "
+                      "or \"autodiff\", got %s", fn, lf_manifold_ndim(M), lf_manifold_ndim(M), lfb_typename(L, -1));
+    int th = lua_getfield(L, 1, "H"), td = lua_getfield(L, 1, "dH");
+    const int dH_autodiff = td == LUA_TNIL || (td == LUA_TSTRING && strcmp(lua_tostring(L, -1), "autodiff") == 0);
+    if (th == LUA_TFUNCTION && (td == LUA_TFUNCTION || dH_autodiff)) {
+        lfb_natural(L, -2);
+        lua_pushvalue(L, -2);
+        s->ref[LFB_REF_H] = luaL_ref(L, LUA_REGISTRYINDEX);
+        if (td == LUA_TFUNCTION) {
+            lua_pushvalue(L, -1);
+            s->ref[LFB_REF_DH] = luaL_ref(L, LUA_REGISTRYINDEX);
+        }
+    } else if (th != LUA_TNIL || td != LUA_TNIL) {
+        if (th != LUA_TFUNCTION)
+            luaL_error(L, "%s: field 'H' must be a function(y) returning a number (the first integral), got %s", fn,
+                       lfb_typename(L, -2));
+        luaL_error(L, "%s: field 'dH' must be a function(y) returning one algebra element per factor (the trivialized "
+                      "differential of H), or \"autodiff\", got %s", fn, lfb_typename(L, -1));
+    }
+    lua_pop(L, 2);
+    *has_skew = !skew_is_default(L, fn, 1);
+    if (*has_skew) {
+        if (s->ref[LFB_REF_H] == LUA_NOREF) luaL_error(L, "%s: 'skew' needs a first integral (field H)", fn);
+        s->ref[LFB_REF_SKEW] = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+}
+
+/* A vector field written in Lua (at fidx) with its energy, Jacobian, H, dH, skew map: compiled (and
+ * their derivatives), or the Lua functions called at every evaluation. */
+static lf_system *lua_system(lua_State *L, lfb_system *s, const lf_manifold *M, const double *y0, int fidx,
+                             const char *fn)
+{
+    const int backend = lfb_compile_option(L, 1, fn);
+    lfb_store_params(L, s, 1, NULL, LFB_MAXPAR, fn);
+    lfb_natural(L, fidx);
+    lua_pushvalue(L, fidx);
+    s->ref[LFB_REF_F] = luaL_ref(L, LUA_REGISTRYINDEX);
+    int jac_autodiff, has_skew;
+    read_callbacks(L, s, M, fn, &jac_autodiff, &has_skew);
+    lf_lie_ode_def def = {.name = "lua", .f = lua_f, .ctx = s};
+    lf_lie_ode_graph own = {.jacobian = s->ref[LFB_REF_JAC] != LUA_NOREF ? lua_jacobian : NULL,
+                            .dH = s->ref[LFB_REF_DH] != LUA_NOREF ? lua_dH : NULL,
+                            .skew = has_skew ? lua_skew : NULL,
+                            .user = s};
+    char report[320];
+    int compiled = 0;
+    if (backend >= 0) compiled = lfb_compile_lie_ode(L, s, M, y0, backend, &own, &def, fn, report, sizeof report);
+    else snprintf(report, sizeof report, "interpreted: compile = false");
+    if (!compiled) {
+        def.jacobian = own.jacobian ? own.jacobian : jac_autodiff ? autodiff_jacobian : NULL;
+        def.energy = s->ref[LFB_REF_ENERGY] != LUA_NOREF ? lua_energy : NULL;
+        def.H = s->ref[LFB_REF_H] != LUA_NOREF ? lua_H : NULL;
+        def.dH = !def.H ? NULL : own.dH ? own.dH : autodiff_dH;
+        def.skew = own.skew;
+    }
+    lfb_set_compiled(L, s, report);
+    lf_error e;
+    lf_system *sys = lf_lie_ode_new(M, y0, &def, &e);
+    if (!sys) lfb_error_in(L, fn, &e);
+    return sys;
+}
+
 static int l_lie_ode(lua_State *L)
 {
     const char *fn = "lf.lie_ode";
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     lfb_check_keys(L, 1, keys, fn, "field");
-    /* factors */
-    if (lua_getfield(L, 1, "factors") != LUA_TTABLE)
-        return luaL_error(L, "%s: field 'factors' must be an array of factor names (\"so3\", \"s2\", \"s3\", \"gl3\", "
-                             "\"ts2\", \"tgl3\", \"r<m>\"), got %s", fn, lfb_typename(L, -1));
-    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-    if (n < 1 || n > 100000) return luaL_error(L, "%s: 'factors' must list 1 to 100000 factors, got %d", fn, (int)n);
-    lf_factor_kind *kinds = lua_newuserdatauv(L, (size_t)n * (sizeof(lf_factor_kind) + sizeof(int)), 0);
-    int *dims = (int *)(kinds + n);
-    for (lua_Integer i = 0; i < n; i++) {
-        lua_rawgeti(L, 2, i + 1);
-        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (!name || lf_factor_parse(name, &kinds[i], &dims[i]) != 0)
-            return luaL_error(L, "%s: factors[%d] = %s is not a factor (\"so3\", \"s2\", \"s3\", \"gl3\", \"ts2\", "
-                                 "\"tgl3\" or \"r<m>\" such as \"r3\")", fn, (int)i + 1, name ? name : lfb_typename(L, -1));
-        lua_pop(L, 1);
-    }
-    lf_trivialization triv = LF_RIGHT_TRIVIALIZED;
-    if (lua_getfield(L, 1, "trivialization") != LUA_TNIL) {
-        const char *t = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-        if (strcmp(t, "left") == 0) triv = LF_LEFT_TRIVIALIZED;
-        else if (strcmp(t, "right") != 0)
-            return luaL_error(L, "%s: trivialization must be \"right\" (y' = xi . y) or \"left\" (y' = y . xi), got %s",
-                              fn, *t ? t : lfb_typename(L, -1));
-    }
-    lua_pop(L, 1);
-    lf_error e;
-    lf_manifold *M0 = lf_manifold_new((int)n, kinds, dims, triv, &e);
-    if (!M0) return lfb_error(L, &e);
-    const lf_manifold *M = push_manifold(L, M0);
-    /* y0: one value per factor */
-    const int np = lf_manifold_nparam(M);
-    double *y0 = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
-    if (lua_getfield(L, 1, "y0") != LUA_TTABLE || (lua_Integer)lua_rawlen(L, -1) != n)
-        return luaL_error(L, "%s: field 'y0' must be an array of %d values (one per factor), got %s", fn, (int)n,
-                          lua_type(L, -1) == LUA_TTABLE ? "an array of another length" : lfb_typename(L, -1));
-    for (lua_Integer i = 0; i < n; i++) {
-        char w[64];
-        snprintf(w, sizeof w, "%s: y0[%d]", fn, (int)i + 1);
-        lua_rawgeti(L, -1, i + 1);
-        const lf_factor *f = lf_manifold_factor(M, (int)i);
-        lfb_read_factor(L, -1, f, y0 + f->op, w);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    /* f: a Lua function or the name of a built-in */
+    const lf_manifold *M = read_manifold(L, fn);
+    const double *y0 = read_y0(L, M, fn);
     int tf = lua_getfield(L, 1, "f");
     const int fidx = lua_gettop(L);
     lfb_system *s = lfb_newsystem(L);
     const int ud = lua_gettop(L);
-    if (tf == LUA_TSTRING) {
-        const char *name = lua_tostring(L, fidx);
-        int nparams = 0;
-        if (!lf_lie_ode_builtin_params(name, &nparams)) {
-            luaL_Buffer b;
-            luaL_buffinit(L, &b);
-            const char *const *names = lf_lie_ode_builtin_names();
-            for (int i = 0; names[i]; i++) {
-                if (i) luaL_addstring(&b, ", ");
-                luaL_addstring(&b, names[i]);
-            }
-            luaL_pushresult(&b);
-            return luaL_error(L, "%s: unknown built-in vector field '%s' (built-ins: %s)", fn, name, lua_tostring(L, -1));
-        }
-        int tp = lua_getfield(L, 1, "params");
-        if (tp != LUA_TTABLE && tp != LUA_TNIL)
-            return luaL_error(L, "%s: field 'params' must be a table, got %s", fn, lfb_typename(L, -1));
-        int count;
-        double *params = read_params(L, tp == LUA_TTABLE ? lua_gettop(L) : 0, name, &count);
-        if (lua_getfield(L, 1, "energy") != LUA_TNIL || lua_getfield(L, 1, "jacobian") != LUA_TNIL ||
-            lua_getfield(L, 1, "H") != LUA_TNIL || lua_getfield(L, 1, "dH") != LUA_TNIL)
-            return luaL_error(L, "%s: a built-in vector field brings its own energy, Jacobian, H and dH", fn);
-        const int mqr = lua_getfield(L, 1, "skew") != LUA_TNIL;
-        lua_pop(L, 1);
-        skew_is_default(L, fn, 0);
-        lf_lie_ode_def def;
-        if (lf_lie_ode_builtin_def(name, M, params, &def, &e) != LF_OK) return lfb_error(L, &e);
-        if (mqr && !def.H) {
-            def.destroy(def.ctx);
-            return luaL_error(L, "%s: the built-in '%s' has no first integral: 'skew' does not apply", fn, name);
-        }
-        if (mqr) def.skew = NULL;
-        s->sys = lf_lie_ode_new(M, y0, &def, &e);
-    } else if (tf == LUA_TFUNCTION) {
-        const int backend = lfb_compile_option(L, 1, fn);
-        lfb_store_params(L, s, 1, NULL, LFB_MAXPAR, fn);
-        lfb_natural(L, fidx);
-        lua_pushvalue(L, fidx);
-        s->ref[LFB_REF_F] = luaL_ref(L, LUA_REGISTRYINDEX);
-        int te = lua_getfield(L, 1, "energy");
-        if (te == LUA_TFUNCTION) {
-            lfb_natural(L, -1);
-            lua_pushvalue(L, -1);
-            s->ref[LFB_REF_ENERGY] = luaL_ref(L, LUA_REGISTRYINDEX);
-        } else if (te != LUA_TNIL)
-            return luaL_error(L, "%s: field 'energy' must be a function(y) returning a number, got %s", fn,
-                              lfb_typename(L, -1));
-        int tj = lua_getfield(L, 1, "jacobian");
-        const int jac_autodiff = tj == LUA_TSTRING && strcmp(lua_tostring(L, -1), "autodiff") == 0;
-        if (tj == LUA_TFUNCTION) {
-            lua_pushvalue(L, -1);
-            s->ref[LFB_REF_JAC] = luaL_ref(L, LUA_REGISTRYINDEX);
-        } else if (tj != LUA_TNIL && !jac_autodiff)
-            return luaL_error(L, "%s: field 'jacobian' must be a function(t, y) returning the Jacobian along the "
-                                 "action (%d x %d), or \"autodiff\", got %s", fn, lf_manifold_ndim(M), lf_manifold_ndim(M),
-                              lfb_typename(L, -1));
-        int th = lua_getfield(L, 1, "H"), td = lua_getfield(L, 1, "dH");
-        const int dH_autodiff = td == LUA_TNIL || (td == LUA_TSTRING && strcmp(lua_tostring(L, -1), "autodiff") == 0);
-        if (th == LUA_TFUNCTION && (td == LUA_TFUNCTION || dH_autodiff)) {
-            lfb_natural(L, -2);
-            lua_pushvalue(L, -2);
-            s->ref[LFB_REF_H] = luaL_ref(L, LUA_REGISTRYINDEX);
-            if (td == LUA_TFUNCTION) {
-                lua_pushvalue(L, -1);
-                s->ref[LFB_REF_DH] = luaL_ref(L, LUA_REGISTRYINDEX);
-            }
-        } else if (th != LUA_TNIL || td != LUA_TNIL) {
-            if (th != LUA_TFUNCTION)
-                return luaL_error(L, "%s: field 'H' must be a function(y) returning a number (the first integral), "
-                                     "got %s", fn, lfb_typename(L, -2));
-            return luaL_error(L, "%s: field 'dH' must be a function(y) returning one algebra element per factor (the "
-                                 "trivialized differential of H), or \"autodiff\", got %s", fn, lfb_typename(L, -1));
-        }
-        lua_pop(L, 2);
-        const int has_skew = !skew_is_default(L, fn, 1);
-        if (has_skew) {
-            if (s->ref[LFB_REF_H] == LUA_NOREF) return luaL_error(L, "%s: 'skew' needs a first integral (field H)", fn);
-            s->ref[LFB_REF_SKEW] = luaL_ref(L, LUA_REGISTRYINDEX);
-        }
-        /* compiled f (and energy, H, their derivatives), or the Lua functions called at every evaluation */
-        lf_lie_ode_def def = {.name = "lua", .f = lua_f, .ctx = s};
-        lf_lie_ode_graph own = {.jacobian = s->ref[LFB_REF_JAC] != LUA_NOREF ? lua_jacobian : NULL,
-                                .dH = s->ref[LFB_REF_DH] != LUA_NOREF ? lua_dH : NULL,
-                                .skew = has_skew ? lua_skew : NULL,
-                                .user = s};
-        char report[320];
-        int compiled = 0;
-        if (backend >= 0) compiled = lfb_compile_lie_ode(L, s, M, y0, backend, &own, &def, fn, report, sizeof report);
-        else snprintf(report, sizeof report, "interpreted: compile = false");
-        if (!compiled) {
-            def.jacobian = own.jacobian ? own.jacobian : jac_autodiff ? autodiff_jacobian : NULL;
-            def.energy = s->ref[LFB_REF_ENERGY] != LUA_NOREF ? lua_energy : NULL;
-            def.H = s->ref[LFB_REF_H] != LUA_NOREF ? lua_H : NULL;
-            def.dH = !def.H ? NULL : own.dH ? own.dH : autodiff_dH;
-            def.skew = own.skew;
-        }
-        lfb_set_compiled(L, s, report);
-        s->sys = lf_lie_ode_new(M, y0, &def, &e);
-    } else
+    if (tf == LUA_TSTRING) s->sys = builtin_system(L, M, y0, fidx, fn);
+    else if (tf == LUA_TFUNCTION) s->sys = lua_system(L, s, M, y0, fidx, fn);
+    else
         return luaL_error(L, "%s: field 'f' must be a function(t, y) returning one algebra element per factor, or the "
                              "name of a built-in vector field, got %s", fn, lfb_typename(L, fidx));
-    if (!s->sys) return lfb_error_in(L, fn, &e);
     lua_settop(L, ud);
     return 1;
 }
 
+/* "lf.lie_ode(s2 x r3, right-trivialized, f = s2_gradient_flow)" */
+static int lie_ode_tostring(lua_State *L, lfb_system *s)
+{
+    const lf_manifold *M = lf_system_manifold(s->sys);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "lf.lie_ode(");
+    for (int i = 0; i < lf_manifold_nfactors(M); i++) {
+        const lf_factor *f = lf_manifold_factor(M, i);
+        char name[32];
+        if (f->kind == LF_RM) snprintf(name, sizeof name, "r%d", f->nd);
+        else snprintf(name, sizeof name, "%s", lf_factor_kind_name(f->kind));
+        if (i) luaL_addstring(&b, " x ");
+        luaL_addstring(&b, name);
+    }
+    luaL_addstring(&b, lf_manifold_trivialization(M) == LF_LEFT_TRIVIALIZED ? ", left-trivialized" : ", right-trivialized");
+    const char *name = lf_lie_ode_name(s->sys);
+    if (*name) {
+        luaL_addstring(&b, ", f = ");
+        luaL_addstring(&b, name);
+    }
+    luaL_addstring(&b, ")");
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static const lfb_kind lie_ode_kind = {"lie_ode", "Lie ODEs", NULL, lie_ode_tostring, NULL, NULL};
+
 void lfb_open_lie_ode(lua_State *L)
 {
+    lfb_register_kind(L, &lie_ode_kind);
     lua_pushcfunction(L, l_lie_ode);
     lua_setfield(L, -2, "lie_ode");
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lbind.h"
+#include "lopen.h"
 
 static void argname(char *buf, size_t n, int i, const char *fn) { snprintf(buf, n, "argument #%d to '%s'", i, fn); }
 

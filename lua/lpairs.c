@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lmodel.h"
 #include "ltrace.h"
 #include "model_graph.h"
 
@@ -262,106 +263,129 @@ static void take_kernel(lua_State *L, lfb_system *s, int idx, const char *fn)
     s->ref[LFB_REF_PAIR] = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
-lf_potential *lfb_pairs_rigid(lua_State *L, lfb_system *s, int t, int nb, const double *R0, const lf_potential *inner,
-                              int backend, const char *fn, char *report, size_t size)
+/* Makes the compiled model from the kernel's node u on graph g (par: the parameters' values): 1, or
+ * 0 with the reason; raises for an error that is not a reason to interpret instead. */
+typedef int (*pair_build_fn)(lua_State *L, lf_graph *g, int u, pair_list *pl, const double *par, int backend,
+                             void *ud, char *why, size_t whysz);
+
+/* What both kinds of pair kernels do first: the kernel kept by s, the pairs read into pl, and the
+ * kernel traced (x0: the state, m numbers per body) and compiled by build. Returns 1 if compiled;
+ * 0 to interpret (why in reason; an explicit backend raises instead). */
+static int pairs_begin(lua_State *L, lfb_system *s, int t, int n, int m, const double *x0, int backend,
+                       pair_build_fn build, void *ud, pair_list *pl, char *reason, size_t rsize, const char *fn)
 {
     lua_getfield(L, t, "pair");
     take_kernel(L, s, lua_gettop(L), fn);
     lua_pop(L, 1);
-    pair_list pl;
-    read_pairs(L, t, nb, &pl, fn);
-    char reason[300] = "compile = false";
-    lf_error e;
-    if (backend >= 0) {
-        const int top = lua_gettop(L);
-        lfb_trace *tr = lfb_trace_new(L, LFB_TRACE_STRICT, 0);
-        double *par = lua_newuserdatauv(L, LFB_MAXPAR * sizeof(double), 0);
-        int u = trace_kernel(L, s, top + 1, 9, R0, &pl, par, reason, sizeof reason);
-        lf_potential *p = NULL;
-        if (u >= 0) {
-            lf_model_graph_opts o = {backend, NULL, 1};
-            p = lf_potential_pairs(tr->g, u, nb, pl.npairs, pl.pairs, pl.r, inner, par, &o, &e);
-            if (!p) snprintf(reason, sizeof reason, "%s", e.msg);
-        }
-        lfb_trace_end(tr);
-        lua_settop(L, top);
-        if (p) {
-            snprintf(report, size, "pair kernel %s over %d pairs", lf_potential_graph_report(p), pl.npairs);
-            pair_list_free(&pl);
-            return p;
-        }
-        if (backend != LF_BACKEND_AUTO) {
-            pair_list_free(&pl);
-            luaL_error(L, "%s: compile = \"%s\": the pair kernel cannot be compiled: %s", fn,
-                       backend == LF_BACKEND_NATIVE ? "native" : "tape", reason);
-        }
+    read_pairs(L, t, n, pl, fn);
+    snprintf(reason, rsize, "compile = false");
+    if (backend < 0) return 0;
+    const int top = lua_gettop(L);
+    lfb_trace *tr = lfb_trace_new(L, LFB_TRACE_STRICT, 0);
+    double *par = lua_newuserdatauv(L, LFB_MAXPAR * sizeof(double), 0);
+    int u = trace_kernel(L, s, top + 1, m, x0, pl, par, reason, rsize);
+    int ok = u >= 0 && build(L, tr->g, u, pl, par, backend, ud, reason, rsize);
+    lfb_trace_end(tr);
+    lua_settop(L, top);
+    if (!ok && backend != LF_BACKEND_AUTO) {
+        pair_list_free(pl);
+        luaL_error(L, "%s: compile = \"%s\": the pair kernel cannot be compiled: %s", fn,
+                   backend == LF_BACKEND_NATIVE ? "native" : "tape", reason);
     }
+    return ok;
+}
+
+/* The interpreted kernel's context (owning pl) */
+static lua_pairs *new_lua_pairs(lua_State *L, lfb_system *s, pair_list *pl, int m, const char *fn)
+{
     lua_pairs *lp = calloc(1, sizeof *lp);
     if (!lp) {
-        pair_list_free(&pl);
+        pair_list_free(pl);
         luaL_error(L, "%s: out of memory", fn);
     }
     lp->s = s;
-    lp->pl = pl;
-    lp->m = 9;
+    lp->pl = *pl;
+    lp->m = m;
+    return lp;
+}
+
+typedef struct {
+    int nb;
+    const lf_potential *inner;
+    lf_potential *p;
+} rigid_build;
+
+static int build_rigid_pairs(lua_State *L, lf_graph *g, int u, pair_list *pl, const double *par, int backend,
+                             void *ud, char *why, size_t whysz)
+{
+    (void)L;
+    rigid_build *b = ud;
+    lf_model_graph_opts o = {backend, NULL, 1};
+    lf_error e;
+    b->p = lf_potential_pairs(g, u, b->nb, pl->npairs, pl->pairs, pl->r, b->inner, par, &o, &e);
+    if (!b->p) snprintf(why, whysz, "%s", e.msg);
+    return b->p != NULL;
+}
+
+lf_potential *lfb_pairs_rigid(lua_State *L, lfb_system *s, int t, int nb, const double *R0, const lf_potential *inner,
+                              int backend, const char *fn, char *report, size_t size)
+{
+    pair_list pl;
+    char reason[300];
+    rigid_build b = {nb, inner, NULL};
+    if (pairs_begin(L, s, t, nb, 9, R0, backend, build_rigid_pairs, &b, &pl, reason, sizeof reason, fn)) {
+        snprintf(report, size, "pair kernel %s over %d pairs", lf_potential_graph_report(b.p), pl.npairs);
+        pair_list_free(&pl);
+        return b.p;
+    }
+    lua_pairs *lp = new_lua_pairs(L, s, &pl, 9, fn);
     lp->inner = inner;
+    lf_error e;
     lf_potential *p = lf_potential_new("lua pairs", rigid_eval, lp, lua_pairs_free, &e);
     if (!p) {
         lua_pairs_free(lp);
         lfb_error(L, &e);
     }
-    snprintf(report, size, "pair kernel interpreted over %d pairs: %s", pl.npairs, reason);
+    snprintf(report, size, "pair kernel interpreted over %d pairs: %s", lp->pl.npairs, reason);
     return p;
+}
+
+typedef struct {
+    int n;
+    lf_spheres_def *inner, *def;
+    const char *fn;
+} spheres_build;
+
+static int build_spheres_pairs(lua_State *L, lf_graph *g, int u, pair_list *pl, const double *par, int backend,
+                               void *ud, char *why, size_t whysz)
+{
+    (void)why, (void)whysz;
+    spheres_build *b = ud;
+    lf_model_graph_opts o = {backend, NULL, 1};
+    lf_spheres_def in = *b->inner;
+    lf_error e;
+    int ok = lf_spheres_graph_def(g, u, NULL, b->n, pl->npairs, pl->pairs, pl->r, b->inner->potential ? &in : NULL,
+                                  par, &o, b->def, &e) == LF_OK;
+    b->inner->potential = NULL; /* owned by def now, or destroyed */
+    if (!ok) {
+        pair_list_free(pl);
+        lfb_error_in(L, b->fn, &e);
+    }
+    return 1;
 }
 
 int lfb_pairs_spheres(lua_State *L, lfb_system *s, int t, int n, const double *q0, lf_spheres_def *inner, int backend,
                       lf_spheres_def *def, const char *fn, char *report, size_t size)
 {
-    lua_getfield(L, t, "pair");
-    take_kernel(L, s, lua_gettop(L), fn);
-    lua_pop(L, 1);
     pair_list pl;
-    read_pairs(L, t, n, &pl, fn);
-    char reason[300] = "compile = false";
-    lf_error e;
-    if (backend >= 0) {
-        const int top = lua_gettop(L);
-        lfb_trace *tr = lfb_trace_new(L, LFB_TRACE_STRICT, 0);
-        double *par = lua_newuserdatauv(L, LFB_MAXPAR * sizeof(double), 0);
-        int u = trace_kernel(L, s, top + 1, 3, q0, &pl, par, reason, sizeof reason);
-        int ok = 0;
-        if (u >= 0) {
-            lf_model_graph_opts o = {backend, NULL, 1};
-            lf_spheres_def in = *inner;
-            ok = lf_spheres_graph_def(tr->g, u, NULL, n, pl.npairs, pl.pairs, pl.r, inner->potential ? &in : NULL, par,
-                                      &o, def, &e) == LF_OK;
-            inner->potential = NULL; /* owned by def now, or destroyed */
-            if (!ok) {
-                pair_list_free(&pl);
-                lfb_error_in(L, fn, &e);
-            }
-        }
-        lfb_trace_end(tr);
-        lua_settop(L, top);
-        if (ok) {
-            snprintf(report, size, "pair kernel %s over %d pairs", lf_spheres_def_report(def), pl.npairs);
-            pair_list_free(&pl);
-            return 1;
-        }
-        if (backend != LF_BACKEND_AUTO) {
-            pair_list_free(&pl);
-            luaL_error(L, "%s: compile = \"%s\": the pair kernel cannot be compiled: %s", fn,
-                       backend == LF_BACKEND_NATIVE ? "native" : "tape", reason);
-        }
-    }
-    lua_pairs *lp = calloc(1, sizeof *lp);
-    if (!lp) {
+    char reason[300];
+    spheres_build b = {n, inner, def, fn};
+    if (pairs_begin(L, s, t, n, 3, q0, backend, build_spheres_pairs, &b, &pl, reason, sizeof reason, fn)) {
+        snprintf(report, size, "pair kernel %s over %d pairs", lf_spheres_def_report(def), pl.npairs);
         pair_list_free(&pl);
-        return luaL_error(L, "%s: out of memory", fn);
+        return 1;
     }
-    lp->s = s;
-    lp->pl = pl;
-    lp->m = 3;
+    lua_pairs *lp = new_lua_pairs(L, s, &pl, 3, fn);
     if (inner->potential) lp->sinner = *inner;
     inner->potential = NULL;
     memset(def, 0, sizeof *def);
@@ -369,6 +393,6 @@ int lfb_pairs_spheres(lua_State *L, lfb_system *s, int t, int n, const double *q
     def->potential = spheres_eval;
     def->ctx = lp;
     def->destroy = lua_pairs_free;
-    snprintf(report, size, "pair kernel interpreted over %d pairs: %s", pl.npairs, reason);
+    snprintf(report, size, "pair kernel interpreted over %d pairs: %s", lp->pl.npairs, reason);
     return 0;
 }

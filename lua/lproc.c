@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "lbind.h"
+#include "lopen.h"
 
 #define PROC_READER "lf.proc.reader"
 #define PROC_GROUP "lf.proc.group"

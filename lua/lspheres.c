@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "lbind.h"
+#include "lopen.h"
+#include "lmodel.h"
 #include "ltrace.h"
 
 /* ---------------------------------------------------------------- reading vectors */
@@ -435,10 +437,10 @@ static int sph_alpha(lua_State *L)
 }
 
 /* sys.<key> for systems on spheres: pushes and returns 1, or returns 0 */
-int lfb_spheres_index(lua_State *L, const lf_system *sys, const char *k)
+static int sph_index(lua_State *L, lfb_system *s, const char *k)
 {
+    const lf_system *sys = s->sys;
     const int n = lf_spheres_n(sys);
-    if (!n) return 0;
     if (strcmp(k, "n") == 0) lua_pushinteger(L, n);
     else if (strcmp(k, "M") == 0) {
         const double *M = lf_spheres_mass(sys);
@@ -457,25 +459,27 @@ int lfb_spheres_index(lua_State *L, const lf_system *sys, const char *k)
     } else if (strcmp(k, "axis") == 0) lfb_pushvec3(L, lf_spheres_axis(sys));
     else if (strcmp(k, "potential_name") == 0) lua_pushstring(L, lf_spheres_potential_name(sys));
     else if (strcmp(k, "diagonal") == 0) lua_pushboolean(L, lf_spheres_diagonal(sys));
-    else if (strcmp(k, "potential") == 0) lua_pushcfunction(L, sph_potential);
-    else if (strcmp(k, "gradient") == 0) lua_pushcfunction(L, sph_gradient);
-    else if (strcmp(k, "alpha") == 0) lua_pushcfunction(L, sph_alpha);
     else return 0;
     return 1;
 }
 
 /* "lf.spheres(n = 2, coupled M, potential = double_pendulum)" */
-int lfb_spheres_tostring(lua_State *L, const lf_system *sys)
+static int sph_tostring(lua_State *L, lfb_system *s)
 {
-    const int n = lf_spheres_n(sys);
-    if (!n) return 0;
-    lua_pushfstring(L, "lf.spheres(n = %d, %s M, potential = %s)", n, lf_spheres_diagonal(sys) ? "diagonal" : "coupled",
-                    lf_spheres_potential_name(sys));
+    const lf_system *sys = s->sys;
+    lua_pushfstring(L, "lf.spheres(n = %d, %s M, potential = %s)", lf_spheres_n(sys),
+                    lf_spheres_diagonal(sys) ? "diagonal" : "coupled", lf_spheres_potential_name(sys));
     return 1;
 }
 
+static const luaL_Reg sph_methods[] = {
+    {"potential", sph_potential}, {"gradient", sph_gradient}, {"alpha", sph_alpha}, {NULL, NULL}};
+static const char *const sph_fields[] = {"n", "M", "axis", "potential_name", "diagonal", NULL};
+static const lfb_kind spheres_kind = {"spheres", "systems on spheres", sph_index, sph_tostring, sph_methods, sph_fields};
+
 void lfb_open_spheres(lua_State *L)
 {
+    lfb_register_kind(L, &spheres_kind);
     const luaL_Reg fns[] = {{"new", l_new},
                             {"pendulum", l_pendulum},
                             {"double_pendulum", l_double_pendulum},

@@ -30,47 +30,6 @@ static const char *indexed(char *buf, size_t n, const char *what, int i)
     return join4(buf, n, what, q, NULL, NULL);
 }
 
-void lfb_push_factor(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
-{
-    switch (f->kind) {
-    case LF_TS2: /* {q = vec3, omega = vec3} */
-        lua_createtable(L, 0, 2);
-        lfb_pushvec3(L, p);
-        lua_setfield(L, -2, "q");
-        lfb_pushvec3(L, p + 3);
-        lua_setfield(L, -2, "omega");
-        return;
-    case LF_TGL3: /* {F = mat3, P = mat3} */
-        lua_createtable(L, 0, 2);
-        lfb_pushmat3(L, p);
-        lua_setfield(L, -2, "F");
-        lfb_pushmat3(L, p + 9);
-        lua_setfield(L, -2, "P");
-        return;
-    case LF_SO3:
-    case LF_GL3: lfb_pushmat3(L, p); return;
-    case LF_S2: lfb_pushvec3(L, p); return;
-    case LF_S3:
-        lua_createtable(L, 4, 0);
-        for (int k = 0; k < 4; k++) {
-            lua_pushnumber(L, p[k]);
-            lua_rawseti(L, -2, k + 1);
-        }
-        return;
-    case LF_RM:
-        if (rm_as_vec3 && f->nd == 3) {
-            lfb_pushvec3(L, p);
-            return;
-        }
-        lua_createtable(L, f->nd, 0);
-        for (int k = 0; k < f->nd; k++) {
-            lua_pushnumber(L, p[k]);
-            lua_rawseti(L, -2, k + 1);
-        }
-        return;
-    }
-}
-
 /* n numbers from the plain table (or vec3 when n == 3) at idx */
 static void read_numbers(lua_State *L, int idx, int n, double *p, const char *what, const char *shape)
 {
@@ -114,6 +73,131 @@ static void read_pair(lua_State *L, int idx, const char *k1, const char *k2, dou
     }
 }
 
+/* ---------------------------------------------------------------- factors as Lua values */
+/* One record per factor kind (manifold.h), indexed by the kind: how a point of the factor is shown
+ * in Lua and read back (so3 values checked as rotations within tol here, the other factors with the
+ * whole state by the caller). */
+
+static void push_numbers(lua_State *L, int n, const double *p)
+{
+    lua_createtable(L, n, 0);
+    for (int k = 0; k < n; k++) {
+        lua_pushnumber(L, p[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
+static void push_mat3(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    lfb_pushmat3(L, p);
+}
+
+static void push_vec3(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    lfb_pushvec3(L, p);
+}
+
+static void push_quat(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    push_numbers(L, 4, p);
+}
+
+static void push_rm(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    if (rm_as_vec3 && f->nd == 3) lfb_pushvec3(L, p);
+    else push_numbers(L, f->nd, p);
+}
+
+/* {k1 = part 1, k2 = part 2} */
+static void push_pair(lua_State *L, const char *k1, const char *k2, double *(*push)(lua_State *, const double *),
+                      const double *p, int n)
+{
+    lua_createtable(L, 0, 2);
+    push(L, p);
+    lua_setfield(L, -2, k1);
+    push(L, p + n);
+    lua_setfield(L, -2, k2);
+}
+
+static void push_ts2(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    push_pair(L, "q", "omega", lfb_pushvec3, p, 3);
+}
+
+static void push_tgl3(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    push_pair(L, "F", "P", lfb_pushmat3, p, 9);
+}
+
+static void read_so3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f;
+    lf_error e;
+    lfb_tomat3(L, idx, p, what);
+    if (lf_so3_check(p, tol, what, &e) != LF_OK) lfb_error(L, &e);
+}
+
+static void read_mat3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f, (void)tol;
+    lfb_tomat3(L, idx, p, what);
+}
+
+static void read_vec3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f, (void)tol;
+    lfb_tovec3(L, idx, p, what);
+}
+
+static void read_quat(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f, (void)tol;
+    read_numbers(L, idx, 4, p, what, "quaternion {w, x, y, z}");
+}
+
+static void read_rm(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)tol;
+    char shape[48];
+    snprintf(shape, sizeof shape, "array of %d numbers", f->nd);
+    read_numbers(L, idx, f->nd, p, what, shape);
+}
+
+static void read_ts2(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f, (void)tol;
+    read_pair(L, idx, "q", "omega", p, 3, lfb_tovec3, what);
+}
+
+static void read_tgl3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f, (void)tol;
+    read_pair(L, idx, "F", "P", p, 9, lfb_tomat3, what);
+}
+
+static const struct factor_io {
+    void (*push)(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3);
+    void (*read)(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol);
+} factor_io[] = {
+    [LF_SO3] = {push_mat3, read_so3},   /* a rotation (mat3) */
+    [LF_S2] = {push_vec3, read_vec3},   /* a unit vec3 */
+    [LF_S3] = {push_quat, read_quat},   /* {w, x, y, z} */
+    [LF_GL3] = {push_mat3, read_mat3},  /* a mat3 */
+    [LF_RM] = {push_rm, read_rm},       /* m numbers (a vec3 for r3 when the field says so) */
+    [LF_TS2] = {push_ts2, read_ts2},    /* {q = vec3, omega = vec3} */
+    [LF_TGL3] = {push_tgl3, read_tgl3}, /* {F = mat3, P = mat3} */
+};
+
+void lfb_push_factor(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    factor_io[f->kind].push(L, f, p, rm_as_vec3);
+}
+
 void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const char *what)
 {
     lfb_read_factor_tol(L, idx, f, p, what, 1e-9);
@@ -122,25 +206,7 @@ void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const
 /* so3 values are checked with tolerance tol (the other factors are checked with the whole state) */
 void lfb_read_factor_tol(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
 {
-    switch (f->kind) {
-    case LF_TS2: read_pair(L, idx, "q", "omega", p, 3, lfb_tovec3, what); return;
-    case LF_TGL3: read_pair(L, idx, "F", "P", p, 9, lfb_tomat3, what); return;
-    case LF_SO3: {
-        lf_error e;
-        lfb_tomat3(L, idx, p, what);
-        if (lf_so3_check(p, tol, what, &e) != LF_OK) lfb_error(L, &e);
-        return;
-    }
-    case LF_GL3: lfb_tomat3(L, idx, p, what); return;
-    case LF_S2: lfb_tovec3(L, idx, p, what); return;
-    case LF_S3: read_numbers(L, idx, 4, p, what, "quaternion {w, x, y, z}"); return;
-    case LF_RM: {
-        char shape[48];
-        snprintf(shape, sizeof shape, "array of %d numbers", f->nd);
-        read_numbers(L, idx, f->nd, p, what, shape);
-        return;
-    }
-    }
+    factor_io[f->kind].read(L, idx, f, p, what, tol);
 }
 
 void lfb_push_field(lua_State *L, const lf_system *sys, const lf_field *field, const double *y)
@@ -354,46 +420,6 @@ int lfb_read_algebra(lua_State *L, int idx, const lf_manifold *M, double *xi, co
     return LF_OK;
 }
 
-/* core.lie_tangents(factor, trivialization, value) -> {T_1, ..., T_nd}: the velocities of the
- * factor's action along the algebra's unit vectors at `value` (lf_manifold_velocity), each an array
- * of the value's parameters (row-major for matrices, {w, x, y, z} for quaternions). The autodiff
- * module seeds dual numbers with them to differentiate along the action. */
-int lfb_lie_tangents(lua_State *L);
-int lfb_lie_tangents(lua_State *L)
-{
-    lf_factor_kind kind;
-    int dim;
-    const char *name = luaL_checkstring(L, 1);
-    if (lf_factor_parse(name, &kind, &dim) != 0) return luaL_error(L, "lie_tangents: unknown factor '%s'", name);
-    const char *triv = luaL_checkstring(L, 2);
-    lf_error e;
-    lf_manifold *M = lf_manifold_new(1, &kind, &dim, strcmp(triv, "left") == 0 ? LF_LEFT_TRIVIALIZED : LF_RIGHT_TRIVIALIZED, &e);
-    if (!M) return lfb_error(L, &e);
-    const lf_factor *f = lf_manifold_factor(M, 0);
-    const int np = f->np, nd = f->nd;
-    const lf_factor fac = *f;
-    lf_manifold_free(M); /* made again below: reading the value may raise a Lua error */
-    double *buf = lua_newuserdatauv(L, (size_t)(2 * np + 2 * nd) * sizeof(double), 0);
-    double *y = buf, *v = y + np, *xi = v + np;
-    lfb_read_factor(L, 3, &fac, y, "lie_tangents: value");
-    M = lf_manifold_new(1, &kind, &dim, strcmp(triv, "left") == 0 ? LF_LEFT_TRIVIALIZED : LF_RIGHT_TRIVIALIZED, &e);
-    if (!M) return lfb_error(L, &e);
-    lua_createtable(L, nd, 0);
-    for (int l = 0; l < nd; l++) {
-        memset(xi, 0, (size_t)nd * sizeof(double));
-        xi[l] = 1;
-        lf_manifold_velocity(M, y, xi, v);
-        lua_createtable(L, np, 0);
-        for (int p = 0; p < np; p++) {
-            lua_pushnumber(L, v[p]);
-            lua_rawseti(L, -2, p + 1);
-        }
-        lua_rawseti(L, -2, l + 1);
-    }
-    lf_manifold_free(M);
-    return 1;
-}
-
 /* Edit distance (insertions, deletions, substitutions, transpositions) of two short strings,
  * capped at 9: what "did you mean" needs. */
 static int edit_distance(const char *a, const char *b)
@@ -447,6 +473,7 @@ void lfb_check_keys(lua_State *L, int idx, const char *const *keys, const char *
         }
         luaL_pushresult(&b);
         const char *near = k ? closest(k, keys) : NULL;
+        if (!keys[0]) luaL_error(L, "%s: unknown %s '%s' (it takes no %ss)", fn, noun, k ? k : luaL_typename(L, -2), noun);
         if (near) luaL_error(L, "%s: unknown %s '%s' (did you mean '%s'?) (%ss: %s)", fn, noun, k, near, noun, lua_tostring(L, -1));
         if (k) luaL_error(L, "%s: unknown %s '%s' (%ss: %s)", fn, noun, k, noun, lua_tostring(L, -1));
         luaL_error(L, "%s: unknown %s (a %s key) (%ss: %s)", fn, noun, luaL_typename(L, -2), noun, lua_tostring(L, -1));

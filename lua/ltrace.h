@@ -84,39 +84,7 @@ int lfb_trace_read_number(lua_State *L, int tidx, int idx, void *ud, int *ids, l
  * likewise the Lua functions it reaches through upvalues. Idempotent. */
 void lfb_natural(lua_State *L, int idx);
 
-void lfb_open_trace(lua_State *L); /* lf.math (into the module table at -1), the dispatch table */
+void lfb_open_trace(lua_State *L); /* the metatables of traces and traced values, the dispatch table */
 
-/* ---- compiled models (lcompile.c) */
-/* The field `compile` of the table at t: -1 (false) or an lf_backend. */
-int lfb_compile_option(lua_State *L, int t, const char *fn);
-/* The field `params` of the table at t: a copy kept by the system (s->ref[LFB_REF_PARAMS]); its values
- * (sorted names) into par; their count (0 without params). */
-int lfb_store_params(lua_State *L, lfb_system *s, int t, double *par, int maxpar, const char *fn);
-/* Push the system's parameters table (returns 1), or nothing (0). */
-int lfb_push_params(lua_State *L, const lfb_system *s);
-/* What runs: sys.compiled (lfb_push_compiled pushes it, or returns 0 when not set). */
-void lfb_set_compiled(lua_State *L, lfb_system *s, const char *report);
-int lfb_push_compiled(lua_State *L, const lfb_system *s);
-int lfb_sys_set_params(lua_State *L);
-/* Trace and compile a system's Lua functions at its initial state: a rigid potential (U in
- * s->ref[LFB_REF_U], torque in LFB_REF_TAU if any), a Lie ODE (f, energy, H), a sphere potential
- * (V in LFB_REF_U; inner: an extra potential to add, owned). NULL / 0 when the functions cannot be
- * traced (compile = "auto": report = "interpreted: <why>"; an explicit backend raises); else report
- * says what runs. */
-lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const double *R0, int backend, const char *fn,
-                                char *report, size_t size);
-int lfb_compile_lie_ode(lua_State *L, lfb_system *s, const lf_manifold *M, const double *y0, int backend,
-                        const lf_lie_ode_graph *own, lf_lie_ode_def *def, const char *fn, char *report, size_t size);
-int lfb_compile_spheres(lua_State *L, lfb_system *s, int n, const double *q0, int backend, lf_spheres_def *inner,
-                        lf_spheres_def *def, const char *fn, char *report, size_t size);
-void lfb_open_compile(lua_State *L); /* lf.compile (into the module table at -1) */
-/* Pair kernels (lpairs.c): fields pair, positions, cutoff of the table at t. A potential over the
- * pairs plus inner (borrowed; NULL: none), compiled or interpreted (report says which and why);
- * for spheres the definition (inner: owned, its potential may be NULL; returns 1 if compiled). */
-lf_potential *lfb_pairs_rigid(lua_State *L, lfb_system *s, int t, int nb, const double *R0, const lf_potential *inner,
-                              int backend, const char *fn, char *report, size_t size);
-int lfb_pairs_spheres(lua_State *L, lfb_system *s, int t, int n, const double *q0, lf_spheres_def *inner, int backend,
-                      lf_spheres_def *def, const char *fn, char *report, size_t size);
-void lfb_open_autodiff(lua_State *L); /* trace_gradient, dual, ... (lautodiff.c; into the module table at -1) */
 
 #endif

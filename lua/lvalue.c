@@ -67,6 +67,18 @@ int lfb_optfield_vec3(lua_State *L, int t, const char *key, double v[3], const c
     return present;
 }
 
+int lfb_optfield_rotation(lua_State *L, int t, const char *key, double R[9], const char *fn)
+{
+    int present = lua_getfield(L, t, key) != LUA_TNIL;
+    if (present) {
+        char w[200];
+        snprintf(w, sizeof w, "%s: field '%s'", fn, key);
+        lfb_torotation(L, -1, R, w);
+    }
+    lua_pop(L, 1);
+    return present;
+}
+
 double *lfb_testvec3(lua_State *L, int idx) { return luaL_testudata(L, idx, LFB_VEC3); }
 double *lfb_testmat3(lua_State *L, int idx) { return luaL_testudata(L, idx, LFB_MAT3); }
 

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "lbind.h"
+#include "lopen.h"
 
 const lf_method *lfb_checkmethod(lua_State *L, int idx, const char *fn); /* lintegrator.c */
 void lfb_open_workprec(lua_State *L);                                   /* called from lintegrator.c */

@@ -6,7 +6,10 @@
 # - help() of the installed module shows docs/api.md; the man page is installed and renders cleanly;
 # - C programs build with exactly the documented lines (README "Embedding", examples/embed/host.c),
 #   shared and static, and run: a program of the C API that uses the inline helpers (needs -lm),
-#   and the Lua host example.
+#   and the Lua host example;
+# - the headers are installed as <lieflow/NAME.h> and cannot collide with a system header: every one
+#   compiles on its own (gcc and clang), and a client that includes glibc's <error.h> and
+#   <lieflow/lieflow.h> together (both orders) builds with the documented line and calls both.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 dir=$(mktemp -d)
@@ -73,7 +76,7 @@ ok "the man page's SYNOPSIS and OPTIONS list every option of lieflow -h"
 
 # The documented build lines, run exactly as written (in a shell, from the program's directory).
 cat > "$dir/prog.c" <<'EOC'
-#include <lieflow.h>
+#include <lieflow/lieflow.h>
 #include <stdio.h>
 int main(void)
 {
@@ -110,4 +113,69 @@ while IFS= read -r line; do
     ok "documented line ($kind) builds and runs $prog.c: $line"
 done <<< "$readme_lines
 $host_lines"
+
+# The installed headers. PREFIX/include holds nothing but lieflow/ and the Cflags are
+# -IPREFIX/include, so a client's #include <NAME.h> never reaches a lieflow header: those are only
+# reachable as <lieflow/NAME.h>, and no installed header name (error.h, system.h, method.h, ...)
+# can collide with a system header or another library's. Inside lieflow/ the headers include each
+# other with quotes ("so3.h"), which gcc and clang look up first in the including header's own
+# directory (checked below by compiling each one alone with both). Their include guards are LF_ or
+# LIEFLOW_ names: glibc's error.h is guarded by _ERROR_H, and a shared guard would drop one of the two.
+[ "$(ls -A "$dir/include")" = "lieflow" ] || die "PREFIX/include holds more than lieflow/: $(ls -A "$dir/include" | tr '\n' ' ')"
+cflags=$(echo $(pkg-config --cflags lieflow)) # (echo: without pkg-config's trailing space)
+[ "$cflags" = "-I$dir/include" ] || die "pkg-config --cflags lieflow is '$cflags'"
+cflags=" $(echo $(pkg-config --cflags lieflow-lua)) "
+[[ "$cflags" == *" -I$dir/include "* && "$cflags" != *"-I$dir/include/"* ]] \
+    || die "pkg-config --cflags lieflow-lua is '$cflags'"
+ok "headers only in PREFIX/include/lieflow/, Cflags -IPREFIX/include (lieflow, lieflow-lua)"
+nh=0
+for h in "$dir"/include/lieflow/*.h; do
+    grep -qE '^#ifndef (LF_[A-Z0-9_]+|LIEFLOW(_[A-Z0-9_]+)?)_H$' <<< "$(grep -m1 '^#ifndef' "$h")" || die "$h: its include guard is not LF_*_H, LIEFLOW_H or LIEFLOW_*_H"
+    nh=$((nh + 1))
+done
+compilers=""
+for c in gcc clang; do command -v $c > /dev/null && compilers="$compilers $c"; done
+for c in $compilers; do
+    for h in "$dir"/include/lieflow/*.h; do
+        printf '#include <lieflow/%s>\n' "${h##*/}" > "$dir/one.c"
+        $c -std=c11 -Wall -Wextra -Werror -fsyntax-only $(pkg-config --cflags lieflow-lua) "$dir/one.c" > "$dir/one.log" 2>&1 \
+            || { cat "$dir/one.log"; die "<lieflow/${h##*/}> alone does not compile with $c"; }
+    done
+done
+ok "each of the $nh installed headers compiles alone as <lieflow/NAME.h> (${compilers# }: -std=c11 -Wall -Wextra -Werror)"
+
+# A client of glibc's <error.h> (error(), error_message_count: declared by glibc's header only) and
+# of <lieflow/lieflow.h> (which includes lieflow's own error.h: lf_error, lf_error_set), in both
+# orders, built with the README's shared line for prog.c by each compiler (no warning allowed: an
+# undeclared error() would be one) and run.
+cat > "$dir/errclient.c" <<'EOC'
+#include <error.h>           /* glibc's */
+#include <lieflow/lieflow.h> /* includes lieflow's error.h */
+#include <stdio.h>
+int main(void)
+{
+    double x[3] = {0, 0, 1}, R[9];
+    lf_error e;
+    lf_so3_exp(x, R);
+    int code = lf_error_set(&e, LF_EINVAL, "lieflow's error.h");
+    error(0, 0, "glibc's error.h and %s", lf_status_name(code));
+    printf("%u %.6f %s\n", error_message_count, R[3], e.msg);
+    return 0;
+}
+EOC
+sed -e '1{h;d}' -e '2{G}' "$dir/errclient.c" > "$dir/errclient2.c" # the two #include lines swapped
+shared_line=$(grep -m1 -- '^cc prog\.c .*rpath' <<< "$readme_lines")
+for c in $compilers; do
+    for src in errclient errclient2; do
+        line=$(sed -e "s/^cc prog\.c -o prog /$c $src.c -o $src /" <<< "$shared_line")
+        (cd "$dir" && bash -c "$line") > "$dir/build.log" 2>&1 || { cat "$dir/build.log"; die "'$line' failed"; }
+        [ ! -s "$dir/build.log" ] || { cat "$dir/build.log"; die "'$line' printed warnings"; }
+        out=$(env -u LD_LIBRARY_PATH "$dir/$src" 2> "$dir/stderr.txt") || die "$src does not run"
+        [ "$out" = "1 0.841471 lieflow's error.h" ] || die "$src printed '$out'"
+        [ "$(cat "$dir/stderr.txt")" = "$dir/$src: glibc's error.h and LF_EINVAL" ] \
+            || die "$src: glibc's error() printed '$(cat "$dir/stderr.txt")'"
+    done
+done
+ok "glibc's <error.h> and <lieflow/lieflow.h> together, both orders, built by the documented line (${compilers# }), call both"
+echo "  (the client: $line; it printed '$out', and on stderr '$(cat "$dir/stderr.txt")')"
 echo "install test: $checks checks passed"

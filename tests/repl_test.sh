@@ -100,12 +100,14 @@ session '{1, 2, 3}
 {{{{{{1}}}}}}
 t = {}; t.self = t
 t
+s = {1}; return {a = s, b = s}
 (function() local r = {} for i = 1, 100 do r[i] = i end return r end)()
 {}'
 check "array literal pretty printed" has_line "{1, 2, 3}"
 check "table keys sorted, strings quoted, nested" has_line '{[10] = true, a = "x", b = {c = 1}}'
 check "nesting depth limit" has '{…}'
 check "cycle detection" has_line "{self = {<cycle>}}"
+check "a table shared, not a cycle, prints in full" has_line "{a = {1}, b = {1}}"
 check "long table truncated with …" bash -c "grep -q '^{1, 2, 3, .*, …}\$' '$TMP/out'"
 check "empty table" has_line "{}"
 

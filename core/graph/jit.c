@@ -25,6 +25,7 @@
 
 #include "sha256_internal.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -409,6 +410,134 @@ static int key_ok(void *h, const char *hash)
 
 enum { LOAD_OK, LOAD_ABSENT, LOAD_STALE, LOAD_RACE, LOAD_FAIL };
 
+/* Open the cache entry name (path, for messages) without following a link: LOAD_OK with *fd, or
+ * LOAD_ABSENT; LOAD_STALE: a symbolic link of yours (never followed; the link is removed);
+ * LOAD_FAIL: another's link (not followed, not removed) or a system error (err filled). */
+static int open_entry(const cache_ref *cr, const char *name, const char *path, int *fd, char *why, size_t whysz,
+                      lf_error *err)
+{
+    uid_t me = geteuid();
+    do *fd = openat(cr->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    while (*fd < 0 && errno == EINTR);
+    if (*fd >= 0) return LOAD_OK;
+    int e = errno;
+    struct stat ls;
+    if (e == ENOENT) return LOAD_ABSENT;
+    if (fstatat(cr->fd, name, &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ls.st_mode)) {
+        if (ls.st_uid != me) {
+            lf_error_set(err, LF_EDOMAIN,
+                         "cache file %s is a symbolic link owned by uid %u, not by you (uid %u): refused "
+                         "(not followed, not removed); %s",
+                         path, (unsigned)ls.st_uid, (unsigned)me, hint);
+            return LOAD_FAIL;
+        }
+        remove_entry(cr->fd, name, &ls);
+        snprintf(why, whysz, "was a symbolic link (never followed; the link was removed)");
+        return LOAD_STALE;
+    }
+    lf_error_set(err, LF_EDOMAIN, "cannot open the cache file %s: %s", path, strerror(e));
+    return LOAD_FAIL;
+}
+
+/* The checks of an open entry's status st: a regular file, owned by you, not writable by group or
+ * others, at most MAX_SO bytes. -1: refused (err filled; the entry is neither loaded nor removed). */
+static int entry_refused(const struct stat *st, const char *path, lf_error *err)
+{
+    uid_t me = geteuid();
+    if (!S_ISREG(st->st_mode)) {
+        lf_error_set(err, LF_EDOMAIN, "cache file %s is not a regular file (mode %06o): refused; remove it",
+                     path, (unsigned)st->st_mode);
+        return -1;
+    }
+    if (st->st_uid != me) {
+        lf_error_set(err, LF_EDOMAIN,
+                     "cache file %s is owned by uid %u, not by you (uid %u): refused (not loaded, not "
+                     "removed); %s",
+                     path, (unsigned)st->st_uid, (unsigned)me, hint);
+        return -1;
+    }
+    if (st->st_mode & 022) {
+        lf_error_set(err, LF_EDOMAIN,
+                     "cache file %s has mode %04o, writable by group or others: refused (not loaded); "
+                     "remove it",
+                     path, (unsigned)(st->st_mode & 07777));
+        return -1;
+    }
+    if (st->st_size > MAX_SO) {
+        lf_error_set(err, LF_EDOMAIN, "cache file %s is larger than %ld bytes: refused", path, MAX_SO);
+        return -1;
+    }
+    return 0;
+}
+
+/* Read the entry's n bytes through fd into *buf (the caller frees it) and check them: ELF headers
+ * within the file, the key in its bytes. *bad: NULL if they pass, else what the entry was (a
+ * constant, or why). -1: no memory (err filled). */
+static int read_entry(int fd, size_t n, const char *hash, const char *path, unsigned char **buf, const char **bad,
+                      char *why, size_t whysz, lf_error *err)
+{
+    *bad = NULL;
+    if (n == 0) {
+        *bad = "was empty";
+        return 0;
+    }
+    if (!(*buf = malloc(n))) {
+        lf_error_set(err, LF_ENOMEM, "no memory to read the cache file %s (%zu bytes)", path, n);
+        return -1;
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, *buf + got, n - got, (off_t)got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    const char *p = got < n ? "shorter than its size" : elf_problem(*buf, n);
+    if (p) {
+        snprintf(why, whysz, "was truncated or corrupt (%s)", p);
+        *bad = why;
+    } else if (!has_key(*buf, n, hash)) {
+        *bad = "did not carry its key (stale or swapped)";
+    }
+    return 0;
+}
+
+/* dlopen the checked entry name (status st) through /proc/self/fd/<dirfd>/name, or its path without
+ * /proc (see the top of this file); afterwards the entry must still be the checked inode (dev/ino),
+ * and the loaded code must carry the key. LOAD_OK (*out: the handle); LOAD_RACE: the entry changed
+ * meanwhile; LOAD_STALE: *bad says what the entry was. */
+static int dlopen_checked(const cache_ref *cr, const char *name, const char *path, const struct stat *st,
+                          const char *hash, void **out, const char **bad, char *why, size_t whysz)
+{
+    char dlname[PATH_LEN + 64];
+    if (cr->procfs) snprintf(dlname, sizeof dlname, "/proc/self/fd/%d/%s", cr->fd, name);
+    else snprintf(dlname, sizeof dlname, "%s", path);
+    dlerror();
+    void *h = dlopen(dlname, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *de = dlerror();
+        snprintf(why, whysz, "was rejected by dlopen (%s)", de ? de : "?");
+        *bad = why;
+        return LOAD_STALE;
+    }
+    struct stat now_st;
+    int same = fstatat(cr->fd, name, &now_st, AT_SYMLINK_NOFOLLOW) == 0 && now_st.st_dev == st->st_dev &&
+               now_st.st_ino == st->st_ino;
+    if (same && !cr->procfs)
+        same = stat(path, &now_st) == 0 && now_st.st_dev == st->st_dev && now_st.st_ino == st->st_ino;
+    if (!same) {
+        dlclose(h);
+        return LOAD_RACE;
+    }
+    if (!key_ok(h, hash)) {
+        dlclose(h);
+        *bad = "had another lf_jit_key (stale or swapped)";
+        return LOAD_STALE;
+    }
+    *out = h;
+    return LOAD_OK;
+}
+
 /* Try to load <hash>.so from the cache. LOAD_STALE: the entry was ours but no valid cache file (it
  * is removed; why says what it was); LOAD_RACE: the entry changed between the check and dlopen;
  * LOAD_FAIL: refused or a system error (err filled). */
@@ -417,113 +546,23 @@ static int try_load(const cache_ref *cr, const char *hash, const char *path, voi
 {
     char name[72];
     snprintf(name, sizeof name, "%s.so", hash);
-    uid_t me = geteuid();
     int fd;
-    do fd = openat(cr->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        int e = errno;
-        struct stat ls;
-        if (e == ENOENT) return LOAD_ABSENT;
-        if (fstatat(cr->fd, name, &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ls.st_mode)) {
-            if (ls.st_uid != me) {
-                lf_error_set(err, LF_EDOMAIN,
-                             "cache file %s is a symbolic link owned by uid %u, not by you (uid %u): refused "
-                             "(not followed, not removed); %s",
-                             path, (unsigned)ls.st_uid, (unsigned)me, hint);
-                return LOAD_FAIL;
-            }
-            remove_entry(cr->fd, name, &ls);
-            snprintf(why, whysz, "was a symbolic link (never followed; the link was removed)");
-            return LOAD_STALE;
-        }
-        lf_error_set(err, LF_EDOMAIN, "cannot open the cache file %s: %s", path, strerror(e));
-        return LOAD_FAIL;
-    }
+    int rc = open_entry(cr, name, path, &fd, why, whysz, err);
+    if (rc != LOAD_OK) return rc;
     struct stat st;
     unsigned char *buf = NULL;
-    int rc = LOAD_FAIL;
+    const char *bad = NULL;
+    rc = LOAD_FAIL;
     if (fstat(fd, &st) < 0) {
         lf_error_set(err, LF_EDOMAIN, "cannot stat the cache file %s: %s", path, strerror(errno));
         goto done;
     }
-    if (!S_ISREG(st.st_mode)) {
-        lf_error_set(err, LF_EDOMAIN, "cache file %s is not a regular file (mode %06o): refused; remove it",
-                     path, (unsigned)st.st_mode);
+    if (entry_refused(&st, path, err) ||
+        read_entry(fd, (size_t)st.st_size, hash, path, &buf, &bad, why, whysz, err))
         goto done;
-    }
-    if (st.st_uid != me) {
-        lf_error_set(err, LF_EDOMAIN,
-                     "cache file %s is owned by uid %u, not by you (uid %u): refused (not loaded, not "
-                     "removed); %s",
-                     path, (unsigned)st.st_uid, (unsigned)me, hint);
-        goto done;
-    }
-    if (st.st_mode & 022) {
-        lf_error_set(err, LF_EDOMAIN,
-                     "cache file %s has mode %04o, writable by group or others: refused (not loaded); "
-                     "remove it",
-                     path, (unsigned)(st.st_mode & 07777));
-        goto done;
-    }
-    if (st.st_size > MAX_SO) {
-        lf_error_set(err, LF_EDOMAIN, "cache file %s is larger than %ld bytes: refused", path, MAX_SO);
-        goto done;
-    }
-    size_t n = (size_t)st.st_size;
-    const char *bad = NULL;
-    if (n == 0) {
-        bad = "was empty";
-    } else {
-        if (!(buf = malloc(n))) {
-            lf_error_set(err, LF_ENOMEM, "no memory to read the cache file %s (%zu bytes)", path, n);
-            goto done;
-        }
-        size_t got = 0;
-        while (got < n) {
-            ssize_t k = pread(fd, buf + got, n - got, (off_t)got);
-            if (k < 0 && errno == EINTR) continue;
-            if (k <= 0) break;
-            got += (size_t)k;
-        }
-        const char *p = got < n ? "shorter than its size" : elf_problem(buf, n);
-        if (p) {
-            snprintf(why, whysz, "was truncated or corrupt (%s)", p);
-            bad = why;
-        } else if (!has_key(buf, n, hash)) {
-            bad = "did not carry its key (stale or swapped)";
-        }
-    }
     if (!bad) {
-        char dlname[PATH_LEN + 64];
-        if (cr->procfs) snprintf(dlname, sizeof dlname, "/proc/self/fd/%d/%s", cr->fd, name);
-        else snprintf(dlname, sizeof dlname, "%s", path);
-        dlerror();
-        void *h = dlopen(dlname, RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *de = dlerror();
-            snprintf(why, whysz, "was rejected by dlopen (%s)", de ? de : "?");
-            bad = why;
-        } else {
-            struct stat now_st;
-            int same = fstatat(cr->fd, name, &now_st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                       now_st.st_dev == st.st_dev && now_st.st_ino == st.st_ino;
-            if (same && !cr->procfs)
-                same = stat(path, &now_st) == 0 && now_st.st_dev == st.st_dev && now_st.st_ino == st.st_ino;
-            if (!same) {
-                dlclose(h);
-                rc = LOAD_RACE;
-                goto done;
-            }
-            if (!key_ok(h, hash)) {
-                dlclose(h);
-                bad = "had another lf_jit_key (stale or swapped)";
-            } else {
-                *out = h;
-                rc = LOAD_OK;
-                goto done;
-            }
-        }
+        rc = dlopen_checked(cr, name, path, &st, hash, out, &bad, why, whysz);
+        if (rc != LOAD_STALE) goto done; /* loaded, or the entry changed meanwhile */
     }
     if (bad != why) snprintf(why, whysz, "%s", bad);
     remove_entry(cr->fd, name, &st);
@@ -738,25 +777,17 @@ static void replace_all(char *s, size_t size, const char *from, const char *to)
     snprintf(s, size, "%s", tmp);
 }
 
-/* Compile src (+ the key line) into <hash>.so in the cache directory: temporary files created there
- * (0600, O_EXCL), the result made 0600 and renamed into place atomically; temporary files are
- * removed in every case. */
-static int compile(const jit_conf *c, const cache_ref *cr, const char *src, lf_jit_info *info, lf_error *err)
+/* The generated source src and the key line into a new temporary file cname of the cache directory
+ * (0600, O_EXCL), and a second one, sname, that reserves the compiler's output name. On failure
+ * neither is left (err filled). */
+static int write_source(const cache_ref *cr, const char *src, const char *hash, char cname[48], char sname[48],
+                        lf_error *err)
 {
-    char exe[PATH_LEN];
-    int e = find_exe(c->words[0], exe, sizeof exe);
-    if (e == ENOENT)
-        return lf_error_set(err, LF_EINVAL, "no C compiler: %s not found (set LIEFLOW_CC)", c->words[0]);
-    if (e)
-        return lf_error_set(err, LF_EINVAL, "no C compiler: %s is not executable (set LIEFLOW_CC)", exe);
-
-    char cname[48], sname[48], final[72];
-    snprintf(final, sizeof final, "%s.so", info->hash);
     int cfd = tmp_create(cr->fd, ".c", cname);
     if (cfd < 0)
         return lf_error_set(err, LF_EDOMAIN, "cannot create a temporary file in %s: %s", cr->dir, strerror(errno));
     char keyline[128];
-    snprintf(keyline, sizeof keyline, "\nconst char lf_jit_key[] = \"%s\";\n", info->hash);
+    snprintf(keyline, sizeof keyline, "\nconst char lf_jit_key[] = \"%s\";\n", hash);
     int wrc = write_all(cfd, src, strlen(src)) || write_all(cfd, keyline, strlen(keyline));
     int we = errno;
     if (close(cfd) < 0 && !wrc) {
@@ -774,8 +805,14 @@ static int compile(const jit_conf *c, const cache_ref *cr, const char *src, lf_j
         return lf_error_set(err, LF_EDOMAIN, "cannot create a temporary file in %s: %s", cr->dir, strerror(se));
     }
     close(sfd);
+    return LF_OK;
+}
 
-    char *argv[MAX_WORDS + NFLAGS + NLIBS + 5];
+/* The compiler's argv (no shell): exe, the command's other words, the flags, -o sname cname, the
+ * libraries. */
+static void compiler_argv(const jit_conf *c, char *exe, char *sname, char *cname,
+                          char *argv[MAX_WORDS + NFLAGS + NLIBS + 5])
+{
     int a = 0;
     argv[a++] = exe;
     for (int i = 1; i < c->nwords; i++) argv[a++] = c->words[i];
@@ -785,19 +822,14 @@ static int compile(const jit_conf *c, const cache_ref *cr, const char *src, lf_j
     argv[a++] = cname;
     for (size_t i = 0; i < NLIBS; i++) argv[a++] = (char *)jit_libs[i];
     argv[a] = NULL;
+}
 
-    run_result *r = malloc(sizeof *r);
-    if (!r) {
-        unlinkat(cr->fd, cname, 0);
-        unlinkat(cr->fd, sname, 0);
-        return lf_error_set(err, LF_ENOMEM, "no memory to run the C compiler");
-    }
-    double t0 = now();
-    int rc = run(exe, argv, cr->fd, c->timeout, r, err);
-    info->compile_seconds = now() - t0;
-    unlinkat(cr->fd, cname, 0);
-    if (rc) goto fail;
-
+/* How the compiler run r ended: its output (the temporary name cname shown as generated.c) into
+ * info->log, and trimmed in r->out; an error if it timed out, could not be executed, was killed or
+ * failed; a note in info when its exit status was reaped elsewhere. */
+static int compiler_result(const jit_conf *c, const char *exe, const char *cname, run_result *r,
+                           lf_jit_info *info, lf_error *err)
+{
     int exec_errno = 0;
     if (r->nout >= sizeof exec_marker + sizeof(int) && memcmp(r->out, exec_marker, sizeof exec_marker) == 0) {
         memcpy(&exec_errno, r->out + sizeof exec_marker, sizeof(int));
@@ -809,28 +841,20 @@ static int compile(const jit_conf *c, const cache_ref *cr, const char *src, lf_j
     size_t L = strlen(r->out);
     while (L > 0 && (r->out[L - 1] == '\n' || r->out[L - 1] == ' ')) r->out[--L] = 0;
     const char *out = L ? r->out : "(no output)";
-    if (r->timed_out) {
-        rc = lf_error_set(err, LF_EINVAL,
-                          "C compiler timed out after %g s (LIEFLOW_CC_TIMEOUT): %s was stopped with its "
-                          "process group",
-                          c->timeout, c->cmd);
-        goto fail;
-    }
-    if (exec_errno) {
-        rc = lf_error_set(err, LF_EINVAL, "no C compiler: %s cannot be executed: %s (set LIEFLOW_CC)", exe,
-                          strerror(exec_errno));
-        goto fail;
-    }
-    if (!r->lost && WIFSIGNALED(r->status)) {
-        rc = lf_error_set(err, LF_EINVAL, "C compiler %s was killed by signal %d (%s):\n%s", c->cmd,
-                          WTERMSIG(r->status), strsignal(WTERMSIG(r->status)), out);
-        goto fail;
-    }
-    if (!r->lost && WEXITSTATUS(r->status) != 0) {
-        rc = lf_error_set(err, LF_EINVAL, "C compiler %s failed (exit status %d):\n%s", c->cmd,
-                          WEXITSTATUS(r->status), out);
-        goto fail;
-    }
+    if (r->timed_out)
+        return lf_error_set(err, LF_EINVAL,
+                            "C compiler timed out after %g s (LIEFLOW_CC_TIMEOUT): %s was stopped with its "
+                            "process group",
+                            c->timeout, c->cmd);
+    if (exec_errno)
+        return lf_error_set(err, LF_EINVAL, "no C compiler: %s cannot be executed: %s (set LIEFLOW_CC)", exe,
+                            strerror(exec_errno));
+    if (!r->lost && WIFSIGNALED(r->status))
+        return lf_error_set(err, LF_EINVAL, "C compiler %s was killed by signal %d (%s):\n%s", c->cmd,
+                            WTERMSIG(r->status), strsignal(WTERMSIG(r->status)), out);
+    if (!r->lost && WEXITSTATUS(r->status) != 0)
+        return lf_error_set(err, LF_EINVAL, "C compiler %s failed (exit status %d):\n%s", c->cmd,
+                            WEXITSTATUS(r->status), out);
     if (r->lost) { /* appended to a note on the replaced file, if any */
         size_t k = strlen(info->note);
         snprintf(info->note + k, sizeof info->note - k,
@@ -838,37 +862,128 @@ static int compile(const jit_conf *c, const cache_ref *cr, const char *src, lf_j
                  "handled, or wait(-1) in another thread); its output file was checked instead",
                  k ? "; " : "");
     }
+    return LF_OK;
+}
 
+/* The compiler's output sname (r: how it ended; r->out its trimmed output) checked (a non-empty
+ * regular file, not a link, owned by you), made 0600 and renamed to final atomically. */
+static int install_output(const jit_conf *c, const cache_ref *cr, const char *sname, const char *final,
+                          const run_result *r, const lf_jit_info *info, lf_error *err)
+{
+    const char *out = r->out[0] ? r->out : "(no output)";
     int fd = openat(cr->fd, sname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
         if (fd >= 0) close(fd);
-        rc = lf_error_set(err, LF_EINVAL, "C compiler %s %s but wrote no shared object:\n%s", c->cmd,
-                          r->lost ? "ended (status unknown)" : "succeeded", out);
-        goto fail;
+        return lf_error_set(err, LF_EINVAL, "C compiler %s %s but wrote no shared object:\n%s", c->cmd,
+                            r->lost ? "ended (status unknown)" : "succeeded", out);
     }
     if (st.st_uid != geteuid()) {
         close(fd);
-        rc = lf_error_set(err, LF_EDOMAIN, "the compiler's output in %s is owned by uid %u, not by you (uid %u): refused",
-                          cr->dir, (unsigned)st.st_uid, (unsigned)geteuid());
-        goto fail;
+        return lf_error_set(err, LF_EDOMAIN,
+                            "the compiler's output in %s is owned by uid %u, not by you (uid %u): refused",
+                            cr->dir, (unsigned)st.st_uid, (unsigned)geteuid());
     }
     /* the linker creates its output 0777 & ~umask: make it private */
-    if (fchmod(fd, 0600) < 0 || close(fd) < 0) {
-        rc = lf_error_set(err, LF_EDOMAIN, "cannot set the mode of the compiled file in %s: %s", cr->dir,
-                          strerror(errno));
-        goto fail;
-    }
-    if (renameat(cr->fd, sname, cr->fd, final) < 0) {
-        rc = lf_error_set(err, LF_EDOMAIN, "cannot rename the compiled file to %s: %s", info->path, strerror(errno));
-        goto fail;
-    }
-    free(r);
+    if (fchmod(fd, 0600) < 0 || close(fd) < 0)
+        return lf_error_set(err, LF_EDOMAIN, "cannot set the mode of the compiled file in %s: %s", cr->dir,
+                            strerror(errno));
+    if (renameat(cr->fd, sname, cr->fd, final) < 0)
+        return lf_error_set(err, LF_EDOMAIN, "cannot rename the compiled file to %s: %s", info->path,
+                            strerror(errno));
     return LF_OK;
-fail:
-    unlinkat(cr->fd, sname, 0);
+}
+
+/* Compile src (+ the key line) into <hash>.so in the cache directory: temporary files created there
+ * (0600, O_EXCL), the result made 0600 and renamed into place atomically; temporary files are
+ * removed in every case. */
+static int compile(const jit_conf *c, const cache_ref *cr, const char *src, lf_jit_info *info, lf_error *err)
+{
+    char exe[PATH_LEN];
+    int e = find_exe(c->words[0], exe, sizeof exe);
+    if (e == ENOENT)
+        return lf_error_set(err, LF_EINVAL, "no C compiler: %s not found (set LIEFLOW_CC)", c->words[0]);
+    if (e)
+        return lf_error_set(err, LF_EINVAL, "no C compiler: %s is not executable (set LIEFLOW_CC)", exe);
+
+    char cname[48], sname[48], final[72];
+    snprintf(final, sizeof final, "%s.so", info->hash);
+    int rc = write_source(cr, src, info->hash, cname, sname, err);
+    if (rc) return rc;
+    char *argv[MAX_WORDS + NFLAGS + NLIBS + 5];
+    compiler_argv(c, exe, sname, cname, argv);
+
+    run_result *r = malloc(sizeof *r);
+    if (!r) {
+        unlinkat(cr->fd, cname, 0);
+        unlinkat(cr->fd, sname, 0);
+        return lf_error_set(err, LF_ENOMEM, "no memory to run the C compiler");
+    }
+    double t0 = now();
+    rc = run(exe, argv, cr->fd, c->timeout, r, err);
+    info->compile_seconds = now() - t0;
+    unlinkat(cr->fd, cname, 0);
+    if (!rc) rc = compiler_result(c, exe, cname, r, info, err);
+    if (!rc) rc = install_output(c, cr, sname, final, r, info, err);
+    if (rc) unlinkat(cr->fd, sname, 0); /* renamed into place on success */
     free(r);
     return rc;
+}
+
+/* ------------------------------------------------------------------------ the cache's size */
+typedef struct {
+    char name[72];
+    struct stat st;
+} entry_age;
+
+static int older(const void *a, const void *b)
+{
+    const struct timespec *x = &((const entry_age *)a)->st.st_mtim, *y = &((const entry_age *)b)->st.st_mtim;
+    return x->tv_sec != y->tv_sec ? (x->tv_sec < y->tv_sec ? -1 : 1) : (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
+}
+
+/* <64 hex digits>.so: what this cache writes */
+static int is_object_name(const char *n)
+{
+    for (int i = 0; i < 64; i++)
+        if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f'))) return 0;
+    return strcmp(n + 64, ".so") == 0;
+}
+
+/* Keep at most max objects: past that, remove the least recently used (modification time: set when
+ * compiled, refreshed on every load) down to 3/4 of max. Only our own regular files named like our
+ * objects are counted or removed; what cannot be read or removed stays (best effort: the cache works
+ * either way). */
+static void prune(const cache_ref *cr, int max)
+{
+    int fd = fcntl(cr->fd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    rewinddir(d);
+    entry_age *e = NULL;
+    size_t n = 0, cap = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (!is_object_name(de->d_name)) continue;
+        if (n == cap) {
+            entry_age *m = realloc(e, (cap = cap ? 2 * cap : 256) * sizeof *e);
+            if (!m) break;
+            e = m;
+        }
+        if (fstatat(cr->fd, de->d_name, &e[n].st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(e[n].st.st_mode) &&
+            e[n].st.st_uid == geteuid()) {
+            memcpy(e[n].name, de->d_name, 68); /* 64 + ".so" + NUL (is_object_name) */
+            n++;
+        }
+    }
+    closedir(d);
+    if (n > (size_t)max) {
+        qsort(e, n, sizeof *e, older);
+        for (size_t i = 0; i < n - (size_t)max * 3 / 4; i++) remove_entry(cr->fd, e[i].name, &e[i].st);
+    }
+    free(e);
 }
 
 /* ------------------------------------------------------------------------ the API */
@@ -944,6 +1059,10 @@ int lf_jit_load(const char *src, int n, const char *const *names, void **fns, co
         }
     }
     info->load_seconds += now() - t1;
+    char object[72];
+    snprintf(object, sizeof object, "%s.so", info->hash);
+    if (compiled) prune(&cr, opts && opts->cache_max > 0 ? opts->cache_max : LF_JIT_CACHE_MAX);
+    else utimensat(cr.fd, object, NULL, AT_SYMLINK_NOFOLLOW); /* recently used: kept longest */
     *lib = malloc(sizeof **lib);
     if (!*lib) {
         for (int j = 0; j < n; j++) fns[j] = NULL;

@@ -42,6 +42,9 @@
 extern "C" {
 #endif
 
+/* Objects the cache keeps by default (each a few tens of KB). */
+#define LF_JIT_CACHE_MAX 2000
+
 /* Version tag hashed into every cache key; bump it when the generated code's ABI changes. */
 #define LF_JIT_TAG "lieflow-jit-1"
 
@@ -54,6 +57,8 @@ typedef struct lf_jit_opts {
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/lieflow if XDG_CACHE_HOME is an absolute path
                               (the XDG spec ignores relative ones), else $HOME/.cache/lieflow
                               (HOME unset or empty: the home directory of the passwd entry) */
+    int cache_max;         /* objects the cache keeps (<= 0: LF_JIT_CACHE_MAX); after a compile that
+                              leaves more, the least recently used are removed down to 3/4 of it */
     int no_procfs;         /* tests: load through the path and compare dev/inode afterwards, as
                               when /proc is not mounted (the weaker check) */
 } lf_jit_opts;

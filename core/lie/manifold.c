@@ -1,5 +1,9 @@
-/* lieflow — the product manifold (manifold.h): every factor's operations in one place, dispatched
- * over the factors' offsets (as MuJoCo's mj_integratePos / mj_differentiatePos do per joint). */
+/* lieflow — the product manifold (manifold.h): one record per factor kind (factor_class: its sizes,
+ * action, difference, velocity, bracket, dexp and dexpinv with their transposes, distance, defect,
+ * check, identity), each kind's operations in one place, in a table indexed by the kind; the
+ * product's operations run over the factors' offsets and call their kind's record (as MuJoCo's
+ * mj_integratePos / mj_differentiatePos do per joint). What the kinds share (the truncated dexpinv
+ * from brackets, the side of the action, the finiteness of a point) is done once, below the records. */
 #include "manifold.h"
 
 #include <math.h>
@@ -21,35 +25,449 @@ struct lf_manifold {
     lf_factor f[];
 };
 
-static const char *const kind_names[] = {"so3", "s2", "s3", "gl3", "r", "ts2", "tgl3"};
+/* One factor kind. A function gets the factor (its sizes, offsets and side: f->right) and the
+ * factor's own slices of the point(s) and algebra vectors. */
+typedef struct factor_class {
+    const char *name;  /* lf_factor_kind_name, lf_factor_parse; a sized kind (np = 0) is parsed as name<m> */
+    const char *label; /* in messages */
+    int np, nd;        /* parameters and algebra dimension; 0: the size m given to lf_manifold_new */
+    int sided;         /* acted on from the right in a left-trivialized manifold (else always from the left) */
+    int abelian;       /* bracket 0, dexp and dexpinv the identity */
+    void (*act)(const lf_factor *f, const double *xi, double *p);
+    /* i: the factor's index, for messages */
+    int (*diff)(const lf_factor *f, int i, const double *a, const double *b, double *xi, lf_error *err);
+    void (*velocity)(const lf_factor *f, const double *p, const double *xi, double *v);
+    void (*bracket)(const lf_factor *f, const double *a, const double *b, double *out);
+    /* dexp (inverse = 0) or dexpinv (1) of the left action at u, or their transposes (not abelian) */
+    int (*dexp)(const double *u, const double *v, int inverse, int transpose, double *out, lf_error *err);
+    double (*dist)(const lf_factor *f, const double *a, const double *b);
+    double (*defect)(const double *p); /* of a finite point; NULL: 0 */
+    /* a finite point with defect d; NULL: every finite point is valid */
+    int (*check)(const lf_factor *f, const double *p, double d, double tol, const char *name, lf_error *err);
+    void (*identity)(double *p); /* on zeros; NULL: 0 */
+} factor_class;
+
+/* ------------------------------------------------------------------------------------ shared */
+
+static double sq_diff(int n, const double *a, const double *b)
+{
+    double s = 0;
+    for (int k = 0; k < n; k++) s += (a[k] - b[k]) * (a[k] - b[k]);
+    return s;
+}
+
+/* Euclidean in the embedding (so3, gl3, tgl3: the Frobenius norm of the difference; r<m>) */
+static double embedded_dist(const lf_factor *f, const double *a, const double *b) { return sqrt(sq_diff(f->np, a, b)); }
+
+/* 2 atan2(|a - b|, |a + b|): the great-circle angle of unit vectors of R^n (accurate everywhere) */
+static double sphere_angle(int n, const double *a, const double *b)
+{
+    double s = 0;
+    for (int k = 0; k < n; k++) s += (a[k] + b[k]) * (a[k] + b[k]);
+    return 2 * atan2(sqrt(sq_diff(n, a, b)), sqrt(s));
+}
+
+static void cross_bracket(const lf_factor *f, const double *a, const double *b, double *out)
+{
+    (void)f;
+    lf_v3_cross(a, b, out);
+}
+
+/* dexp / dexpinv of so(3) (so3, s2, s3: the action is by a rotation) and their transposes */
+static int rotation_dexp(const double *u, const double *v, int inverse, int transpose, double *out, lf_error *err)
+{
+    (void)err;
+    double D[9];
+    if (inverse) lf_so3_dexpinv(u, D);
+    else lf_so3_dexp(u, D);
+    if (transpose) lf_m3_tapply(D, v, out);
+    else lf_m3_apply(D, v, out);
+    return LF_OK;
+}
+
+static void diagonal_identity(double *p) { p[0] = p[4] = p[8] = 1; }
+
+static int unit_check(const double d, double tol, const char *name, const char *what, lf_error *err)
+{
+    if (d > tol)
+        return lf_error_set(err, LF_EINVAL, "%s is not a unit %s: ||q| - 1| = %.3g (tolerance %g)", name, what, d, tol);
+    return LF_OK;
+}
+
+/* ------------------------------------------------------------------------------------ so3 */
+
+static void so3_act(const lf_factor *f, const double *x, double *p)
+{
+    if (f->right) lf_so3_rmul_exp(p, x);
+    else lf_so3_lmul_exp(p, x);
+}
+
+static int so3_diff(const lf_factor *f, int i, const double *a, const double *b, double *x, lf_error *err)
+{
+    (void)i, (void)err;
+    double D[9];
+    if (f->right) lf_m3_tmul(a, b, D); /* R0^T R1 */
+    else lf_m3_mult(b, a, D);          /* R1 R0^T */
+    lf_so3_log(D, x);
+    return LF_OK;
+}
+
+static void so3_velocity(const lf_factor *f, const double *p, const double *x, double *v)
+{
+    double X[9];
+    lf_so3_hat(x, X);
+    if (f->right) lf_m3_mul(p, X, v);
+    else lf_m3_mul(X, p, v);
+}
+
+static double so3_defect(const double *p) { return lf_so3_orth_error(p); }
+
+static int so3_check(const lf_factor *f, const double *p, double d, double tol, const char *name, lf_error *err)
+{
+    (void)f, (void)d;
+    return lf_so3_check(p, tol, name, err);
+}
+
+/* ------------------------------------------------------------------------------------ s2 */
+
+static void s2_act(const lf_factor *f, const double *x, double *p)
+{
+    (void)f;
+    lf_so3_rotate(x, p);
+}
+
+static int s2_diff(const lf_factor *f, int i, const double *a, const double *b, double *x, lf_error *err)
+{
+    (void)f;
+    double c[3];
+    lf_v3_cross(a, b, c);
+    double s = lf_v3_norm(c), d = lf_v3_dot(a, b);
+    if (s == 0) {
+        if (d < 0) return lf_error_set(err, LF_EDOMAIN, "manifold diff: factor %d (s2): antipodal points", i + 1);
+        x[0] = x[1] = x[2] = 0;
+    } else
+        lf_v3_scale(c, atan2(s, d) / s, x);
+    return LF_OK;
+}
+
+static void s2_velocity(const lf_factor *f, const double *p, const double *x, double *v)
+{
+    (void)f;
+    lf_v3_cross(x, p, v);
+}
+
+static double s2_dist(const lf_factor *f, const double *a, const double *b)
+{
+    (void)f;
+    return sphere_angle(3, a, b);
+}
+
+static double s2_defect(const double *p) { return fabs(lf_v3_norm(p) - 1); }
+
+static int s2_check(const lf_factor *f, const double *p, double d, double tol, const char *name, lf_error *err)
+{
+    (void)f, (void)p;
+    return unit_check(d, tol, name, "vector (s2)", err);
+}
+
+static void s2_identity(double *p) { p[2] = 1; }
+
+/* ------------------------------------------------------------------------------------ s3 */
+
+/* e - 1 for e = quat_exp(xi/2) = (cos(t/2), sin(t/2) xi/t), t = |xi|: the small increment
+ * (cos(t/2) - 1, ...) = (-2 sin^2(t/4), sin(t/2)/t xi), without cancellation. */
+static void s3_increment(const double xi[3], double d[4])
+{
+    double t = lf_v3_norm(xi), s;
+    if (t < 1e-4) {
+        double t2 = t * t;
+        s = 0.5 * (1 - t2 / 24 * (1 - t2 / 80)); /* sin(t/2)/t */
+    } else
+        s = sin(0.5 * t) / t;
+    double q = sin(0.25 * t);
+    d[0] = -2 * q * q;
+    d[1] = s * xi[0];
+    d[2] = s * xi[1];
+    d[3] = s * xi[2];
+}
+
+static void s3_act(const lf_factor *f, const double *x, double *p)
+{
+    double d[4], inc[4];
+    s3_increment(x, d);
+    if (f->right) lf_quat_mul(p, d, inc);
+    else lf_quat_mul(d, p, inc);
+    for (int k = 0; k < 4; k++) p[k] += inc[k];
+}
+
+static int s3_diff(const lf_factor *f, int i, const double *a, const double *b, double *x, lf_error *err)
+{
+    (void)i, (void)err;
+    double c[4], D[4];
+    lf_quat_conj(a, c);
+    if (f->right) lf_quat_mul(c, b, D); /* q0* q1 */
+    else lf_quat_mul(b, c, D);          /* q1 q0* */
+    lf_quat_log(D, x);
+    lf_v3_scale(x, 2, x);
+    return LF_OK;
+}
+
+static void s3_velocity(const lf_factor *f, const double *p, const double *x, double *v)
+{
+    double h[4] = {0, 0.5 * x[0], 0.5 * x[1], 0.5 * x[2]};
+    if (f->right) lf_quat_mul(p, h, v);
+    else lf_quat_mul(h, p, v);
+}
+
+static double s3_dist(const lf_factor *f, const double *a, const double *b)
+{
+    (void)f;
+    return sphere_angle(4, a, b);
+}
+
+static double s3_defect(const double *p) { return fabs(sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]) - 1); }
+
+static int s3_check(const lf_factor *f, const double *p, double d, double tol, const char *name, lf_error *err)
+{
+    (void)f, (void)p;
+    return unit_check(d, tol, name, "quaternion (s3)", err);
+}
+
+static void s3_identity(double *p) { p[0] = 1; }
+
+/* ------------------------------------------------------------------------------------ gl3 */
+
+static void gl3_act(const lf_factor *f, const double *x, double *p)
+{
+    double E[9];
+    if (lf_gl3_exp(x, E, NULL) != LF_OK) {
+        for (int k = 0; k < 9; k++) p[k] = NAN; /* overflow: the stepper rejects the step */
+        return;
+    }
+    if (f->right) lf_m3_mul(p, E, p);
+    else lf_m3_mul(E, p, p);
+}
+
+static int gl3_diff(const lf_factor *f, int i, const double *a, const double *b, double *x, lf_error *err)
+{
+    double Ai[9], D[9];
+    if (lf_m3_inverse(a, Ai) != LF_OK)
+        return lf_error_set(err, LF_EDOMAIN, "manifold diff: factor %d (gl3): singular matrix", i + 1);
+    if (f->right) lf_m3_mul(Ai, b, D);
+    else lf_m3_mul(b, Ai, D);
+    return lf_gl3_log(D, x, err);
+}
+
+static void gl3_velocity(const lf_factor *f, const double *p, const double *x, double *v)
+{
+    if (f->right) lf_m3_mul(p, x, v);
+    else lf_m3_mul(x, p, v);
+}
+
+static void gl3_bracket(const lf_factor *f, const double *a, const double *b, double *out)
+{
+    (void)f;
+    double P[9], Q[9];
+    lf_m3_mul(a, b, P);
+    lf_m3_mul(b, a, Q);
+    lf_m3_sub(P, Q, out);
+}
+
+static int gl3_dexp(const double *uin, const double *v, int inverse, int transpose, double *out, lf_error *err)
+{
+    double u[9];
+    memcpy(u, uin, sizeof u);
+    if (transpose) { /* ad_A^T = ad_{A^T} for the Frobenius product: (dexp_A)^T = dexp_{A^T} */
+        double t = u[1]; u[1] = u[3]; u[3] = t;
+        t = u[2]; u[2] = u[6]; u[6] = t;
+        t = u[5]; u[5] = u[7]; u[7] = t;
+    }
+    return inverse ? lf_gl3_dexpinv(u, v, out, err) : lf_gl3_dexp(u, v, out, err);
+}
+
+static int gl3_check(const lf_factor *f, const double *p, double d, double tol, const char *name, lf_error *err)
+{
+    (void)f, (void)d, (void)tol;
+    double det = lf_m3_det(p);
+    if (!(fabs(det) > 0) || !isfinite(det))
+        return lf_error_set(err, LF_EINVAL, "%s (gl3) is not invertible: det = %g", name, det);
+    return LF_OK;
+}
+
+/* ------------------------------------------------------------------------------------ r<m> */
+
+static void rm_act(const lf_factor *f, const double *x, double *p)
+{
+    for (int k = 0; k < f->nd; k++) p[k] += x[k];
+}
+
+static int rm_diff(const lf_factor *f, int i, const double *a, const double *b, double *x, lf_error *err)
+{
+    (void)i, (void)err;
+    for (int k = 0; k < f->nd; k++) x[k] = b[k] - a[k];
+    return LF_OK;
+}
+
+static void rm_velocity(const lf_factor *f, const double *p, const double *x, double *v)
+{
+    (void)p;
+    memcpy(v, x, (size_t)f->nd * sizeof(double));
+}
+
+static void rm_bracket(const lf_factor *f, const double *a, const double *b, double *out)
+{
+    (void)a, (void)b;
+    memset(out, 0, (size_t)f->nd * sizeof(double));
+}
+
+/* ------------------------------------------------------------------------------------ ts2 */
+
+static void ts2_act(const lf_factor *f, const double *x, double *p)
+{
+    (void)f;
+    lf_ts2_act(x, p);
+}
+
+static int ts2_diff(const lf_factor *f, int i, const double *a, const double *b, double *x, lf_error *err)
+{
+    (void)f;
+    int rc = lf_ts2_diff(a, b, x, err);
+    if (rc != LF_OK) return lf_error_set(err, rc, "manifold diff: factor %d (ts2): antipodal base points", i + 1);
+    return LF_OK;
+}
+
+static void ts2_velocity(const lf_factor *f, const double *p, const double *x, double *v)
+{
+    (void)f;
+    lf_ts2_velocity(p, x, v);
+}
+
+static void ts2_bracket(const lf_factor *f, const double *a, const double *b, double *out)
+{
+    (void)f;
+    lf_ts2_bracket(a, b, out);
+}
+
+static int ts2_dexp(const double *u, const double *v, int inverse, int transpose, double *out, lf_error *err)
+{
+    (void)err;
+    lf_ts2_dexp(u, v, inverse, transpose, out);
+    return LF_OK;
+}
+
+static double ts2_dist(const lf_factor *f, const double *a, const double *b)
+{
+    (void)f;
+    return lf_ts2_dist(a, b);
+}
+
+static double ts2_defect(const double *p)
+{
+    return fmax(fabs(lf_v3_norm(p) - 1), fabs(lf_v3_dot(p, p + 3)) / fmax(1, lf_v3_norm(p + 3)));
+}
+
+static int ts2_check(const lf_factor *f, const double *p, double d, double tol, const char *name, lf_error *err)
+{
+    (void)f;
+    if (d > tol)
+        return lf_error_set(err, LF_EINVAL, "%s is not in TS^2 (ts2): ||q| - 1| = %.3g, |q . omega| = %.3g "
+                                            "(tolerance %g)", name, fabs(lf_v3_norm(p) - 1),
+                            fabs(lf_v3_dot(p, p + 3)), tol);
+    return LF_OK;
+}
+
+/* ------------------------------------------------------------------------------------ tgl3 */
+
+static void tgl3_act(const lf_factor *f, const double *x, double *p)
+{
+    if (lf_tgl3_act(x, p, f->right, NULL) != LF_OK)
+        for (int k = 0; k < 18; k++) p[k] = NAN; /* singular F or overflow: the stepper rejects the step */
+}
+
+static int tgl3_diff(const lf_factor *f, int i, const double *a, const double *b, double *x, lf_error *err)
+{
+    (void)i;
+    return lf_tgl3_diff(a, b, f->right, x, err);
+}
+
+static void tgl3_velocity(const lf_factor *f, const double *p, const double *x, double *v)
+{
+    if (lf_tgl3_velocity(p, x, f->right, v, NULL) != LF_OK)
+        for (int k = 0; k < 18; k++) v[k] = NAN;
+}
+
+static void tgl3_bracket(const lf_factor *f, const double *a, const double *b, double *out)
+{
+    (void)f;
+    lf_tgl3_bracket(a, b, out);
+}
+
+static int tgl3_check(const lf_factor *f, const double *p, double d, double tol, const char *name, lf_error *err)
+{
+    (void)f, (void)d, (void)tol;
+    double det = lf_m3_det(p);
+    if (!(fabs(det) > 0) || !isfinite(det))
+        return lf_error_set(err, LF_EINVAL, "%s (tgl3) has a singular F: det F = %g", name, det);
+    return LF_OK;
+}
+
+/* ------------------------------------------------------------------------------------ the kinds */
+
+static const factor_class kinds[] = {
+    [LF_SO3] = {.name = "so3", .label = "so3", .np = 9, .nd = 3, .sided = 1, .act = so3_act, .diff = so3_diff,
+                .velocity = so3_velocity, .bracket = cross_bracket, .dexp = rotation_dexp, .dist = embedded_dist,
+                .defect = so3_defect, .check = so3_check, .identity = diagonal_identity},
+    [LF_S2] = {.name = "s2", .label = "s2", .np = 3, .nd = 3, .act = s2_act, .diff = s2_diff, .velocity = s2_velocity,
+               .bracket = cross_bracket, .dexp = rotation_dexp, .dist = s2_dist, .defect = s2_defect,
+               .check = s2_check, .identity = s2_identity},
+    [LF_S3] = {.name = "s3", .label = "s3", .np = 4, .nd = 3, .sided = 1, .act = s3_act, .diff = s3_diff,
+               .velocity = s3_velocity, .bracket = cross_bracket, .dexp = rotation_dexp, .dist = s3_dist,
+               .defect = s3_defect, .check = s3_check, .identity = s3_identity},
+    [LF_GL3] = {.name = "gl3", .label = "gl3", .np = 9, .nd = 9, .sided = 1, .act = gl3_act, .diff = gl3_diff,
+                .velocity = gl3_velocity, .bracket = gl3_bracket, .dexp = gl3_dexp, .dist = embedded_dist,
+                .check = gl3_check, .identity = diagonal_identity},
+    [LF_RM] = {.name = "r", .label = "r<m>", .abelian = 1, .act = rm_act, .diff = rm_diff, .velocity = rm_velocity,
+               .bracket = rm_bracket, .dist = embedded_dist},
+    [LF_TS2] = {.name = "ts2", .label = "ts2", .np = 6, .nd = 6, .act = ts2_act, .diff = ts2_diff,
+                .velocity = ts2_velocity, .bracket = ts2_bracket, .dexp = ts2_dexp, .dist = ts2_dist,
+                .defect = ts2_defect, .check = ts2_check, .identity = s2_identity},
+    [LF_TGL3] = {.name = "tgl3", .label = "tgl3", .np = 18, .nd = 18, .sided = 1, .act = tgl3_act, .diff = tgl3_diff,
+                 .velocity = tgl3_velocity, .bracket = tgl3_bracket, .dexp = lf_tgl3_dexp, .dist = embedded_dist,
+                 .check = tgl3_check, .identity = diagonal_identity},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+static const factor_class *kind_of(const lf_factor *f) { return &kinds[f->kind]; }
 
 const char *lf_factor_kind_name(lf_factor_kind kind)
 {
-    return (unsigned)kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[kind] : "?";
+    return (unsigned)kind < (unsigned)NKINDS ? kinds[kind].name : "?";
 }
 
 int lf_factor_parse(const char *name, lf_factor_kind *kind, int *dim)
 {
     if (!name) return -1;
-    for (int k = 0; k < (int)(sizeof kind_names / sizeof kind_names[0]); k++)
-        if (k != LF_RM && strcmp(name, kind_names[k]) == 0) {
+    for (int k = 0; k < NKINDS; k++) {
+        const size_t n = strlen(kinds[k].name);
+        if (kinds[k].np > 0 && strcmp(name, kinds[k].name) == 0) {
             *kind = (lf_factor_kind)k;
             *dim = 0;
             return 0;
         }
-    if (name[0] == 'r' && name[1] >= '1' && name[1] <= '9') {
-        char *end;
-        long m = strtol(name + 1, &end, 10);
-        if (*end == '\0' && m >= 1 && m <= 1000000) {
-            *kind = LF_RM;
-            *dim = (int)m;
-            return 0;
+        if (kinds[k].np == 0 && strncmp(name, kinds[k].name, n) == 0 && name[n] >= '1' && name[n] <= '9') {
+            char *end;
+            long m = strtol(name + n, &end, 10);
+            if (*end == '\0' && m >= 1 && m <= 1000000) {
+                *kind = (lf_factor_kind)k;
+                *dim = (int)m;
+                return 0;
+            }
         }
     }
     return -1;
 }
 
-lf_manifold *lf_manifold_new(int n, const lf_factor_kind *kinds, const int *dims, lf_trivialization triv,
+lf_manifold *lf_manifold_new(int n, const lf_factor_kind *kinds_in, const int *dims, lf_trivialization triv,
                              lf_error *err)
 {
     if (n < 1 || n > 1000000) {
@@ -70,31 +488,27 @@ lf_manifold *lf_manifold_new(int n, const lf_factor_kind *kinds, const int *dims
     long np = 0, nd = 0;
     for (int i = 0; i < n; i++) {
         lf_factor *f = &M->f[i];
-        f->kind = kinds[i];
-        switch (f->kind) {
-        case LF_SO3: f->np = 9; f->nd = 3; break;
-        case LF_S2: f->np = 3; f->nd = 3; break;
-        case LF_S3: f->np = 4; f->nd = 3; break;
-        case LF_GL3: f->np = 9; f->nd = 9; break;
-        case LF_TS2: f->np = 6; f->nd = 6; break;
-        case LF_TGL3: f->np = 18; f->nd = 18; break;
-        case LF_RM:
-            if (!dims || dims[i] < 1 || dims[i] > 1000000) {
-                lf_error_set(err, LF_EINVAL, "manifold: factor %d is r<m> with m = %d, expected 1..1000000", i + 1,
-                             dims ? dims[i] : 0);
-                free(M);
-                return NULL;
-            }
-            f->np = f->nd = dims[i];
-            break;
-        default:
+        f->kind = kinds_in[i];
+        if ((unsigned)f->kind >= (unsigned)NKINDS) {
             lf_error_set(err, LF_EINVAL, "manifold: factor %d has unknown kind %d", i + 1, (int)f->kind);
             free(M);
             return NULL;
         }
+        const factor_class *c = kind_of(f);
+        if (c->np == 0) { /* a sized kind (r<m>) */
+            if (!dims || dims[i] < 1 || dims[i] > 1000000) {
+                lf_error_set(err, LF_EINVAL, "manifold: factor %d is %s with m = %d, expected 1..1000000", i + 1,
+                             c->label, dims ? dims[i] : 0);
+                free(M);
+                return NULL;
+            }
+            f->np = f->nd = dims[i];
+        } else {
+            f->np = c->np;
+            f->nd = c->nd;
+        }
         /* s2 and ts2 are acted on from the left, r<m> additively; the others follow the trivialization */
-        f->right = triv == LF_LEFT_TRIVIALIZED &&
-                   (f->kind == LF_SO3 || f->kind == LF_S3 || f->kind == LF_GL3 || f->kind == LF_TGL3);
+        f->right = triv == LF_LEFT_TRIVIALIZED && c->sided;
         f->op = (int)np;
         f->od = (int)nd;
         np += f->np;
@@ -132,66 +546,13 @@ int lf_manifold_max_factor_dim(const lf_manifold *M) { return M->maxd; }
 lf_trivialization lf_manifold_trivialization(const lf_manifold *M) { return M->triv; }
 const lf_factor *lf_manifold_factor(const lf_manifold *M, int i) { return (i >= 0 && i < M->n) ? &M->f[i] : NULL; }
 
-/* ------------------------------------------------------------------------------------ s3 */
-
-/* e - 1 for e = quat_exp(xi/2) = (cos(t/2), sin(t/2) xi/t), t = |xi|: the small increment
- * (cos(t/2) - 1, ...) = (-2 sin^2(t/4), sin(t/2)/t xi), without cancellation. */
-static void s3_increment(const double xi[3], double d[4])
-{
-    double t = lf_v3_norm(xi), s;
-    if (t < 1e-4) {
-        double t2 = t * t;
-        s = 0.5 * (1 - t2 / 24 * (1 - t2 / 80)); /* sin(t/2)/t */
-    } else
-        s = sin(0.5 * t) / t;
-    double q = sin(0.25 * t);
-    d[0] = -2 * q * q;
-    d[1] = s * xi[0];
-    d[2] = s * xi[1];
-    d[3] = s * xi[2];
-}
-
 /* ------------------------------------------------------------------------------------ operations */
 
 void lf_manifold_act(const lf_manifold *M, const double *xi, double *y)
 {
     for (int i = 0; i < M->n; i++) {
         const lf_factor *f = &M->f[i];
-        const double *x = xi + f->od;
-        double *p = y + f->op;
-        switch (f->kind) {
-        case LF_SO3:
-            if (f->right) lf_so3_rmul_exp(p, x);
-            else lf_so3_lmul_exp(p, x);
-            break;
-        case LF_S2: lf_so3_rotate(x, p); break;
-        case LF_S3: {
-            double d[4], inc[4];
-            s3_increment(x, d);
-            if (f->right) lf_quat_mul(p, d, inc);
-            else lf_quat_mul(d, p, inc);
-            for (int k = 0; k < 4; k++) p[k] += inc[k];
-            break;
-        }
-        case LF_GL3: {
-            double E[9];
-            if (lf_gl3_exp(x, E, NULL) != LF_OK) {
-                for (int k = 0; k < 9; k++) p[k] = NAN; /* overflow: the stepper rejects the step */
-                break;
-            }
-            if (f->right) lf_m3_mul(p, E, p);
-            else lf_m3_mul(E, p, p);
-            break;
-        }
-        case LF_RM:
-            for (int k = 0; k < f->nd; k++) p[k] += x[k];
-            break;
-        case LF_TS2: lf_ts2_act(x, p); break;
-        case LF_TGL3:
-            if (lf_tgl3_act(x, p, f->right, NULL) != LF_OK)
-                for (int k = 0; k < 18; k++) p[k] = NAN; /* singular F or overflow: the stepper rejects the step */
-            break;
-        }
+        kind_of(f)->act(f, xi + f->od, y + f->op);
     }
 }
 
@@ -199,61 +560,8 @@ int lf_manifold_diff(const lf_manifold *M, const double *y0, const double *y1, d
 {
     for (int i = 0; i < M->n; i++) {
         const lf_factor *f = &M->f[i];
-        const double *a = y0 + f->op, *b = y1 + f->op;
-        double *x = xi + f->od;
-        switch (f->kind) {
-        case LF_SO3: {
-            double D[9];
-            if (f->right) lf_m3_tmul(a, b, D); /* R0^T R1 */
-            else lf_m3_mult(b, a, D);          /* R1 R0^T */
-            lf_so3_log(D, x);
-            break;
-        }
-        case LF_S2: {
-            double c[3];
-            lf_v3_cross(a, b, c);
-            double s = lf_v3_norm(c), d = lf_v3_dot(a, b);
-            if (s == 0) {
-                if (d < 0)
-                    return lf_error_set(err, LF_EDOMAIN, "manifold diff: factor %d (s2): antipodal points", i + 1);
-                x[0] = x[1] = x[2] = 0;
-            } else
-                lf_v3_scale(c, atan2(s, d) / s, x);
-            break;
-        }
-        case LF_S3: {
-            double c[4], D[4];
-            lf_quat_conj(a, c);
-            if (f->right) lf_quat_mul(c, b, D); /* q0* q1 */
-            else lf_quat_mul(b, c, D);          /* q1 q0* */
-            lf_quat_log(D, x);
-            lf_v3_scale(x, 2, x);
-            break;
-        }
-        case LF_GL3: {
-            double Ai[9], D[9];
-            if (lf_m3_inverse(a, Ai) != LF_OK)
-                return lf_error_set(err, LF_EDOMAIN, "manifold diff: factor %d (gl3): singular matrix", i + 1);
-            if (f->right) lf_m3_mul(Ai, b, D);
-            else lf_m3_mul(b, Ai, D);
-            int rc = lf_gl3_log(D, x, err);
-            if (rc != LF_OK) return rc;
-            break;
-        }
-        case LF_RM:
-            for (int k = 0; k < f->nd; k++) x[k] = b[k] - a[k];
-            break;
-        case LF_TS2: {
-            int rc = lf_ts2_diff(a, b, x, err);
-            if (rc != LF_OK) return lf_error_set(err, rc, "manifold diff: factor %d (ts2): antipodal base points", i + 1);
-            break;
-        }
-        case LF_TGL3: {
-            int rc = lf_tgl3_diff(a, b, f->right, x, err);
-            if (rc != LF_OK) return rc;
-            break;
-        }
-        }
+        int rc = kind_of(f)->diff(f, i, y0 + f->op, y1 + f->op, xi + f->od, err);
+        if (rc != LF_OK) return rc;
     }
     return LF_OK;
 }
@@ -262,53 +570,7 @@ void lf_manifold_velocity(const lf_manifold *M, const double *y, const double *x
 {
     for (int i = 0; i < M->n; i++) {
         const lf_factor *f = &M->f[i];
-        const double *p = y + f->op, *x = xi + f->od;
-        double *v = ydot + f->op;
-        switch (f->kind) {
-        case LF_SO3: {
-            double X[9];
-            lf_so3_hat(x, X);
-            if (f->right) lf_m3_mul(p, X, v);
-            else lf_m3_mul(X, p, v);
-            break;
-        }
-        case LF_S2: lf_v3_cross(x, p, v); break;
-        case LF_S3: {
-            double h[4] = {0, 0.5 * x[0], 0.5 * x[1], 0.5 * x[2]};
-            if (f->right) lf_quat_mul(p, h, v);
-            else lf_quat_mul(h, p, v);
-            break;
-        }
-        case LF_GL3:
-            if (f->right) lf_m3_mul(p, x, v);
-            else lf_m3_mul(x, p, v);
-            break;
-        case LF_RM: memcpy(v, x, (size_t)f->nd * sizeof(double)); break;
-        case LF_TS2: lf_ts2_velocity(p, x, v); break;
-        case LF_TGL3:
-            if (lf_tgl3_velocity(p, x, f->right, v, NULL) != LF_OK)
-                for (int k = 0; k < 18; k++) v[k] = NAN;
-            break;
-        }
-    }
-}
-
-static void factor_bracket(const lf_factor *f, const double *a, const double *b, double *out)
-{
-    switch (f->kind) {
-    case LF_SO3:
-    case LF_S2:
-    case LF_S3: lf_v3_cross(a, b, out); break;
-    case LF_GL3: {
-        double P[9], Q[9];
-        lf_m3_mul(a, b, P);
-        lf_m3_mul(b, a, Q);
-        lf_m3_sub(P, Q, out);
-        break;
-    }
-    case LF_RM: memset(out, 0, (size_t)f->nd * sizeof(double)); break;
-    case LF_TS2: lf_ts2_bracket(a, b, out); break;
-    case LF_TGL3: lf_tgl3_bracket(a, b, out); break;
+        kind_of(f)->velocity(f, y + f->op, xi + f->od, ydot + f->op);
     }
 }
 
@@ -316,7 +578,7 @@ void lf_manifold_bracket(const lf_manifold *M, const double *a, const double *b,
 {
     for (int i = 0; i < M->n; i++) {
         const lf_factor *f = &M->f[i];
-        factor_bracket(f, a + f->od, b + f->od, out + f->od);
+        kind_of(f)->bracket(f, a + f->od, b + f->od, out + f->od);
     }
 }
 
@@ -337,15 +599,11 @@ static void truncated_dexpinv(const lf_factor *f, const double *u, const double 
 {
     double term[LF_FACTOR_MAXD], acc[LF_FACTOR_MAXD], tmp[LF_FACTOR_MAXD];
     const int d = f->nd;
-    if (f->kind == LF_RM) {
-        memmove(out, v, (size_t)d * sizeof(double));
-        return;
-    }
     memcpy(term, v, (size_t)d * sizeof(double));
     memcpy(acc, v, (size_t)d * sizeof(double));
     if (order > 16) order = 16;
     for (int k = 1; k < order; k++) {
-        factor_bracket(f, u, term, tmp);
+        kind_of(f)->bracket(f, u, term, tmp);
         memcpy(term, tmp, (size_t)d * sizeof(double));
         const double c = bernoulli_over_factorial[k];
         if (c != 0)
@@ -362,7 +620,7 @@ static int factor_dexp_any(const lf_factor *f, const double *uin, const double *
 {
     double u[LF_FACTOR_MAXD];
     const int d = f->nd;
-    if (f->kind == LF_RM) {
+    if (kind_of(f)->abelian) {
         memmove(out, v, (size_t)d * sizeof(double));
         return LF_OK;
     }
@@ -371,26 +629,7 @@ static int factor_dexp_any(const lf_factor *f, const double *uin, const double *
         truncated_dexpinv(f, u, v, order, out);
         return LF_OK;
     }
-    switch (f->kind) {
-    case LF_GL3: {
-        if (transpose) { /* ad_A^T = ad_{A^T} for the Frobenius product: (dexp_A)^T = dexp_{A^T} */
-            double t = u[1]; u[1] = u[3]; u[3] = t;
-            t = u[2]; u[2] = u[6]; u[6] = t;
-            t = u[5]; u[5] = u[7]; u[7] = t;
-        }
-        return inverse ? lf_gl3_dexpinv(u, v, out, err) : lf_gl3_dexp(u, v, out, err);
-    }
-    case LF_TS2: lf_ts2_dexp(u, v, inverse, transpose, out); return LF_OK;
-    case LF_TGL3: return lf_tgl3_dexp(u, v, inverse, transpose, out, err);
-    default: {
-        double D[9];
-        if (inverse) lf_so3_dexpinv(u, D);
-        else lf_so3_dexp(u, D);
-        if (transpose) lf_m3_tapply(D, v, out);
-        else lf_m3_apply(D, v, out);
-        return LF_OK;
-    }
-    }
+    return kind_of(f)->dexp(u, v, inverse, transpose, out, err);
 }
 
 int lf_manifold_dexpinv(const lf_manifold *M, const double *u, const double *v, int order, double *out,
@@ -427,37 +666,12 @@ int lf_manifold_dexp_transpose(const lf_manifold *M, const double *u, const doub
 
 /* ------------------------------------------------------------------------------------ measures */
 
-static double sq_diff(int n, const double *a, const double *b)
-{
-    double s = 0;
-    for (int k = 0; k < n; k++) s += (a[k] - b[k]) * (a[k] - b[k]);
-    return s;
-}
-
-/* 2 atan2(|a - b|, |a + b|): the great-circle angle of unit vectors of R^n (accurate everywhere) */
-static double sphere_angle(int n, const double *a, const double *b)
-{
-    double s = 0;
-    for (int k = 0; k < n; k++) s += (a[k] + b[k]) * (a[k] + b[k]);
-    return 2 * atan2(sqrt(sq_diff(n, a, b)), sqrt(s));
-}
-
-static double factor_dist(const lf_factor *f, const double *a, const double *b)
-{
-    switch (f->kind) {
-    case LF_S2: return sphere_angle(3, a, b);
-    case LF_S3: return sphere_angle(4, a, b);
-    case LF_TS2: return lf_ts2_dist(a, b);
-    default: return sqrt(sq_diff(f->np, a, b));
-    }
-}
-
 double lf_manifold_dist_range(const lf_manifold *M, int first, int count, const double *y0, const double *y1)
 {
     double s = 0;
     for (int i = first; i < first + count && i < M->n; i++) {
         const lf_factor *f = &M->f[i];
-        double d = factor_dist(f, y0 + f->op, y1 + f->op);
+        double d = kind_of(f)->dist(f, y0 + f->op, y1 + f->op);
         s += d * d;
     }
     return sqrt(s);
@@ -468,17 +682,12 @@ double lf_manifold_dist(const lf_manifold *M, const double *y0, const double *y1
     return lf_manifold_dist_range(M, 0, M->n, y0, y1);
 }
 
+/* NaN if the point has a non-finite entry, else its kind's defect (0 without one) */
 static double factor_defect(const lf_factor *f, const double *p)
 {
     for (int k = 0; k < f->np; k++)
         if (!isfinite(p[k])) return NAN;
-    switch (f->kind) {
-    case LF_SO3: return lf_so3_orth_error(p);
-    case LF_S2: return fabs(lf_v3_norm(p) - 1);
-    case LF_S3: return fabs(sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]) - 1);
-    case LF_TS2: return fmax(fabs(lf_v3_norm(p) - 1), fabs(lf_v3_dot(p, p + 3)) / fmax(1, lf_v3_norm(p + 3)));
-    default: return 0;
-    }
+    return kind_of(f)->defect ? kind_of(f)->defect(p) : 0;
 }
 
 double lf_manifold_defect(const lf_manifold *M, const double *y)
@@ -499,38 +708,8 @@ int lf_manifold_check_factor(const lf_manifold *M, int i, const double *y, doubl
     const lf_factor *f = &M->f[i];
     const double *p = y + f->op;
     double d = factor_defect(f, p);
-    if (isnan(d))
-        return lf_error_set(err, LF_EINVAL, "%s is not finite (%s factor)", name,
-                            f->kind == LF_RM ? "r<m>" : lf_factor_kind_name(f->kind));
-    switch (f->kind) {
-    case LF_SO3: return lf_so3_check(p, tol, name, err);
-    case LF_S2:
-    case LF_S3:
-        if (d > tol)
-            return lf_error_set(err, LF_EINVAL, "%s is not a unit %s: ||q| - 1| = %.3g (tolerance %g)", name,
-                                f->kind == LF_S2 ? "vector (s2)" : "quaternion (s3)", d, tol);
-        return LF_OK;
-    case LF_GL3: {
-        double det = lf_m3_det(p);
-        if (!(fabs(det) > 0) || !isfinite(det))
-            return lf_error_set(err, LF_EINVAL, "%s (gl3) is not invertible: det = %g", name, det);
-        return LF_OK;
-    }
-    case LF_RM: return LF_OK;
-    case LF_TS2:
-        if (d > tol)
-            return lf_error_set(err, LF_EINVAL, "%s is not in TS^2 (ts2): ||q| - 1| = %.3g, |q . omega| = %.3g "
-                                                "(tolerance %g)", name, fabs(lf_v3_norm(p) - 1),
-                                fabs(lf_v3_dot(p, p + 3)), tol);
-        return LF_OK;
-    case LF_TGL3: {
-        double det = lf_m3_det(p);
-        if (!(fabs(det) > 0) || !isfinite(det))
-            return lf_error_set(err, LF_EINVAL, "%s (tgl3) has a singular F: det F = %g", name, det);
-        return LF_OK;
-    }
-    }
-    return LF_OK;
+    if (isnan(d)) return lf_error_set(err, LF_EINVAL, "%s is not finite (%s factor)", name, kind_of(f)->label);
+    return kind_of(f)->check ? kind_of(f)->check(f, p, d, tol, name, err) : LF_OK;
 }
 
 int lf_manifold_check(const lf_manifold *M, const double *y, double tol, const char *what, lf_error *err)
@@ -550,15 +729,6 @@ void lf_manifold_identity(const lf_manifold *M, double *y)
     memset(y, 0, (size_t)M->np * sizeof(double));
     for (int i = 0; i < M->n; i++) {
         const lf_factor *f = &M->f[i];
-        double *p = y + f->op;
-        switch (f->kind) {
-        case LF_SO3:
-        case LF_GL3: p[0] = p[4] = p[8] = 1; break;
-        case LF_S2: p[2] = 1; break;
-        case LF_S3: p[0] = 1; break;
-        case LF_TS2: p[2] = 1; break;
-        case LF_TGL3: p[0] = p[4] = p[8] = 1; break;
-        case LF_RM: break;
-        }
+        if (kind_of(f)->identity) kind_of(f)->identity(y + f->op);
     }
 }

@@ -3,7 +3,7 @@
  *
  * A composite step calls its base's step once per stage with the sub-step g_i h, through the stepper
  * it was given. What the stepper core needs for that (stepper.c, method_internal.h):
- *  - the base runs with s->method = base (its step and workspace functions read s->method->data),
+ *  - the base runs with s->method = base (its step and workspace functions read s->method->cls->data),
  *    restored before returning, so that messages and the rollback name the composite;
  *  - between stages the base's cache follows the rule of lf_stepper_step: valid after a stage iff
  *    that stage set it (cache_valid = cache_set, then cache_set = 0), so the torque cached by one
@@ -107,7 +107,9 @@ static const lf_compose_scheme schemes[] = {
      {KL8_1, KL8_2, KL8_3, KL8_4, KL8_5, KL8_6, KL8_7, KL8_8, KL8_9, KL8_8, KL8_7, KL8_6, KL8_5, KL8_4, KL8_3, KL8_2,
       KL8_1}},
 };
-enum { TRIPLE_JUMP4, SUZUKI4, BLANES_MOAN4, RKN4, RKN6, KAHAN_LI6, KAHAN_LI8 };
+/* the schemes by name, for the COMPOSED entries of methods.def */
+enum { SCHEME_triple_jump4, SCHEME_suzuki4, SCHEME_blanes_moan4, SCHEME_rkn4, SCHEME_rkn6, SCHEME_kahan_li6,
+       SCHEME_kahan_li8 };
 
 int lf_compose_scheme_count(void) { return (int)(sizeof schemes / sizeof schemes[0]); }
 const lf_compose_scheme *lf_compose_scheme_at(int i)
@@ -131,31 +133,31 @@ typedef struct {
 static lf_stepper as_base(const lf_stepper *s)
 {
     lf_stepper b = *s;
-    b.method = ((const compose_data *)s->method->data)->base;
+    b.method = ((const compose_data *)s->method->cls->data)->base;
     return b;
 }
 
 static size_t compose_work(const lf_stepper *s)
 {
     const lf_stepper b = as_base(s);
-    return b.method->work_doubles ? b.method->work_doubles(&b) : 0;
+    return b.method->cls->work_doubles ? b.method->cls->work_doubles(&b) : 0;
 }
 
 static size_t compose_cache(const lf_stepper *s)
 {
     const lf_stepper b = as_base(s);
-    return b.method->cache_doubles ? b.method->cache_doubles(&b) : 3 * (size_t)s->nb;
+    return b.method->cls->cache_doubles ? b.method->cls->cache_doubles(&b) : 3 * (size_t)s->nb;
 }
 
 static int compose_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {
-    return lf_method_accepts(((const compose_data *)m->data)->base, sys, err);
+    return lf_method_accepts(((const compose_data *)m->cls->data)->base, sys, err);
 }
 
 static int compose_step(lf_stepper *s, double h)
 {
     const lf_method *self = s->method;
-    const compose_data *d = self->data;
+    const compose_data *d = self->cls->data;
     const lf_compose_scheme *sc = d->scheme;
     const lf_split_method *split = lf_split_of(d->base);
     if (split) return lf_split_run(s, split, sc->c, sc->n, sc->form, h);
@@ -170,7 +172,7 @@ static int compose_step(lf_stepper *s, double h)
         }
         const double hi = sc->c[i] * h;
         s->t = t0 + elapsed;
-        rc = d->base->step(s, hi);
+        rc = d->base->cls->step(s, hi);
         elapsed += hi;
     }
     s->method = self;
@@ -181,16 +183,17 @@ static int compose_step(lf_stepper *s, double h)
 
 const lf_method *lf_compose_base(const lf_method *m)
 {
-    return m && m->step == compose_step ? ((const compose_data *)m->data)->base : NULL;
+    return m && m->cls->step == compose_step ? ((const compose_data *)m->cls->data)->base : NULL;
 }
 
 const lf_compose_scheme *lf_compose_scheme_of(const lf_method *m)
 {
-    return m && m->step == compose_step ? ((const compose_data *)m->data)->scheme : NULL;
+    return m && m->cls->step == compose_step ? ((const compose_data *)m->cls->data)->scheme : NULL;
 }
 
 typedef struct {
     lf_method m; /* first: lf_method_free frees the whole block */
+    lf_method_class cls;
     compose_data d;
     char name[96], title[192], reference[256];
 } user_compose;
@@ -249,39 +252,21 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
     u->m.info.reference = u->reference;
     u->m.info.family = "composition";
     u->m.info.order = b->order > sc->order ? b->order : sc->order;
-    u->m.work_doubles = compose_work;
-    u->m.cache_doubles = compose_cache;
-    u->m.accepts = compose_accepts;
-    u->m.step = compose_step;
-    u->m.data = &u->d;
+    u->m.rigid = base->rigid; /* the base's claims hold for its compositions */
+    u->cls = (lf_method_class){compose_work, compose_cache, compose_accepts, compose_step, NULL, &u->d};
+    u->m.cls = &u->cls;
     u->m.allocated = 1;
     return &u->m;
 }
 
 /* ---------------------------------------------------------------- registered compositions */
-/* Chosen by measurement (examples/work_precision.lua, README "Work–precision"): the runs that were
- * fastest for some accuracy. split_exact with the Runge–Kutta–Nystrom splittings on axisymmetric
- * bodies (whose free flow is cheap: the stress test, the tops), dlm with Blanes & Moan's S6 and with
- * Kahan & Li's order 6 on triaxial bodies with a potential (where the exact free flow costs ~1.3 us
- * and dlm's five rotations ~0.1 us). Their metadata are written out here; test_compose.c checks them
- * against what lf_compose_method_new derives. */
-extern const lf_method lf_method_dlm, lf_method_split_exact;
+/* The COMPOSED entries of methods.def (chosen by measurement: examples/work_precision.lua, README
+ * "Work–precision"): their base and scheme; test_compose.c checks their metadata against what
+ * lf_compose_method_new derives. */
+#define METHOD_ID(id) extern const lf_method lf_method_##id;
+#include "methods.def"
 
-#define COMPOSED(id, base_, sch, order_, title_, ref_)                                                            \
-    static const compose_data id##_data = {&lf_method_##base_, &schemes[sch]};                                     \
-    const lf_method lf_method_##id = {                                                                              \
-        .info = {.name = #id, .title = title_, .reference = ref_, .family = "composition", .order = order_,       \
-                 .symmetric = 1, .symplectic = "proved", .implicit = 0, .form = LF_FORM_RIGID,                    \
-                 .explicit_in_torque = 1, .momentum_conserving = 1},                                              \
-        .work_doubles = compose_work, .cache_doubles = compose_cache, .accepts = compose_accepts,                 \
-        .step = compose_step, .data = &id##_data}
-
-#define EXACT_REF "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 3; base: split_exact (Celledoni et al. 2008)"
-COMPOSED(split_exact_s4, split_exact, RKN4, 4, "kick / exact free flow splitting of order 4 (Blanes & Moan SRKN_6^b)",
-         EXACT_REF);
-COMPOSED(split_exact_s6, split_exact, RKN6, 6, "kick / exact free flow splitting of order 6 (Blanes & Moan SRKN_11^b)",
-         EXACT_REF);
-COMPOSED(dlm_s4, dlm, BLANES_MOAN4, 4, "dlm composed by Blanes & Moan's order-4 splitting S6",
-         "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 2; base: dlm (Dullweber et al. 1997)");
-COMPOSED(dlm_s6, dlm, KAHAN_LI6, 6, "dlm composed by Kahan & Li's order-6 scheme (9 stages)",
-         "Kahan & Li, Math. Comp. 66 (1997) 1089; base: dlm (Dullweber et al. 1997)");
+#define COMPOSED(id, title, ref, order, props, base, scheme)                                                       \
+    const lf_method_class lf_class_##id = {compose_work, compose_cache, compose_accepts, compose_step, NULL,      \
+                                           &(const compose_data){&lf_method_##base, &schemes[SCHEME_##scheme]}};
+#include "methods.def"

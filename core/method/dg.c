@@ -61,7 +61,9 @@
 #include "method_internal.h"
 #include "quadrature.h"
 
-typedef enum { DG_AVF, DG_GONZALEZ, DG_MIDPOINT } dg_kind;
+typedef enum { DG_AVF = 0, DG_GONZALEZ = 1, DG_MIDPOINT = 2 } dg_kind;
+/* a methods.def entry's variant: its kind | flags */
+enum { DG_KIND = 3, DG_COLLOCATION = 4, DG_CENTRED = 8, DG_RETRACTION = 16 };
 
 typedef struct {
     dg_kind kind;
@@ -517,7 +519,7 @@ static int dg_solve(dg_ctx *c, dg_map F, int m, double *x)
 /* ------------------------------------------------------------------------------ the steps */
 static int dg_step(lf_stepper *st, double h)
 {
-    const dg_spec *sp = st->method->data;
+    const dg_spec *sp = st->method->cls->data;
     dg_buf b = buffers(st);
     dg_ctx c = {st, sp, &b, h, st->t, 0, st->nd, st->np, 0};
     const int nd = st->nd, np = st->np;
@@ -563,10 +565,12 @@ static int dg_step(lf_stepper *st, double h)
     return LF_OK;
 }
 
-static int accepts_s2(const lf_method *m, const lf_system *sys, lf_error *err)
+/* the retraction methods integrate products of spheres only */
+static int dg_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {
+    const dg_spec *sp = m->cls->data;
     const lf_manifold *M = lf_system_manifold(sys);
-    for (int i = 0; i < lf_manifold_nfactors(M); i++)
+    for (int i = 0; sp->retraction && i < lf_manifold_nfactors(M); i++)
         if (lf_manifold_factor(M, i)->kind != LF_S2)
             return lf_error_set(err, LF_EINVAL, "method %s integrates systems on products of spheres (every factor "
                                                 "\"s2\"); factor %d is \"%s\"", m->info.name, i + 1,
@@ -574,30 +578,16 @@ static int accepts_s2(const lf_method *m, const lf_system *sys, lf_error *err)
     return LF_OK;
 }
 
-static const dg_spec spec_avf = {DG_AVF, 0, 0, 0}, spec_gonzalez = {DG_GONZALEZ, 0, 0, 0},
-                     spec_mid = {DG_MIDPOINT, 0, 0, 0}, spec_ep4 = {DG_AVF, 1, 1, 0},
-                     spec_ep4_start = {DG_AVF, 1, 0, 0}, spec_s2 = {DG_GONZALEZ, 0, 0, 1},
-                     spec_s2_avf = {DG_AVF, 0, 0, 1};
+static size_t no_cache(const lf_stepper *st)
+{
+    (void)st;
+    return 0;
+}
 
-#define REF_CEOR "Celledoni & Owren, Preserving first integrals with symmetric Lie group methods"
-static size_t no_cache(const lf_stepper *st) { (void)st; return 0; }
-#define DG_METHOD(id, title_, ref_, order_, sym_, form_, spec_, acc_)                                               \
-    const lf_method lf_method_##id = {                                                                             \
-        .info = {.name = #id, .title = title_, .reference = ref_, .family = "discrete_gradient", .order = order_,    \
-                 .symmetric = sym_, .symplectic = "no", .implicit = 1, .form = form_},                              \
-        .work_doubles = dg_work, .cache_doubles = no_cache, .accepts = acc_, .step = dg_step, .data = &spec_};
-
-DG_METHOD(ep2_avf, "energy-preserving Lie group method, AVF discrete differential (Gauss-Legendre)",
-          REF_CEOR " (13), (14); McLachlan, Quispel, Robidoux (1999)", 2, 1, LF_FORM_FIRST_INTEGRAL, spec_avf, NULL)
-DG_METHOD(ep2_gonzalez, "energy-preserving Lie group method, Gonzalez discrete differential",
-          REF_CEOR " (13), (15); Gonzalez (1996)", 2, 1, LF_FORM_FIRST_INTEGRAL, spec_gonzalez, NULL)
-DG_METHOD(ep4, "energy-preserving Lie group collocation, order 4 (Gauss nodes, chart centred at the midpoint)",
-          REF_CEOR " §4 (22)-(26); Cohen, Hairer (2011)", 4, 1, LF_FORM_FIRST_INTEGRAL, spec_ep4, NULL)
-DG_METHOD(ep4_start, "the same in the chart at y0 (the paper read literally): not symmetric",
-          REF_CEOR " §4 (22)-(26); Cohen, Hairer (2011)", 4, 0, LF_FORM_FIRST_INTEGRAL, spec_ep4_start, NULL)
-DG_METHOD(ep2_s2, "energy-preserving retraction method on spheres, Gonzalez discrete gradient (19)",
-          REF_CEOR " §3 (16), (17), (19), Example 1", 2, 1, LF_FORM_FIRST_INTEGRAL, spec_s2, accepts_s2)
-DG_METHOD(ep2_s2_avf, "energy-preserving retraction method on spheres, AVF discrete gradient (18)",
-          REF_CEOR " §3 (16)-(18), Example 1", 2, 1, LF_FORM_FIRST_INTEGRAL, spec_s2_avf, accepts_s2)
-DG_METHOD(lie_midpoint, "implicit midpoint Lie group method y1 = exp(h f(exp(eta/2) y0)) y0 (symmetric)",
-          REF_CEOR " (30) without the correction term", 2, 1, LF_FORM_LIE_ODE, spec_mid, NULL)
+/* the methods.def entries */
+#define DG(id, title, ref, order, props, form, variant)                                                          \
+    const lf_method_class lf_class_##id = {                                                                    \
+        dg_work, no_cache, dg_accepts, dg_step, NULL,                                                          \
+        &(const dg_spec){(dg_kind)((variant) & DG_KIND), ((variant) & DG_COLLOCATION) != 0,                    \
+                         ((variant) & DG_CENTRED) != 0, ((variant) & DG_RETRACTION) != 0}};
+#include "methods.def"

@@ -29,17 +29,24 @@ typedef struct lf_method_info {
     int implicit;            /* 1 if a step solves a nonlinear equation */
     int adaptive;            /* 1 if the method chooses its step size (rtol, atol) */
     unsigned form;           /* the problem form it requires (LF_FORM_*) */
-    int explicit_in_torque;  /* rigid methods: no implicit equation involves the torque */
-    int momentum_conserving; /* rigid methods: spatial angular momentum conserved for the free body */
-    int free_body_only;      /* rigid methods: torque-free bodies only (LIEMID) */
-    int lanes;               /* rigid methods: steps many one-body lanes at once (lf_stepper_new_lanes) */
 } lf_method_info;
+
+/* What only a method of the rigid form (LF_FORM_RIGID) claims. */
+typedef struct lf_method_rigid_info {
+    int explicit_in_torque;  /* no implicit equation involves the torque */
+    int momentum_conserving; /* spatial angular momentum conserved for the free body */
+    int free_body_only;      /* torque-free bodies only (LIEMID) */
+    int lanes;               /* steps many one-body lanes at once (lf_stepper_new_lanes) */
+} lf_method_rigid_info;
 
 /* The registry of built-in methods. */
 int lf_method_count(void);
 const lf_method *lf_method_at(int i);
 const lf_method *lf_method_find(const char *name); /* NULL if unknown (or name == NULL) */
 const lf_method_info *lf_method_get_info(const lf_method *m);
+/* The rigid-form claims of m; a record of zeros for a method of another form (generic methods run
+ * on rigid systems too, claiming none of these); NULL for m == NULL. */
+const lf_method_rigid_info *lf_method_get_rigid_info(const lf_method *m);
 /* LF_OK if method m can integrate system s; else LF_EINVAL with the reason (e.g. the form it
  * requires, or LIEMID on a body with a potential). */
 int lf_method_accepts(const lf_method *m, const lf_system *s, lf_error *err);
@@ -94,7 +101,8 @@ void lf_stepper_free(lf_stepper *s);
  * built-in potential's torque run vectorized (AVX2 where the CPU has it); every lane's iterates are
  * bitwise those of a stepper of its own, because each lane computes the same operations in the
  * same order (an implicit equation is iterated until every lane has converged, and a lane stops
- * updating where a single stepper would stop). Methods with info.lanes (eln, eln_exp, vlv, lgvi).
+ * updating where a single stepper would stop). Methods whose lf_method_get_rigid_info says lanes
+ * (eln, eln_exp, vlv, lgvi).
  * y0: B states, lane after lane (B np doubles). Stepping, advance_to, cancel and restore work as
  * for one lane and act on every lane; a step that fails in any lane is rolled back in all of them
  * and its error names the lane. Statistics count lane evaluations (f_evals grows by B per torque

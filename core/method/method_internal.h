@@ -13,10 +13,11 @@
 #include "manifold.h"
 #include "method.h"
 #include "newton.h"
-#include "rigid.h"
 
-struct lf_method {
-    lf_method_info info;
+/* What a family implements for a method: the functions the stepper calls and the family's data for
+ * the method (a tableau, a splitting ...). The built-in methods' classes are lf_class_<id>, named by
+ * their methods.def entries (registry.c joins each with its metadata). */
+typedef struct lf_method_class {
     size_t (*work_doubles)(const lf_stepper *s);  /* workspace */
     size_t (*cache_doubles)(const lf_stepper *s); /* state carried between steps (rolled back with
                                                      the state), default: 3 nb for rigid methods */
@@ -25,8 +26,31 @@ struct lf_method {
     /* rigid methods with a lane kernel: the step of s->lanes > 1 one-body lanes in lockstep (the
      * state, cache and torques in lanes: lanes_internal.h), each lane bitwise as .step */
     int (*lanes_step)(lf_stepper *s, double h);
-    const void *data;    /* the family's table (a tableau) */
-    int allocated;       /* made by lf_rkmk_method_new */
+    const void *data;
+} lf_method_class;
+
+struct lf_method {
+    lf_method_info info;
+    const lf_method_rigid_info *rigid; /* the rigid form's claims (NULL for methods of other forms) */
+    const lf_method_class *cls;
+    int allocated;                     /* made by lf_rkmk_method_new or lf_compose_method_new */
+};
+
+/* The properties of a methods.def entry (its fifth argument). */
+enum {
+    LF_MP_SYMMETRIC = 1 << 0,
+    LF_MP_SYMPLECTIC = 1 << 1,  /* proved ("no" without) */
+    LF_MP_IMPLICIT = 1 << 2,
+    LF_MP_ADAPTIVE = 1 << 3,
+    /* the rigid form's claims (lf_method_rigid_info) */
+    LF_MP_TORQUE_EXPLICIT = 1 << 4,
+    LF_MP_MOMENTUM = 1 << 5,
+    LF_MP_FREE_BODY_ONLY = 1 << 6,
+    LF_MP_LANES = 1 << 7,
+    /* RKMK options */
+    LF_MP_MIDPOINT = 1 << 8,
+    LF_MP_DEXPINV_1 = 1 << 9,
+    LF_MP_CONTINUATION = 1 << 10,
 };
 
 struct lf_stepper {
@@ -51,7 +75,8 @@ struct lf_stepper {
     lf_stepper_stats stats;
     double h_taken;         /* the step the method actually took (adaptive methods set it) */
     double h_next;          /* adaptive methods: the next trial step (0: not yet chosen) */
-    /* rigid fast path (rigid systems only) */
+    /* rigid fast path (systems offering the rigid form only) */
+    const lf_form_rigid *rigid; /* the system's record of the form (system.h), or NULL */
     int nb;
     double *R, *w;          /* views into y: R (9 nb), w (3 nb) */
     double *tau;            /* = cache: torque at the current state, valid if cache_valid */

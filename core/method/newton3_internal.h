@@ -1,7 +1,8 @@
 /* lieflow (internal) — Newton on one body's 3-vector equation for the methods whose implicit
  * equation is small and not in the torque (eln, vlv, lgvi, prk). Same stopping rule and messages as
  * lf_newton (newton.h), analytic Jacobian, no workspace; static inline so that the residual
- * callback inlines on the hot path. Also the gyroscopic residual that eln and prk share. */
+ * callback inlines on the hot path. Also the gyroscopic residual that eln and prk share, and the
+ * phases of a step with lanes (lanes_internal.h) that these methods share. */
 #ifndef LF_NEWTON3_H
 #define LF_NEWTON3_H
 
@@ -25,6 +26,13 @@ static inline double lf_maxabs3(const double *v)
  * the pointer costs about a fifth of a vlv step). */
 typedef void (*lf_newton3_fn)(const void *ctx, const double *x, double *r, double *A);
 #define LF_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* The context of every residual here: one body's equation with inertias J (3), its right-hand side
+ * c (3) and the step h (unused by an equation that has no h of its own). */
+typedef struct {
+    const double *J, *c;
+    double h;
+} lf_body_eq;
 
 /* Solve r(x) = 0 from the predictor in x. `what` names the equation in messages ("eq. (6)");
  * `hint` is appended to the non-convergence message ("" for none). Counts iterations in s. */
@@ -54,13 +62,21 @@ LF_ALWAYS_INLINE int lf_newton3(lf_stepper *s, lf_newton3_fn f, const void *ctx,
 }
 
 /* The same Newton on every lane of a stepper with lanes, in lockstep: x of lane j is X[k B + j]
- * (B = s->lanes) and f(ctx, j, x, r, A) is lane j's residual. Each sweep updates the lanes still
- * iterating; a lane stops where lf_newton3 would stop, so its iterates are bitwise lf_newton3's.
- * flag: B doubles of workspace. Errors name the first failing lane. */
-typedef void (*lf_newton3_lane_fn)(const void *ctx, int j, const double *x, double *r, double *A);
+ * (B = s->lanes), and lane j's equation is f with the context {J, c_j, h}, c_j the lane's entry of
+ * C (3 B, in lanes). Each sweep updates the lanes still iterating; a lane stops where lf_newton3
+ * would stop, so its iterates are bitwise lf_newton3's. flag: B doubles of workspace. Errors name
+ * the first failing lane. */
+LF_ALWAYS_INLINE void lf_newton3_lane_eval(lf_newton3_fn f, const double *J, const double *C, double h, int B, int j,
+                                           const double *x, double *r, double *A)
+{
+    double c[3];
+    lf_lane_get(3, C, B, j, c);
+    const lf_body_eq q = {J, c, h};
+    f(&q, x, r, A);
+}
 
-LF_ALWAYS_INLINE int lf_newton3_lanes(lf_stepper *s, lf_newton3_lane_fn f, const void *ctx, double *restrict X,
-                                      double *restrict flag, const char *what, const char *hint)
+LF_ALWAYS_INLINE int lf_newton3_lanes(lf_stepper *s, lf_newton3_fn f, const double *J, const double *C, double h,
+                                      double *restrict X, double *restrict flag, const char *what, const char *hint)
 {
     const int B = s->lanes;
     const double tol = s->opts.newton_tol;
@@ -73,7 +89,7 @@ LF_ALWAYS_INLINE int lf_newton3_lanes(lf_stepper *s, lf_newton3_lane_fn f, const
         for (int j = 0; j < B; j++) { /* the loop body of lf_newton3 with selects for its branches */
             double x[3], r[3], A[9], dx[3], xn[3];
             lf_lane_get(3, X, B, j, x);
-            f(ctx, j, x, r, A);
+            lf_newton3_lane_eval(f, J, C, h, B, j, x, r, A);
             /* conditions as doubles 0 or 1 (masks as wide as the lanes' data, which vectorizes) */
             const double d = lf_m3_cramer(A, r, dx), res = lf_maxabs3(r);
             lf_v3_sub(x, dx, xn);
@@ -101,7 +117,7 @@ LF_ALWAYS_INLINE int lf_newton3_lanes(lf_stepper *s, lf_newton3_lane_fn f, const
         if (flag[j] == 0 || flag[j] == 1) continue; /* stopped without error */
         double x[3], r[3], A[9], dx[3];
         lf_lane_get(3, X, B, j, x);
-        f(ctx, j, x, r, A);
+        lf_newton3_lane_eval(f, J, C, h, B, j, x, r, A);
         const double res = lf_maxabs3(r);
         if (res == 0) continue; /* an exact root at the last iterate */
         if (it >= s->opts.max_iter || !isfinite(res))
@@ -113,6 +129,39 @@ LF_ALWAYS_INLINE int lf_newton3_lanes(lf_stepper *s, lf_newton3_lane_fn f, const
     return LF_OK;
 }
 
+/* The phases of a lanes step that apply one body's kernel to every lane (gather, kernel, scatter):
+ * a kick v <- k(J, v, t, h) with the lane's torque t (V and T: 3 B, in lanes), and a predictor
+ * k(J, v, t, h, c) that also writes the right-hand side c of the lane's equation into C. */
+typedef void (*lf_lane_kick_fn)(const double *J, double *v, const double *t, double h);
+typedef void (*lf_lane_predict_fn)(const double *J, double *v, const double *t, double h, double *c);
+
+LF_ALWAYS_INLINE void lf_lanes_kick(int B, lf_lane_kick_fn k, const double *J, double *restrict V,
+                                    const double *restrict T, double h)
+{
+    LF_LANES_INDEPENDENT
+    for (int j = 0; j < B; j++) {
+        double v[3], t[3];
+        lf_lane_get(3, V, B, j, v);
+        lf_lane_get(3, T, B, j, t);
+        k(J, v, t, h);
+        lf_lane_put(3, v, V, B, j);
+    }
+}
+
+LF_ALWAYS_INLINE void lf_lanes_predict(int B, lf_lane_predict_fn k, const double *J, double *restrict V,
+                                       const double *restrict T, double h, double *restrict C)
+{
+    LF_LANES_INDEPENDENT
+    for (int j = 0; j < B; j++) {
+        double v[3], t[3], c[3];
+        lf_lane_get(3, V, B, j, v);
+        lf_lane_get(3, T, B, j, t);
+        k(J, v, t, h, c);
+        lf_lane_put(3, v, V, B, j);
+        lf_lane_put(3, c, C, B, j);
+    }
+}
+
 /* D(W) = d(W x J W)/dW = hat(W) J - hat(J W), J diagonal (row-major). */
 LF_ALWAYS_INLINE void lf_gyro_jac(const double *J, const double *W, double *D)
 {
@@ -121,16 +170,37 @@ LF_ALWAYS_INLINE void lf_gyro_jac(const double *J, const double *W, double *D)
     D[6] = W[1] * (J[1] - J[0]); D[7] = W[0] * (J[1] - J[0]); D[8] = 0;
 }
 
+/* The explicit half kick of Euler's equation J w' = J w x w + tau, W <- W + h/2 J^{-1}(J W x W + tau),
+ * and (c != NULL) c = J W + h/2 tau at the W before the kick: the right-hand side of the implicit
+ * equations of eln (6) and vlv (8), whose predictor the kick is. */
+LF_ALWAYS_INLINE void lf_half_kick(const double *J, double *W, const double *tau, double h, double *c)
+{
+    double JW[3], a[3];
+    lf_v3_mul(J, W, JW);
+    if (c) lf_v3_axpy(JW, 0.5 * h, tau, c);
+    lf_v3_cross(JW, W, a);
+    lf_v3_add(a, tau, a);
+    lf_v3_div(a, J, a);
+    lf_v3_axpy(W, 0.5 * h, a, W);
+}
+
+/* Jac[r][3 j + q] += f sum_m K[r][3 j + m] D[m][q] for every row r (Jac and K n x n, D 3 x 3,
+ * row-major): the torque's part of an implicit rigid method's Newton Jacobian, with K the torque
+ * Jacobian (potential.h) and D how body j's attitude moves with its unknowns (akw, liemid_i). */
+static inline void lf_jac_add_torque(int n, double *Jac, const double *K, int j, const double *D, double f)
+{
+    for (int r = 0; r < n; r++) {
+        const double *Kr = K + (size_t)r * n + 3 * j;
+        for (int q = 0; q < 3; q++)
+            Jac[(size_t)r * n + 3 * j + q] += f * (Kr[0] * D[q] + Kr[1] * D[3 + q] + Kr[2] * D[6 + q]);
+    }
+}
+
 /* The implicit midpoint-type gyroscopic equation J W + h/2 W x J W = c of eln's (6) (times J) and
  * prk's (4.8a): g(W) = J W - h/2 (J W x W) - c and its Jacobian J + h/2 D(W). */
-typedef struct {
-    const double *J, *c;
-    double h;
-} lf_gyro_eq;
-
 LF_ALWAYS_INLINE void lf_gyro_residual(const void *ctx, const double *W, double *r, double *A)
 {
-    const lf_gyro_eq *q = ctx;
+    const lf_body_eq *q = ctx;
     double JW[3], cr[3];
     lf_v3_mul(q->J, W, JW);
     lf_v3_cross(JW, W, cr);

@@ -1,39 +1,43 @@
-/* lieflow — the registry of built-in methods: every method, in the order lf.methods() lists them. */
+/* lieflow — the registry of built-in methods, generated from methods.def: a record lf_method_<id> per
+ * entry (its metadata joined with the family's implementation lf_class_<id>), the registry array in
+ * the order of the entries, and the lookup by name. Nothing here names a method. */
 #include <string.h>
 
 #include "method_internal.h"
 
-/* Each method is defined in its family's file. */
-extern const lf_method lf_method_eln, lf_method_eln_exp, lf_method_tln, lf_method_vlv, lf_method_lgvi,
-    lf_method_liemid, lf_method_liemid_i, lf_method_liemid_e, lf_method_liemid_e1, lf_method_liemid_e2,
-    lf_method_liemid_ea, lf_method_akw, lf_method_prk, lf_method_mcg, lf_method_new3;
-extern const lf_method lf_method_lie_euler, lf_method_lie_euler_implicit, lf_method_rkmk_heun, lf_method_rkmk4,
-    lf_method_rkmk_gl4, lf_method_rkmk_gl6, lf_method_rkmk_gl4_sym, lf_method_rkmk_gl6_sym, lf_method_rkmk_dp45, lf_method_cg3,
-    lf_method_cf4;
-extern const lf_method lf_method_eln_spatial, lf_method_rattle;
-extern const lf_method lf_method_ep2_avf, lf_method_ep2_gonzalez, lf_method_ep4, lf_method_ep4_start, lf_method_ep2_s2,
-    lf_method_ep2_s2_avf, lf_method_lie_midpoint;
-/* beyond the papers: splitting methods (step_splitting.c) and compositions (compose.c) */
-extern const lf_method lf_method_no_squish, lf_method_dlm, lf_method_split_exact, lf_method_split_exact_s4,
-    lf_method_split_exact_s6, lf_method_dlm_s4, lf_method_dlm_s6;
+/* ---------------------------------------------------------------- the records */
+#define LF_INFO(id, title_, ref_, family_, order_, props, form_)                                                    \
+    {.name = #id, .title = title_, .reference = ref_, .family = family_, .order = order_,                          \
+     .symmetric = ((props) & LF_MP_SYMMETRIC) != 0, .symplectic = ((props) & LF_MP_SYMPLECTIC) ? "proved" : "no", \
+     .implicit = ((props) & LF_MP_IMPLICIT) != 0, .adaptive = ((props) & LF_MP_ADAPTIVE) != 0, .form = form_}
 
+#define LF_RECORD(id, title, ref, family, order, props, form, rigid_)                                              \
+    extern const lf_method_class lf_class_##id;                                                                    \
+    const lf_method lf_method_##id = {.info = LF_INFO(id, title, ref, family, order, props, form),               \
+                                      .rigid = rigid_, .cls = &lf_class_##id};
+
+/* the rigid form's claims, from the entry's properties */
+#define LF_RIGID_RECORD(id, title, ref, family, order, props)                                                      \
+    static const lf_method_rigid_info id##_rigid = {                                                               \
+        ((props) & LF_MP_TORQUE_EXPLICIT) != 0, ((props) & LF_MP_MOMENTUM) != 0,                                    \
+        ((props) & LF_MP_FREE_BODY_ONLY) != 0, ((props) & LF_MP_LANES) != 0};                                       \
+    LF_RECORD(id, title, ref, family, order, props, LF_FORM_RIGID, &id##_rigid)
+
+#define RIGID(id, title, ref, order, props) LF_RIGID_RECORD(id, title, ref, "rigid", order, props)
+#define SPLIT(id, title, ref, order, props) LF_RIGID_RECORD(id, title, ref, "splitting", order, props)
+#define COMPOSED(id, title, ref, order, props, base, scheme) LF_RIGID_RECORD(id, title, ref, "composition", order, props)
+#define METHOD(id, title, ref, order, props, family, form) LF_RECORD(id, title, ref, family, order, props, form, NULL)
+#define RKMK(id, title, ref, order, props, A, b, c) LF_RECORD(id, title, ref, "rkmk", order, props, LF_FORM_LIE_ODE, NULL)
+#define CF(id, title, ref, order, props, c, stages, out)                                                           \
+    LF_RECORD(id, title, ref, "commutator_free", order, props, LF_FORM_LIE_ODE, NULL)
+#define DG(id, title, ref, order, props, form, variant)                                                            \
+    LF_RECORD(id, title, ref, "discrete_gradient", order, props, form, NULL)
+#include "methods.def"
+
+/* ---------------------------------------------------------------- the registry, in the entries' order */
 static const lf_method *const registry[] = {
-    /* rigid bodies (form rigid) */
-    &lf_method_eln, &lf_method_eln_exp, &lf_method_tln, &lf_method_vlv, &lf_method_liemid, &lf_method_liemid_i,
-    &lf_method_liemid_e, &lf_method_liemid_e1, &lf_method_liemid_e2, &lf_method_liemid_ea, &lf_method_prk,
-    &lf_method_mcg, &lf_method_new3, &lf_method_akw, &lf_method_lgvi,
-    /* rigid bodies beyond the papers: splittings and compositions */
-    &lf_method_no_squish, &lf_method_dlm, &lf_method_split_exact, &lf_method_split_exact_s4, &lf_method_split_exact_s6,
-    &lf_method_dlm_s4, &lf_method_dlm_s6,
-    /* generic Lie-group methods (form lie_ode) */
-    &lf_method_lie_euler, &lf_method_lie_euler_implicit, &lf_method_rkmk_heun, &lf_method_rkmk4, &lf_method_rkmk_gl4,
-    &lf_method_rkmk_gl6, &lf_method_rkmk_gl4_sym, &lf_method_rkmk_gl6_sym, &lf_method_cg3, &lf_method_cf4,
-    &lf_method_rkmk_dp45, &lf_method_lie_midpoint,
-    /* discrete-gradient (energy-preserving) methods (form first_integral) */
-    &lf_method_ep2_avf, &lf_method_ep2_gonzalez, &lf_method_ep4, &lf_method_ep4_start, &lf_method_ep2_s2,
-    &lf_method_ep2_s2_avf,
-    /* systems on spheres (Ortolan's thesis §7.1): forms second_order and constrained */
-    &lf_method_eln_spatial, &lf_method_rattle,
+#define METHOD_ID(id) &lf_method_##id,
+#include "methods.def"
 };
 
 int lf_method_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
@@ -49,3 +53,9 @@ const lf_method *lf_method_find(const char *name)
 }
 
 const lf_method_info *lf_method_get_info(const lf_method *m) { return m ? &m->info : NULL; }
+
+const lf_method_rigid_info *lf_method_get_rigid_info(const lf_method *m)
+{
+    static const lf_method_rigid_info none = {0, 0, 0, 0};
+    return m ? (m->rigid ? m->rigid : &none) : NULL;
+}

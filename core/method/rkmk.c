@@ -1,5 +1,5 @@
 /* lieflow — Runge–Kutta–Munthe-Kaas methods (Munthe-Kaas 1998; Ortolan's thesis §7.1.2) on any
- * system, from the tables of tableaux.def.
+ * system, from the tableaux of their methods.def entries (RKMK).
  *
  * For y' = f(t, y) . y (or y . f), with the action act(u, y) of the manifold layer:
  *   u_i  = h sum_j a_ij kt_j,   Y_i = act(u_i, y0),   k_i = f(t + c_i h, Y_i),
@@ -42,19 +42,8 @@ typedef struct {
     int dexpinv_order; /* forced by the method (lie_euler_implicit: 1), else 0 */
     int explicit_;
     int midpoint;      /* implicit: coordinates centred at the step's midpoint (symmetric variant) */
+    int continuation;  /* implicit Lie-Euler: continuation in h at large steps (below) */
 } rk_tableau;
-
-/* ---------------------------------------------------------------- the tables */
-#define RKMK(id, title, ref, order, s, sym, impl, dq, A, b, c)                                                   \
-    static const double id##_A[] = {A}, id##_b[] = {b}, id##_c[] = {c};
-#define RKMK_EMBEDDED(id, title, ref, order, s, A, b, c, bh)                                                 \
-    static const double id##_A[] = {A}, id##_b[] = {b}, id##_c[] = {c}, id##_bh[] = {bh};
-#define RKMK_MIDPOINT(...)
-#define CF(...)
-#include "tableaux.def"
-#undef RKMK
-#undef RKMK_EMBEDDED
-#undef RKMK_MIDPOINT
 
 static int strictly_lower(int s, const double *A)
 {
@@ -82,7 +71,7 @@ static int jacobian_kind(const lf_stepper *st, int n)
 
 static size_t jac_doubles(const lf_stepper *st)
 {
-    const rk_tableau *T = st->method->data;
+    const rk_tableau *T = st->method->cls->data;
     if (T->explicit_ || fixed_point(st) || jacobian_kind(st, T->s * st->nd) != LF_JAC_ANALYTIC) return 0;
     return 4 * (size_t)st->nd * st->nd;
 }
@@ -106,7 +95,7 @@ static size_t block_doubles(const lf_stepper *st, int s)
 
 static size_t newton_doubles(const lf_stepper *st)
 {
-    const rk_tableau *T = st->method->data;
+    const rk_tableau *T = st->method->cls->data;
     const int n = T->s * st->nd;
     if (fixed_point(st)) return lf_newton_fixed_point_work_size(n);
     if (jacobian_kind(st, n) == LF_JAC_BLOCK_FD) {
@@ -118,7 +107,7 @@ static size_t newton_doubles(const lf_stepper *st)
 
 static size_t rk_work(const lf_stepper *st)
 {
-    const rk_tableau *T = st->method->data;
+    const rk_tableau *T = st->method->cls->data;
     const size_t np = (size_t)st->np, nd = (size_t)st->nd, s = (size_t)T->s;
     size_t w = 3 * np + 4 * nd + 2 * s * nd;
     if (!T->explicit_) w += jac_doubles(st) + newton_doubles(st) + s * nd; /* + the unknowns */
@@ -128,7 +117,7 @@ static size_t rk_work(const lf_stepper *st)
 /* the FSAL cache of the embedded pair: f at the current state (nd) */
 static size_t rk_cache(const lf_stepper *st)
 {
-    const rk_tableau *T = st->method->data;
+    const rk_tableau *T = st->method->cls->data;
     return T->bhat ? (size_t)st->nd : 0;
 }
 
@@ -138,7 +127,7 @@ typedef struct {
 
 static rk_buffers buffers(const lf_stepper *st)
 {
-    const rk_tableau *T = st->method->data;
+    const rk_tableau *T = st->method->cls->data;
     const int np = st->np, nd = st->nd, s = T->s;
     rk_buffers b;
     double *p = st->work;
@@ -159,7 +148,7 @@ static rk_buffers buffers(const lf_stepper *st)
 
 static int order_of(const lf_stepper *st)
 {
-    const rk_tableau *T = st->method->data;
+    const rk_tableau *T = st->method->cls->data;
     return T->dexpinv_order ? T->dexpinv_order : st->opts.dexpinv_order;
 }
 
@@ -213,7 +202,7 @@ static void combine(int nd, int s, const double *w, const double *kt, double h, 
 
 static int explicit_step(lf_stepper *st, double h)
 {
-    const rk_tableau *T = st->method->data;
+    const rk_tableau *T = st->method->cls->data;
     rk_buffers b = buffers(st);
     memcpy(b.y0, st->y, (size_t)st->np * sizeof(double));
     int rc = explicit_stages(st, T, &b, h, 0);
@@ -312,8 +301,6 @@ static int implicit_residual(void *ctxp, const double *Kt, double *F, double *J,
  * at h_0 = 0.5/L, then at h_j+1 = 1.5 h_j up to h, each from the secant prediction of the previous
  * two (xi = h kt saturates as h grows: a constant kt would overshoot past the attractor), halving
  * the increment after a failure or a jump away from the prediction. */
-static const rk_tableau lie_euler_implicit_tab;
-
 static double jacobian_norm(lf_stepper *st, const rk_buffers *b)
 {
     const int nd = st->nd;
@@ -398,7 +385,7 @@ static int continued_solve(lf_stepper *st, void *cv, double *hp, double h, doubl
 
 static int implicit_step(lf_stepper *st, double h)
 {
-    const rk_tableau *T = st->method->data;
+    const rk_tableau *T = st->method->cls->data;
     rk_buffers b = buffers(st);
     const int nd = st->nd, s = T->s, n = s * nd;
     memcpy(b.y0, st->y, (size_t)st->np * sizeof(double));
@@ -441,7 +428,7 @@ static int implicit_step(lf_stepper *st, double h)
             o.color = color;
         }
     }
-    if (T == &lie_euler_implicit_tab) {
+    if (T->continuation) {
         const double L = jacobian_norm(st, &b);
         if (isnan(L)) return st->err.code ? st->err.code : LF_EDOMAIN;
         if (fabs(h) * L > 0.5) rc = continued_solve(st, &c, &c.h, h, L, Kt, o, b.newton, b.err, b.mid, b.v);
@@ -472,7 +459,7 @@ static double error_norm(const lf_stepper *st, const double *e, const double *y0
 
 static int adaptive_step(lf_stepper *st, double hmax)
 {
-    const rk_tableau *T = st->method->data;
+    const rk_tableau *T = st->method->cls->data;
     rk_buffers b = buffers(st);
     const int nd = st->nd, s = T->s;
     const double dir = hmax > 0 ? 1 : -1, habs = fabs(hmax);
@@ -520,38 +507,29 @@ static int adaptive_step(lf_stepper *st, double hmax)
 /* ---------------------------------------------------------------- the methods */
 static int rk_step(lf_stepper *st, double h)
 {
-    const rk_tableau *T = st->method->data;
+    const rk_tableau *T = st->method->cls->data;
     if (T->bhat) return adaptive_step(st, h);
     return T->explicit_ ? explicit_step(st, h) : implicit_step(st, h);
 }
 
-#define RKMK(id, title_, ref, order_, s_, sym, impl, dq, A, b, c)                                                 \
-    static const rk_tableau id##_tab = {s_, id##_A, id##_b, id##_c, NULL, dq, !(impl), 0};                      \
-    const lf_method lf_method_##id = {                                                                           \
-        .info = {.name = #id, .title = title_, .reference = ref, .family = "rkmk", .order = order_, .symmetric = sym, \
-                 .symplectic = "no", .implicit = impl, .form = LF_FORM_LIE_ODE},                                      \
-        .work_doubles = rk_work, .cache_doubles = rk_cache, .step = rk_step, .data = &id##_tab};
-#define RKMK_EMBEDDED(id, title_, ref, order_, s_, A, b, c, bh)                                                   \
-    static const rk_tableau id##_tab = {s_, id##_A, id##_b, id##_c, id##_bh, 0, 1, 0};                          \
-    const lf_method lf_method_##id = {                                                                           \
-        .info = {.name = #id, .title = title_, .reference = ref, .family = "rkmk", .order = order_, .symmetric = 0, \
-                 .symplectic = "no", .implicit = 0, .adaptive = 1, .form = LF_FORM_LIE_ODE},                      \
-        .work_doubles = rk_work, .cache_doubles = rk_cache, .step = rk_step, .data = &id##_tab};
-#define RKMK_MIDPOINT(id, base, order_, title_, ref)                                                             \
-    static const rk_tableau id##_tab = {sizeof base##_b / sizeof(double), base##_A, base##_b, base##_c, NULL, 0, 0, 1}; \
-    const lf_method lf_method_##id = {                                                                           \
-        .info = {.name = #id, .title = title_, .reference = ref, .family = "rkmk", .order = order_, .symmetric = 1, \
-                 .symplectic = "no", .implicit = 1, .form = LF_FORM_LIE_ODE},                                      \
-        .work_doubles = rk_work, .cache_doubles = rk_cache, .step = rk_step, .data = &id##_tab};
-#include "tableaux.def"
-#undef RKMK
-#undef RKMK_EMBEDDED
-#undef RKMK_MIDPOINT
-#undef CF
+static const lf_method_class rk_class = {rk_work, rk_cache, NULL, rk_step, NULL, NULL};
+
+/* The methods.def entries: the tableau (s = the number of nodes c; an adaptive entry's b holds the
+ * weights, then bhat) and the class lf_class_<id>. */
+#define RKMK(id, title, ref, order, props, A_, b_, c_)                                                           \
+    static const double id##_A[] = {A_}, id##_b[] = {b_}, id##_c[] = {c_};                                     \
+    const lf_method_class lf_class_##id = {                                                                    \
+        rk_work, rk_cache, NULL, rk_step, NULL,                                                                \
+        &(const rk_tableau){(int)(sizeof id##_c / sizeof(double)), id##_A, id##_b, id##_c,                     \
+                            ((props) & LF_MP_ADAPTIVE) ? id##_b + sizeof id##_c / sizeof(double) : NULL,       \
+                            ((props) & LF_MP_DEXPINV_1) ? 1 : 0, !((props) & LF_MP_IMPLICIT),                    \
+                            ((props) & LF_MP_MIDPOINT) != 0, ((props) & LF_MP_CONTINUATION) != 0}};
+#include "methods.def"
 
 /* ---------------------------------------------------------------- tableaux from the user */
 typedef struct {
     lf_method m;
+    lf_method_class cls;
     rk_tableau T;
     double A[MAXS * MAXS], b[MAXS], c[MAXS];
     char name[64], title[96];
@@ -676,14 +654,13 @@ lf_method *lf_rkmk_method_new(const char *name, int s, const double *A, const do
     memcpy(u->c, c, (size_t)s * sizeof(double));
     snprintf(u->name, sizeof u->name, "%s", name);
     snprintf(u->title, sizeof u->title, "RKMK from a user tableau (%d stages)", s);
-    u->T = (rk_tableau){s, u->A, u->b, u->c, NULL, 0, expl, midpoint != 0};
+    u->T = (rk_tableau){s, u->A, u->b, u->c, NULL, 0, expl, midpoint != 0, 0};
     u->m.info = (lf_method_info){.name = u->name, .title = u->title, .reference = "user tableau", .family = "rkmk",
                                  .order = order > 0 ? order : p, .symmetric = midpoint != 0, /* see the header */
                                  .symplectic = "no", .implicit = !expl, .form = LF_FORM_LIE_ODE};
-    u->m.work_doubles = rk_work;
-    u->m.cache_doubles = rk_cache;
-    u->m.step = rk_step;
-    u->m.data = &u->T;
+    u->cls = rk_class;
+    u->cls.data = &u->T;
+    u->m.cls = &u->cls;
     u->m.allocated = 1;
     return &u->m;
 }

@@ -62,11 +62,7 @@ static int akw_jacobian(akw_ctx *k, const double *wbar, double *Jac)
         for (int r = 0; r < 3; r++)
             for (int q = 0; q < 3; q++)
                 Jac[(size_t)(3 * j + r) * n + 3 * j + q] = 0.5 * h * D[3 * r + q] + (r == q ? s->J[3 * j + r] : 0);
-        for (int r = 0; r < n; r++) {
-            const double *Kr = k->K + (size_t)r * n + 3 * j;
-            for (int q = 0; q < 3; q++)
-                Jac[(size_t)r * n + 3 * j + q] -= 0.25 * h * h * (Kr[0] * Dc[q] + Kr[1] * Dc[3 + q] + Kr[2] * Dc[6 + q]);
-        }
+        lf_jac_add_torque(n, Jac, k->K, j, Dc, -0.25 * h * h);
     }
     return LF_OK;
 }
@@ -123,20 +119,4 @@ static int akw_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_akw = {
-    .info = {
-        .name = "akw",
-        .title = "implicit midpoint rule of Austin-Krishnaprasad-Wang (almost Lie-Poisson)",
-        .reference = "[K] Appendix, algorithm AKW (dt and wbar restored)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
-        .explicit_in_torque = 0,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = akw_work,
-    .step = akw_step,
-};
+const lf_method_class lf_class_akw = {.work_doubles = akw_work, .step = akw_step};

@@ -9,8 +9,9 @@
  * trivialized), R <- R exp(h W) on rigid bodies (left-trivialized), where the method is the
  * exponential Lie–Newmark method eln_exp (tests/c/test_spheres.c compares the two).
  * (7.1d) is implicit when a depends on v:
- *  - spheres (spheres.h): alpha depends on Omega only through the centripetal terms
- *    s_k = |Omega_k|^2 and affinely, alpha = alphaV(q) + L(q) s. With u = Omega_{k+1/2} + h/2 alphaV,
+ *  - a second-order form whose acceleration is affine in the centripetal terms (system.h; spheres,
+ *    spheres.h): alpha depends on Omega only through s_k = |Omega_k|^2 and affinely,
+ *    alpha = alphaV(q) + L(q) s. With u = Omega_{k+1/2} + h/2 alphaV,
  *    Omega(s) = u + h/2 L s, (7.1d) is the n equations F_k(s) = s_k - |Omega_k(s)|^2 = 0, solved by
  *    Newton with J_kl = delta_kl - h Omega_k . L_kl (LU), from s = |Omega_{k+1/2}|^2, stopping on
  *    |ds| <= newton_tol (1 + |s|). Diagonal M (pendulum, dipole arrays): L = 0, the method is
@@ -29,25 +30,25 @@
 #include "linalg.h"
 #include "method_internal.h"
 #include "so3.h"
-#include "spheres.h"
 
-/* ------------------------------------------------------------------------------------ spheres */
-/* work: alpha1 (3n) | L (3n n) | u (3n) | s (n) | F (n) | J (n n) | alpha work; diagonal M (explicit,
- * alpha needs no scratch): alpha1 only */
-static size_t sph_work(const lf_system *sys, int n)
+/* ------------------------------------------------------------------------------------ affine (spheres) */
+/* work: alpha1 (3n) | L (3n n) | u (3n) | s (n) | F (n) | J (n n) | alpha work; decoupled (diagonal M:
+ * explicit, alpha needs no scratch): alpha1 only */
+static size_t affine_work(const lf_system *sys, const lf_form_second_order *so)
 {
-    if (lf_spheres_diagonal(sys)) return 3 * (size_t)n;
-    return 7 * (size_t)n + 4 * (size_t)n * n + lf_spheres_work_size(n);
+    const int n = so->nconfig;
+    if (so->decoupled) return 3 * (size_t)n;
+    return 7 * (size_t)n + 4 * (size_t)n * n + so->affine_work(sys);
 }
 
-static int sph_step(lf_stepper *st, double h)
+static int affine_step(lf_stepper *st, const lf_form_second_order *so, double h)
 {
     const lf_system *sys = st->sys;
-    const int n = lf_spheres_n(sys);
+    const int n = so->nconfig;
     double *q = st->y, *w = st->y + 3 * n, *alpha0 = st->cache;
-    const int diag = lf_spheres_diagonal(sys);
+    const int diag = so->decoupled;
     double *al = st->work, *L = NULL, *u = NULL, *s = NULL, *F = NULL, *J = NULL, *aw = NULL;
-    if (!diag) { /* the rest of the workspace: coupled M only (sph_work) */
+    if (!diag) { /* the rest of the workspace: coupled M only (affine_work) */
         L = al + 3 * n;
         u = L + 3 * (size_t)n * n;
         s = u + 3 * n;
@@ -58,7 +59,7 @@ static int sph_step(lf_stepper *st, double h)
     int rc;
     if (!st->cache_valid) {
         st->stats.f_evals++;
-        rc = lf_spheres_alpha(sys, q, w, alpha0, aw, &st->err);
+        rc = so->accel_work(sys, st->y, alpha0, aw, &st->err);
         if (rc != LF_OK) return rc;
         st->cache_valid = 1;
     }
@@ -69,7 +70,7 @@ static int sph_step(lf_stepper *st, double h)
         lf_so3_rotate(x, q + 3 * i);
     }
     st->stats.f_evals++;
-    rc = lf_spheres_alpha_affine(sys, q, al, diag ? NULL : L, aw, &st->err);
+    rc = so->accel_affine(sys, q, al, diag ? NULL : L, aw, &st->err);
     if (rc != LF_OK) return rc;
     if (diag) { /* explicit (7.1d) */
         for (int i = 0; i < 3 * n; i++) w[i] += 0.5 * h * al[i];
@@ -134,6 +135,7 @@ static int sph_step(lf_stepper *st, double h)
 /* ------------------------------------------------------------------------------------ generic */
 typedef struct {
     lf_stepper *st;
+    const lf_form_second_order *so;
     double t, h;
     const double *vh;  /* v_{k+1/2} */
     double *ytmp;      /* the state with the trial velocity */
@@ -144,7 +146,7 @@ typedef struct {
 
 static void layout(const lf_stepper *st, size_t *voff, int *nv)
 {
-    const int nc = lf_system_nconfig(st->sys);
+    const int nc = lf_system_second_order(st->sys)->nconfig;
     const lf_factor *f = lf_manifold_factor(st->M, nc);
     *voff = (size_t)f->op;
     *nv = st->nd - f->od;
@@ -154,11 +156,11 @@ static void layout(const lf_stepper *st, size_t *voff, int *nv)
 static int gen_residual(void *p, const double *v, double *F, double *J, lf_error *err)
 {
     (void)J;
-    (void)err; /* lf_system_accel reports into st->err, the err lf_stepper_solve passes */
+    (void)err; /* accel reports into st->err, the err lf_stepper_solve passes */
     gen_ctx *c = p;
     memcpy(c->ytmp + c->voff, v, (size_t)c->nv * sizeof(double));
     c->st->stats.f_evals++;
-    int rc = lf_system_accel(c->st->sys, c->t, c->ytmp, c->a, &c->st->err);
+    int rc = c->so->accel(c->st->sys, c->t, c->ytmp, c->a, &c->st->err);
     if (rc != LF_OK) return rc;
     for (int i = 0; i < c->nv; i++) F[i] = v[i] - c->vh[i] - 0.5 * c->h * c->a[i];
     return LF_OK;
@@ -173,7 +175,7 @@ static size_t gen_work(const lf_stepper *st)
     return 3 * (size_t)nv + (size_t)st->nd + (size_t)st->np + lf_newton_work_size(nv);
 }
 
-static int gen_step(lf_stepper *st, double h)
+static int gen_step(lf_stepper *st, const lf_form_second_order *so, double h)
 {
     size_t voff;
     int nv;
@@ -181,7 +183,7 @@ static int gen_step(lf_stepper *st, double h)
     double *a = st->work, *vh = a + nv, *x = vh + nv, *xi = x + nv, *ytmp = xi + st->nd, *nw = ytmp + st->np;
     double *v = st->y + voff;
     st->stats.f_evals++;
-    int rc = lf_system_accel(st->sys, st->t, st->y, a, &st->err);
+    int rc = so->accel(st->sys, st->t, st->y, a, &st->err);
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nv; i++) vh[i] = v[i] + 0.5 * h * a[i];  /* (7.1a) */
     memset(xi, 0, (size_t)st->nd * sizeof(double));                /* (7.1b,c): the configuration only */
@@ -189,9 +191,9 @@ static int gen_step(lf_stepper *st, double h)
     lf_manifold_act(st->M, xi, st->y);
     memcpy(v, vh, (size_t)nv * sizeof(double));
     memcpy(ytmp, st->y, (size_t)st->np * sizeof(double));
-    gen_ctx c = {st, st->t + h, h, vh, ytmp, a, voff, nv};
+    gen_ctx c = {st, so, st->t + h, h, vh, ytmp, a, voff, nv};
     st->stats.f_evals++; /* predictor v_{k+1/2} + h/2 a(g_{k+1}, v_{k+1/2}) */
-    rc = lf_system_accel(st->sys, c.t, ytmp, a, &st->err);
+    rc = so->accel(st->sys, c.t, ytmp, a, &st->err);
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nv; i++) x[i] = vh[i] + 0.5 * h * a[i];
     lf_newton_opts o = {.jacobian = LF_JAC_FD, .simplified = 1};
@@ -204,21 +206,27 @@ static int gen_step(lf_stepper *st, double h)
 /* ------------------------------------------------------------------------------------ method */
 static size_t eln_spatial_work(const lf_stepper *st)
 {
-    const int n = lf_spheres_n(st->sys);
-    return n ? sph_work(st->sys, n) : gen_work(st);
+    const lf_form_second_order *so = lf_system_second_order(st->sys);
+    return so->accel_affine ? affine_work(st->sys, so) : gen_work(st);
 }
 
-static size_t eln_spatial_cache(const lf_stepper *st) { return 3 * (size_t)lf_spheres_n(st->sys); }
+/* the affine form caches alpha at the current state */
+static size_t eln_spatial_cache(const lf_stepper *st)
+{
+    const lf_form_second_order *so = lf_system_second_order(st->sys);
+    return so->accel_affine ? 3 * (size_t)so->nconfig : 0;
+}
 
 static int eln_spatial_step(lf_stepper *st, double h)
 {
-    return lf_spheres_n(st->sys) ? sph_step(st, h) : gen_step(st, h);
+    const lf_form_second_order *so = lf_system_second_order(st->sys);
+    return so->accel_affine ? affine_step(st, so, h) : gen_step(st, so, h);
 }
 
 static int eln_spatial_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {
     (void)m;
-    const int nc = lf_system_nconfig(sys);
+    const int nc = lf_system_second_order(sys)->nconfig;
     const lf_manifold *M = lf_system_manifold(sys);
     if (nc < 1 || 2 * nc != lf_manifold_nfactors(M))
         return lf_error_set(err, LF_EINVAL, "eln_spatial: a second-order system has as many velocity factors as configuration "
@@ -232,20 +240,5 @@ static int eln_spatial_accepts(const lf_method *m, const lf_system *sys, lf_erro
     return LF_OK;
 }
 
-const lf_method lf_method_eln_spatial = {
-    .info = {
-        .name = "eln_spatial",
-        .title = "explicit Lie-Newmark in spatial form (symplectic only for diagonal M on spheres)",
-        .reference = "Ortolan's thesis eq. (7.1); Simo & Vu-Quoc 1988",
-        .family = "newmark",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .implicit = 1,
-        .form = LF_FORM_SECOND_ORDER,
-    },
-    .work_doubles = eln_spatial_work,
-    .cache_doubles = eln_spatial_cache,
-    .accepts = eln_spatial_accepts,
-    .step = eln_spatial_step,
-};
+const lf_method_class lf_class_eln_spatial = {.work_doubles = eln_spatial_work, .cache_doubles = eln_spatial_cache,
+                                              .accepts = eln_spatial_accepts, .step = eln_spatial_step};

@@ -31,15 +31,11 @@
 #include "so3.h"
 #include "so3_kernels_internal.h"
 
-typedef struct {
-    const double *J, *g;
-} lgvi_eq;
-
 /* r(x) = J x + 1/2 x x J x - (1 + |x|^2/4) g and A = J + 1/2 (hat(x) J - hat(J x)) - 1/2 g x^T. */
 LF_ALWAYS_INLINE void lgvi_residual(const void *ctx, const double *x, double *r, double *A)
 {
-    const lgvi_eq *q = ctx;
-    const double *J = q->J, *g = q->g;
+    const lf_body_eq *q = ctx; /* c = g, no h */
+    const double *J = q->J, *g = q->c;
     double Jx[3], cr[3];
     lf_v3_mul(J, x, Jx);
     lf_v3_cross(x, Jx, cr);
@@ -108,7 +104,7 @@ static int lgvi_step(lf_stepper *s, double h)
         const double *J = Jall + 3 * i;
         double *w = s->w + 3 * i, p[3], g[3], x[3];
         lgvi_predict(J, w, T0 + 3 * i, h, p, g, x);
-        lgvi_eq eq = {J, g};
+        lf_body_eq eq = {J, g, h};
         rc = lf_newton3(s, lgvi_residual, &eq, x, "the Cayley parameter equation", lgvi_hint, i);
         if (rc != LF_OK) return rc;
         lgvi_drift(x, p, s->R + 9 * i, w);
@@ -121,20 +117,6 @@ static int lgvi_step(lf_stepper *s, double h)
 }
 
 /* Lanes (method.h): the same step on every lane, each phase a vectorized loop over the lanes. */
-typedef struct {
-    const double *J, *G;
-    int B;
-} lgvi_lanes_eq;
-
-LF_ALWAYS_INLINE void lgvi_lane_residual(const void *ctx, int j, const double *x, double *r, double *A)
-{
-    const lgvi_lanes_eq *e = ctx;
-    double g[3];
-    lf_lane_get(3, e->G, e->B, j, g);
-    lgvi_eq q = {e->J, g};
-    lgvi_residual(&q, x, r, A);
-}
-
 LF_LANE_LOOPS static int lgvi_lanes_step(lf_stepper *s, double h)
 {
     const int B = s->lanes;
@@ -154,8 +136,7 @@ LF_LANE_LOOPS static int lgvi_lanes_step(lf_stepper *s, double h)
         lf_lane_put(3, g, G, B, j);
         lf_lane_put(3, x, X, B, j);
     }
-    lgvi_lanes_eq e = {J, G, B};
-    rc = lf_newton3_lanes(s, lgvi_lane_residual, &e, X, flag, "the Cayley parameter equation", lgvi_hint);
+    rc = lf_newton3_lanes(s, lgvi_residual, J, G, h, X, flag, "the Cayley parameter equation", lgvi_hint);
     if (rc != LF_OK) return rc;
     LF_LANES_INDEPENDENT
     for (int j = 0; j < B; j++) {
@@ -169,34 +150,9 @@ LF_LANE_LOOPS static int lgvi_lanes_step(lf_stepper *s, double h)
     }
     rc = lf_stepper_torque(s, Rs, T1);
     if (rc != LF_OK) return rc;
-    LF_LANES_INDEPENDENT
-    for (int j = 0; j < B; j++) {
-        double w[3], t[3];
-        lf_lane_get(3, Ws, B, j, w);
-        lf_lane_get(3, T1, B, j, t);
-        lgvi_kick(J, w, t, h);
-        lf_lane_put(3, w, Ws, B, j);
-    }
+    lf_lanes_kick(B, lgvi_kick, J, Ws, T1, h);
     lf_stepper_cache_torque(s, T1);
     return LF_OK;
 }
 
-const lf_method lf_method_lgvi = {
-    .info = {
-        .name = "lgvi",
-        .lanes = 1,
-        .title = "Lie group variational integrator (Lee-Leok-McClamroch, Cayley solve)",
-        .reference = "Lee, Leok & McClamroch (2005/2007) [LLM]",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "proved",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = lgvi_work,
-    .lanes_step = lgvi_lanes_step,
-    .step = lgvi_step,
-};
+const lf_method_class lf_class_lgvi = {.work_doubles = lgvi_work, .lanes_step = lgvi_lanes_step, .step = lgvi_step};

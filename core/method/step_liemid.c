@@ -48,6 +48,7 @@
 
 #include "linalg.h"
 #include "method_internal.h"
+#include "newton3_internal.h"
 #include "so3.h"
 
 /* ---------------------------------------------------------------- the kinematic solve (*) */
@@ -80,13 +81,19 @@ static int theta_residual(void *ctx, const double *th, double *F, double *Jac, l
     return LF_OK;
 }
 
-/* Solve (*) for Theta (explicit predictor, then Newton). work: lf_newton_work_size(3). */
-static int solve_theta(lf_stepper *s, double c, const double *J, const double *P, double *th, double *work)
+/* The explicit predictor of (*): exp(-Theta/2) P ~ P - Theta0 x P / 2, Theta0 = c J^{-1} P (error O(c^3)). */
+static void theta_predict(double c, const double *J, const double *P, double *th)
 {
     double t0[3], g[3];
     for (int i = 0; i < 3; i++) t0[i] = c * P[i] / J[i];
     lf_v3_cross(t0, P, g);
     for (int i = 0; i < 3; i++) th[i] = c * (P[i] - 0.5 * g[i]) / J[i];
+}
+
+/* Solve (*) for Theta (explicit predictor, then Newton). work: lf_newton_work_size(3). */
+static int solve_theta(lf_stepper *s, double c, const double *J, const double *P, double *th, double *work)
+{
+    theta_predict(c, J, P, th);
     theta_ctx k = {c, J, P};
     return lf_stepper_newton(s, theta_residual, &k, 3, th, 1, work);
 }
@@ -125,168 +132,60 @@ static size_t explicit_work(const lf_stepper *s_)
 static int liemid_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {
     (void)m;
-    const lf_potential *pot = lf_rigid_potential(sys);
-    if (pot)
+    const lf_form_rigid *rigid = lf_system_rigid(sys);
+    if (rigid && rigid->potential)
         return lf_error_set(err, LF_EINVAL,
                             "liemid is the torque-free LIEMID (Krysl §2.1) but the system has the potential "
                             "'%s'; use liemid_i, liemid_ea, liemid_e1 or liemid_e2",
-                            lf_potential_name(pot));
+                            rigid->potential);
     return LF_OK;
 }
 
-static int liemid_step(lf_stepper *s, double h)
+/* ---------------------------------------------------------------- kicks and free flights */
+/* LIEMID, E1, E2 and EA are kicks and free flights: a kick P += before h tau(R_{n-1}), `flights`
+ * free flights of h/flights per body ([K]: EA's (13)-(18), (18) corrected: exp(-Theta_{k+1})), and a
+ * kick P += after h tau(R_n), whose torque is cached for the next step (FSAL). The LIEMID[EA]
+ * R_{n-1} (exp(Theta_{n-1/2}) exp(Theta_n)) is its two flights: R is updated twice, as [K] §3.4
+ * recommends for the product. */
+typedef struct {
+    double before;
+    int flights;
+    double after;
+} liemid_split;
+
+static int liemid_split_step(lf_stepper *s, double h)
 {
+    const liemid_split *v = s->method->cls->data;
     double *nwork = s->work, *P = nwork + lf_newton_work_size(3);
+    int rc;
     to_momentum(s, P);
-    for (int b = 0; b < s->nb; b++) {
-        int rc = free_flight(s, h, s->J + 3 * b, s->R + 9 * b, P + 3 * b, nwork);
-        if (rc != LF_OK) return rc;
+    if (v->before != 0) {
+        const double *tau0;
+        if ((rc = lf_stepper_torque_start(s, &tau0)) != LF_OK) return rc;
+        for (int i = 0; i < 3 * s->nb; i++) P[i] += v->before * h * tau0[i];
+    }
+    const double c = h / v->flights;
+    for (int b = 0; b < s->nb; b++)
+        for (int k = 0; k < v->flights; k++)
+            if ((rc = free_flight(s, c, s->J + 3 * b, s->R + 9 * b, P + 3 * b, nwork)) != LF_OK) return rc;
+    if (v->after != 0) { /* T_n at the new attitude; rollback restores s->tau */
+        if ((rc = lf_stepper_torque(s, s->R, s->tau)) != LF_OK) return rc;
+        for (int i = 0; i < 3 * s->nb; i++) P[i] += v->after * h * s->tau[i];
+        lf_stepper_cache_torque(s, s->tau);
     }
     from_momentum(s, P);
     return LF_OK;
 }
 
-const lf_method lf_method_liemid = {
-    .info = {
-        .name = "liemid",
-        .title = "midpoint Lie algorithm LIEMID (Krysl), torque-free bodies only",
-        .reference = "[K] §2.1 eqs. (12)-(13)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .free_body_only = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = explicit_work,
-    .accepts = liemid_accepts,
-    .step = liemid_step,
-};
-
-/* ---------------------------------------------------------------- LIEMID[E1]: flight, then kick */
-
-static int liemid_e1_step(lf_stepper *s, double h)
-{
-    double *nwork = s->work, *P = nwork + lf_newton_work_size(3);
-    to_momentum(s, P);
-    for (int b = 0; b < s->nb; b++) {
-        int rc = free_flight(s, h, s->J + 3 * b, s->R + 9 * b, P + 3 * b, nwork);
-        if (rc != LF_OK) return rc;
-    }
-    int rc = lf_stepper_torque(s, s->R, s->tau); /* T_n at the new attitude; rollback restores s->tau */
-    if (rc != LF_OK) return rc;
-    for (int i = 0; i < 3 * s->nb; i++) P[i] += h * s->tau[i];
-    from_momentum(s, P);
-    lf_stepper_cache_torque(s, s->tau);
-    return LF_OK;
-}
-
-const lf_method lf_method_liemid_e1 = {
-    .info = {
-        .name = "liemid_e1",
-        .title = "explicit midpoint Lie LIEMID[E1] (Krysl): free flight, then torque kick",
-        .reference = "[K] §3.2, algorithm LIEMID[E1]",
-        .order = 1,
-        .symmetric = 0,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = explicit_work,
-    .step = liemid_e1_step,
-};
-
-/* ---------------------------------------------------------------- LIEMID[E2]: kick, then flight */
-
-static int liemid_e2_step(lf_stepper *s, double h)
-{
-    double *nwork = s->work, *P = nwork + lf_newton_work_size(3);
-    const double *tau0;
-    int rc = lf_stepper_torque_start(s, &tau0);
-    if (rc != LF_OK) return rc;
-    to_momentum(s, P);
-    for (int i = 0; i < 3 * s->nb; i++) P[i] += h * tau0[i];
-    for (int b = 0; b < s->nb; b++) {
-        rc = free_flight(s, h, s->J + 3 * b, s->R + 9 * b, P + 3 * b, nwork);
-        if (rc != LF_OK) return rc;
-    }
-    from_momentum(s, P);
-    return LF_OK;
-}
-
-const lf_method lf_method_liemid_e2 = {
-    .info = {
-        .name = "liemid_e2",
-        .title = "explicit midpoint Lie LIEMID[E2] (Krysl): torque kick, then free flight",
-        .reference = "[K] §3.2, algorithm LIEMID[E2]",
-        .order = 1,
-        .symmetric = 0,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = explicit_work,
-    .step = liemid_e2_step,
-};
-
-/* ---------------------------------------------------------------- LIEMID[EA] = E1_{h/2} o E2_{h/2} */
-
-static int liemid_ea_step(lf_stepper *s, double h)
-{
-    double *nwork = s->work, *P = nwork + lf_newton_work_size(3);
-    const double *tau0;
-    int rc = lf_stepper_torque_start(s, &tau0);
-    if (rc != LF_OK) return rc;
-    to_momentum(s, P);
-    for (int i = 0; i < 3 * s->nb; i++) P[i] += 0.5 * h * tau0[i];    /* (13), (15): I W_k + h/2 tau(Q_k) */
-    for (int b = 0; b < s->nb; b++) {
-        double *Pb = P + 3 * b, th[3], E1[9], E2[9];
-        const double *J = s->J + 3 * b;
-        rc = solve_theta(s, 0.5 * h, J, Pb, th, nwork);                /* (13) */
-        if (rc != LF_OK) return rc;
-        lf_so3_exp(th, E1);
-        lf_so3_rmul_exp(s->R + 9 * b, th);                              /* (14) */
-        lf_m3_tapply(E1, Pb, Pb);                                       /* (15) */
-        rc = solve_theta(s, 0.5 * h, J, Pb, th, nwork);                /* (16) */
-        if (rc != LF_OK) return rc;
-        lf_so3_exp(th, E2);
-        lf_so3_rmul_exp(s->R + 9 * b, th);                              /* (17) */
-        lf_m3_tapply(E2, Pb, Pb);                                       /* (18), corrected: exp(-Theta_{k+1}) */
-    }
-    rc = lf_stepper_torque(s, s->R, s->tau);                            /* tau(Q_{k+1}), cached below */
-    if (rc != LF_OK) return rc;
-    for (int i = 0; i < 3 * s->nb; i++) P[i] += 0.5 * h * s->tau[i];   /* (18) */
-    from_momentum(s, P);
-    lf_stepper_cache_torque(s, s->tau);
-    return LF_OK;
-}
-
-const lf_method lf_method_liemid_ea = {
-    .info = {
-        .name = "liemid_ea",
-        .title = "alternating explicit midpoint Lie LIEMID[EA] (Krysl)",
-        .reference = "[K] §3.4; [BOS] eqs. (13)-(18), (18) corrected; [O] (4.6a)-(4.6f)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = explicit_work,
-    .step = liemid_ea_step,
-};
+/* LIEMID: the free flight; [E1]: flight, then kick; [E2]: kick, then flight; [EA] = E1_{h/2} o E2_{h/2} */
+const lf_method_class lf_class_liemid = {explicit_work, NULL, liemid_accepts, liemid_split_step, NULL,
+                                         &(const liemid_split){0, 1, 0}};
+const lf_method_class lf_class_liemid_e1 = {explicit_work, NULL, NULL, liemid_split_step, NULL,
+                                            &(const liemid_split){0, 1, 1}};
+const lf_method_class lf_class_liemid_e2 = {explicit_work, NULL, NULL, liemid_split_step, NULL,
+                                            &(const liemid_split){1, 1, 0}};
+const lf_method_class lf_class_liemid_ea = {explicit_work, NULL, NULL, liemid_split_step, NULL,
+                                            &(const liemid_split){0.5, 2, 0.5}};
 
 /* ---------------------------------------------------------------- LIEMID[E] */
 
@@ -312,23 +211,7 @@ static int liemid_e_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_liemid_e = {
-    .info = {
-        .name = "liemid_e",
-        .title = "explicit midpoint Lie LIEMID[E] (Krysl), first order",
-        .reference = "[K] §3.2 eq. (20), algorithm LIEMID[E]",
-        .order = 1,
-        .symmetric = 0,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = explicit_work,
-    .step = liemid_e_step,
-};
+const lf_method_class lf_class_liemid_e = {.work_doubles = explicit_work, .step = liemid_e_step};
 
 /* ---------------------------------------------------------------- LIEMID[I] */
 
@@ -373,11 +256,7 @@ static int liemid_i_jacobian(liemid_i_ctx *k, const double *th, double *Jac)
         lf_m3_mul(Q, D, QD);
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 3; c++) Jac[(size_t)(3 * j + r) * n + 3 * j + c] = 0.5 * QD[3 * r + c];
-        for (int r = 0; r < n; r++) {
-            const double *Kr = k->K + (size_t)r * n + 3 * j;
-            for (int c = 0; c < 3; c++)
-                Jac[(size_t)r * n + 3 * j + c] += 0.25 * h * (Kr[0] * D[c] + Kr[1] * D[3 + c] + Kr[2] * D[6 + c]);
-        }
+        lf_jac_add_torque(n, Jac, k->K, j, D, 0.25 * h);
     }
     for (int r = 0; r < n; r++) {
         for (int c = 0; c < n; c++) Jac[(size_t)r * n + c] *= h / s->J[r];
@@ -422,12 +301,9 @@ static int liemid_i_step(lf_stepper *s, double h)
     to_momentum(s, P);
     /* predictor: LIEMID[E]'s Theta with the explicit formula of solve_theta (error O(h^3)) */
     for (int b = 0; b < nb; b++) {
-        const double *J = s->J + 3 * b;
-        double Ph[3], t0[3], g[3];
+        double Ph[3];
         lf_v3_axpy(P + 3 * b, 0.5 * h, tau0 + 3 * b, Ph);
-        for (int i = 0; i < 3; i++) t0[i] = h * Ph[i] / J[i];
-        lf_v3_cross(t0, Ph, g);
-        for (int i = 0; i < 3; i++) th[3 * b + i] = h * (Ph[i] - 0.5 * g[i]) / J[i];
+        theta_predict(h, s->J + 3 * b, Ph, th + 3 * b);
     }
     const int analytic = lf_stepper_has_torque_jacobian(s);
     liemid_i_ctx k = {s, h, P, Rm, taum, analytic ? taum + 3 * nb : NULL};
@@ -453,20 +329,4 @@ static int liemid_i_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_liemid_i = {
-    .info = {
-        .name = "liemid_i",
-        .title = "implicit midpoint Lie LIEMID[I] (Krysl)",
-        .reference = "[K] §3.1 eqs. (18)-(19), algorithm LIEMID[I]",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no", /* measured: tests/c/test_symplectic.c (defect O(h^3) per step) */
-        .explicit_in_torque = 0,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = liemid_i_work,
-    .step = liemid_i_step,
-};
+const lf_method_class lf_class_liemid_i = {.work_doubles = liemid_i_work, .step = liemid_i_step};

@@ -58,31 +58,15 @@ static size_t eln_work(const lf_stepper *s_)
 }
 
 /* One body's (4) and (5): W <- W_{k+1/2} = W_k + h/2 J^{-1} (J W_k x W_k + tau(Q_k)),
- * R <- R cay(h W_{k+1/2}) (or exp), each with one rounding per entry (so3_update.c). */
+ * R <- R cay(h W_{k+1/2}) (or exp), each with one rounding per entry (so3_update.c). (6) before
+ * Newton is the half kick with tau(Q_{k+1}) as predictor, c = J W_{k+1/2} + h/2 tau(Q_{k+1}). */
 LF_ALWAYS_INLINE void eln_kick_drift(const double *J, double *W, double *R, const double *tau0, double h, int use_exp)
 {
-    double JW[3], a[3], x[3];
-    lf_v3_mul(J, W, JW);
-    lf_v3_cross(JW, W, a);
-    lf_v3_add(a, tau0, a);
-    lf_v3_div(a, J, a);
-    lf_v3_axpy(W, 0.5 * h, a, W);
+    double x[3];
+    lf_half_kick(J, W, tau0, h, NULL);
     lf_v3_scale(W, h, x);
     if (use_exp) lf_so3_rmul_exp(R, x);
     else lf_so3_rmul_cay_kernel(R, x);
-}
-
-/* One body's (6) before Newton: c = J W_{k+1/2} + h/2 tau(Q_{k+1}) and the predictor
- * W <- W_{k+1/2} + h/2 J^{-1}(J W_{k+1/2} x W_{k+1/2} + tau(Q_{k+1})). */
-LF_ALWAYS_INLINE void eln_kick_predict(const double *J, double *W, const double *tau1, double h, double *c)
-{
-    double JW[3], a[3];
-    lf_v3_mul(J, W, JW);
-    lf_v3_axpy(JW, 0.5 * h, tau1, c);
-    lf_v3_cross(JW, W, a);
-    lf_v3_add(a, tau1, a);
-    lf_v3_div(a, J, a);
-    lf_v3_axpy(W, 0.5 * h, a, W);
 }
 
 static int eln_common(lf_stepper *s, double h, int use_exp)
@@ -98,8 +82,8 @@ static int eln_common(lf_stepper *s, double h, int use_exp)
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
         double *W = s->w + 3 * i, c[3];
-        eln_kick_predict(J, W, tau1 + 3 * i, h, c);
-        lf_gyro_eq q = {J, c, h};
+        lf_half_kick(J, W, tau1 + 3 * i, h, c);
+        lf_body_eq q = {J, c, h};
         rc = lf_newton3(s, lf_gyro_residual, &q, W, "eq. (6)", "", i);
         if (rc != LF_OK) return rc;
     }
@@ -108,21 +92,6 @@ static int eln_common(lf_stepper *s, double h, int use_exp)
 }
 
 /* Lanes (method.h): the same step on every lane, each phase a vectorized loop over the lanes. */
-typedef struct {
-    const double *J, *C;
-    double h;
-    int B;
-} gyro_lanes;
-
-LF_ALWAYS_INLINE void gyro_lane_residual(const void *ctx, int j, const double *W, double *r, double *A)
-{
-    const gyro_lanes *g = ctx;
-    double c[3];
-    lf_lane_get(3, g->C, g->B, j, c);
-    lf_gyro_eq q = {g->J, c, g->h};
-    lf_gyro_residual(&q, W, r, A);
-}
-
 LF_ALWAYS_INLINE int eln_lanes_common(lf_stepper *s, double h, int use_exp)
 {
     const int B = s->lanes;
@@ -143,17 +112,8 @@ LF_ALWAYS_INLINE int eln_lanes_common(lf_stepper *s, double h, int use_exp)
     }
     rc = lf_stepper_torque(s, Rs, tau1);
     if (rc != LF_OK) return rc;
-    LF_LANES_INDEPENDENT
-    for (int j = 0; j < B; j++) {
-        double W[3], t[3], c[3];
-        lf_lane_get(3, Ws, B, j, W);
-        lf_lane_get(3, tau1, B, j, t);
-        eln_kick_predict(J, W, t, h, c);
-        lf_lane_put(3, W, Ws, B, j);
-        lf_lane_put(3, c, C, B, j);
-    }
-    gyro_lanes g = {J, C, h, B};
-    rc = lf_newton3_lanes(s, gyro_lane_residual, &g, Ws, flag, "eq. (6)", "");
+    lf_lanes_predict(B, lf_half_kick, J, Ws, tau1, h, C);
+    rc = lf_newton3_lanes(s, lf_gyro_residual, J, C, h, Ws, flag, "eq. (6)", "");
     if (rc != LF_OK) return rc;
     lf_stepper_cache_torque(s, tau1);
     return LF_OK;
@@ -165,45 +125,10 @@ LF_LANE_LOOPS static int eln_exp_lanes_step(lf_stepper *s, double h) { return el
 static int eln_step(lf_stepper *s, double h) { return eln_common(s, h, 0); }
 static int eln_exp_step(lf_stepper *s, double h) { return eln_common(s, h, 1); }
 
-const lf_method lf_method_eln = {
-    .info = {
-        .name = "eln",
-        .lanes = 1,
-        .title = "explicit Lie-Newmark (Cayley)",
-        .reference = "[BOS] eqs. (4)-(6); [O] eqs. (4.1a)-(4.1c)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 0,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = eln_work,
-    .step = eln_step,
-    .lanes_step = eln_lanes_step,
-};
+const lf_method_class lf_class_eln = {.work_doubles = eln_work, .step = eln_step, .lanes_step = eln_lanes_step};
 
-const lf_method lf_method_eln_exp = {
-    .info = {
-        .name = "eln_exp",
-        .lanes = 1,
-        .title = "explicit Lie-Newmark (exponential map)",
-        .reference = "[BOS] eqs. (4)-(6) with exp in (5); [O] §4.1.1",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 0,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = eln_work,
-    .step = eln_exp_step,
-    .lanes_step = eln_exp_lanes_step,
-};
+const lf_method_class lf_class_eln_exp = {.work_doubles = eln_work, .step = eln_exp_step,
+                                          .lanes_step = eln_exp_lanes_step};
 
 /* ------------------------------------------------------------------------------------ TLN */
 
@@ -342,20 +267,4 @@ static int tln_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_tln = {
-    .info = {
-        .name = "tln",
-        .title = "trapezoidal Lie-Newmark (Cayley)",
-        .reference = "[O] eqs. (4.3a)-(4.3b)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 0,
-        .momentum_conserving = 0,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = tln_work,
-    .step = tln_step,
-};
+const lf_method_class lf_class_tln = {.work_doubles = tln_work, .step = tln_step};

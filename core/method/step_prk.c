@@ -53,7 +53,7 @@ static int prk_step(lf_stepper *s, double h)
         lf_v3_cross(w, Jw, g);                                    /* predictor: explicit (4.8a) */
         lf_v3_axpy(mu, -0.5 * h, g, x);
         lf_v3_div(x, J, x);
-        lf_gyro_eq q = {J, mu, h};
+        lf_body_eq q = {J, mu, h};
         rc = lf_newton3(s, lf_gyro_residual, &q, x, "eq. (4.8a)", "", b);
         if (rc != LF_OK) return rc;
         lf_v3_copy(x, w);                                          /* w now holds w_{k+1/2} */
@@ -75,20 +75,4 @@ static int prk_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_prk = {
-    .info = {
-        .name = "prk",
-        .title = "partitioned RKMK, Lobatto IIIA-IIIB with the Cayley map (Nukala-Shelton)",
-        .reference = "[O] eqs. (4.8a)-(4.8c)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = prk_work,
-    .step = prk_step,
-};
+const lf_method_class lf_class_prk = {.work_doubles = prk_work, .step = prk_step};

@@ -29,25 +29,25 @@
 /* work: x (3n) | g (3n) | a (3n) | xn (3n) | vt (3n) | lam (n) | F (n) | J (n n, coupled M only) */
 static size_t rattle_work(const lf_stepper *st)
 {
-    const lf_constrained *c = lf_system_constrained(st->sys);
+    const lf_form_constrained *c = lf_system_constrained(st->sys);
     const size_t n = c ? (size_t)c->n : 0;
     return 15 * n + 2 * n + (c && !c->diagonal ? n * n : 0);
 }
 
 static size_t rattle_cache(const lf_stepper *st)
 {
-    const lf_constrained *c = lf_system_constrained(st->sys);
+    const lf_form_constrained *c = lf_system_constrained(st->sys);
     return c ? 3 * (size_t)c->n : 0;
 }
 
-static int gradient(lf_stepper *st, const lf_constrained *c, const double *x, double *g)
+static int gradient(lf_stepper *st, const lf_form_constrained *c, const double *x, double *g)
 {
     st->stats.f_evals++;
     return c->potential(st->sys, x, NULL, g, &st->err);
 }
 
 /* out_i = base_i + f sum_j W_ij g_j (O(n) for diagonal W) */
-static void kick(const lf_constrained *c, const double *base, double f, const double *g, double *out)
+static void kick(const lf_form_constrained *c, const double *base, double f, const double *g, double *out)
 {
     const int n = c->n;
     const double *W = c->W;
@@ -72,7 +72,7 @@ static void positions(int n, const double *W, double c_, const double *a, const 
     }
 }
 
-static int position_multipliers(lf_stepper *st, const lf_constrained *c, double h, const double *x, const double *a,
+static int position_multipliers(lf_stepper *st, const lf_form_constrained *c, double h, const double *x, const double *a,
                                 double *xn, double *lam, double *F, double *J)
 {
     const int n = c->n;
@@ -125,7 +125,7 @@ static int position_multipliers(lf_stepper *st, const lf_constrained *c, double 
 
 static int rattle_step(lf_stepper *st, double h)
 {
-    const lf_constrained *c = lf_system_constrained(st->sys);
+    const lf_form_constrained *c = lf_system_constrained(st->sys);
     const int n = c->n;
     const double *W = c->W;
     double *v = st->cache, *x = st->work, *g = x + 3 * n, *a = g + 3 * n, *xn = a + 3 * n, *vt = xn + 3 * n;
@@ -178,19 +178,5 @@ static int rattle_step(lf_stepper *st, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_rattle = {
-    .info = {
-        .name = "rattle",
-        .title = "RATTLE in R^{3n} with unit-length constraints",
-        .reference = "Andersen 1983; Leimkuhler & Reich 2004 §7.2; Ortolan's thesis eq. (7.4)",
-        .family = "constrained",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "proved",
-        .implicit = 1,
-        .form = LF_FORM_CONSTRAINED,
-    },
-    .work_doubles = rattle_work,
-    .cache_doubles = rattle_cache,
-    .step = rattle_step,
-};
+const lf_method_class lf_class_rattle = {.work_doubles = rattle_work, .cache_doubles = rattle_cache,
+                                         .step = rattle_step};

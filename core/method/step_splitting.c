@@ -313,7 +313,14 @@ int lf_split_run(lf_stepper *s, const lf_split_method *b, const double *c, int n
 static int split_step(lf_stepper *s, double h)
 {
     static const double one = 1;
-    return lf_split_run(s, s->method->data, &one, 1, 0, h);
+    return lf_split_run(s, s->method->cls->data, &one, 1, 0, h);
+}
+
+/* NO_SQUISH keeps (q, p) after the torque in its cache */
+static size_t split_cache(const lf_stepper *s)
+{
+    const lf_split_method *b = s->method->cls->data;
+    return (b->quaternion ? 11 : 3) * (size_t)s->nb;
 }
 
 int lf_split_rkn_ok(const lf_split_method *b)
@@ -321,8 +328,13 @@ int lf_split_rkn_ok(const lf_split_method *b)
     return b && b->nhalf == 2 && b->half[0].kind == LF_SPLIT_KICK && b->half[1].kind == LF_SPLIT_FLOW;
 }
 
-const lf_split_method *lf_split_of(const lf_method *m) { return m && m->step == split_step ? m->data : NULL; }
+const lf_split_method *lf_split_of(const lf_method *m)
+{
+    return m && m->cls->step == split_step ? m->cls->data : NULL;
+}
 
+/* The sequences of the SPLIT entries of methods.def (<id>_split): one step, and the first-order
+ * method Phi whose Phi*_{h/2} o Phi_{h/2} it is. */
 #define K LF_SPLIT_KICK
 static const lf_split_method dlm_split = {
     .quaternion = 0, .n = 7, .nhalf = 4,
@@ -332,25 +344,12 @@ static const lf_split_method no_squish_split = {
     .quaternion = 1, .n = 7, .nhalf = 4,
     .step = {{K, 0.5}, {LF_SPLIT_R3, 0.5}, {LF_SPLIT_R2, 0.5}, {LF_SPLIT_R1, 1}, {LF_SPLIT_R2, 0.5}, {LF_SPLIT_R3, 0.5}, {K, 0.5}},
     .half = {{K, 1}, {LF_SPLIT_R3, 1}, {LF_SPLIT_R2, 1}, {LF_SPLIT_R1, 1}}};
-static const lf_split_method exact_split = {
+static const lf_split_method split_exact_split = {
     .quaternion = 0, .n = 3, .nhalf = 2,
     .step = {{K, 0.5}, {LF_SPLIT_FLOW, 1}, {K, 0.5}},
     .half = {{K, 1}, {LF_SPLIT_FLOW, 1}}};
 #undef K
 
-static size_t no_squish_cache(const lf_stepper *s) { return 11 * (size_t)s->nb; } /* torque, q, p */
-
-#define SPLIT_METHOD(id, title_, ref, tab, cache)                                                                        \
-    const lf_method lf_method_##id = {                                                                          \
-        .info = {.name = #id, .title = title_, .reference = ref, .family = "splitting", .order = 2, .symmetric = 1, \
-                 .symplectic = "proved", .implicit = 0, .form = LF_FORM_RIGID, .explicit_in_torque = 1,         \
-                 .momentum_conserving = 1},                                                                       \
-        .work_doubles = lf_split_work, .cache_doubles = cache, .step = split_step, .data = &tab}
-
-SPLIT_METHOD(no_squish, "NO_SQUISH: quaternion + conjugate momentum, kick / exact rotations about axes 3,2,1,2,3 / kick",
-             "Miller, Eleftheriou, Pattnaik, Ndirango, Newns & Heyes, J. Chem. Phys. 116 (2002) 8649", no_squish_split,
-             no_squish_cache);
-SPLIT_METHOD(dlm, "DLM: kick / exact rotations about axes 1,2,3,2,1 on (R, Pi) / kick",
-             "Dullweber, Leimkuhler & McLachlan, J. Chem. Phys. 107 (1997) 5840", dlm_split, NULL);
-SPLIT_METHOD(split_exact, "Strang splitting: kick / exact free rigid-body flow / kick",
-             "Celledoni, Fasso, Safstrom & Zanna, SIAM J. Sci. Comput. 30 (2008) 2084", exact_split, NULL);
+#define SPLIT(id, title, ref, order, props)                                                                        \
+    const lf_method_class lf_class_##id = {lf_split_work, split_cache, NULL, split_step, NULL, &id##_split};
+#include "methods.def"

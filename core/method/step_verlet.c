@@ -31,16 +31,11 @@
 #include "so3.h"
 #include "so3_kernels_internal.h"
 
-typedef struct {
-    const double *J, *c;
-    double h;
-} vlv_eq;
-
 /* g(W) of eq. (8) times J (see above) for the right-hand side c = J W_k + h/2 tau(Q_k), and its
  * Jacobian A = J + h/2 (hat(W) J - hat(J W)) + h^2/4 [(W.JW) I + 2 W (JW)^T]. */
 LF_ALWAYS_INLINE void vlv_residual(const void *ctx, const double *W, double *r, double *A)
 {
-    const vlv_eq *q = ctx;
+    const lf_body_eq *q = ctx;
     const double *J = q->J, h = q->h, hh = 0.5 * h, h2 = 0.25 * h * h;
     double JW[3], cr[3];
     lf_v3_mul(J, W, JW);
@@ -62,19 +57,6 @@ static size_t vlv_work(const lf_stepper *s_)
 {
     const size_t nb = (size_t)s_->nb, B = (size_t)s_->lanes;
     return 3 * nb * B + (B > 1 ? 4 * B : 0); /* tau1; with lanes also c and Newton flags */
-}
-
-/* One body's (8) before Newton: c = J W_k + h/2 tau(Q_k) and the predictor
- * W <- W_k + h/2 J^{-1}(J W_k x W_k + tau(Q_k)). */
-LF_ALWAYS_INLINE void vlv_predict(const double *J, double *W, const double *tau0, double h, double *c)
-{
-    double JW[3], a[3];
-    lf_v3_mul(J, W, JW);
-    lf_v3_axpy(JW, 0.5 * h, tau0, c);
-    lf_v3_cross(JW, W, a);
-    lf_v3_add(a, tau0, a);
-    lf_v3_div(a, J, a);
-    lf_v3_axpy(W, 0.5 * h, a, W);
 }
 
 /* (9): R <- R cay(h W_{k+1/2}) */
@@ -107,8 +89,8 @@ static int vlv_step(lf_stepper *s, double h)
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
         double *W = s->w + 3 * i, c[3];
-        vlv_predict(J, W, tau0 + 3 * i, h, c);
-        vlv_eq q = {J, c, h};
+        lf_half_kick(J, W, tau0 + 3 * i, h, c); /* (8) before Newton: c = J W_k + h/2 tau(Q_k), predictor */
+        lf_body_eq q = {J, c, h};
         rc = lf_newton3(s, vlv_residual, &q, W, "eq. (8)", "", i);
         if (rc != LF_OK) return rc;
         vlv_drift(W, s->R + 9 * i, h);
@@ -121,21 +103,6 @@ static int vlv_step(lf_stepper *s, double h)
 }
 
 /* Lanes (method.h): the same step on every lane, each phase a vectorized loop over the lanes. */
-typedef struct {
-    const double *J, *C;
-    double h;
-    int B;
-} vlv_lanes_eq;
-
-LF_ALWAYS_INLINE void vlv_lane_residual(const void *ctx, int j, const double *W, double *r, double *A)
-{
-    const vlv_lanes_eq *g = ctx;
-    double c[3];
-    lf_lane_get(3, g->C, g->B, j, c);
-    vlv_eq q = {g->J, c, g->h};
-    vlv_residual(&q, W, r, A);
-}
-
 LF_LANE_LOOPS static int vlv_lanes_step(lf_stepper *s, double h)
 {
     const int B = s->lanes;
@@ -144,17 +111,8 @@ LF_LANE_LOOPS static int vlv_lanes_step(lf_stepper *s, double h)
     double *restrict Ws = s->w, *restrict Rs = s->R;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
-    LF_LANES_INDEPENDENT
-    for (int j = 0; j < B; j++) {
-        double W[3], t[3], c[3];
-        lf_lane_get(3, Ws, B, j, W);
-        lf_lane_get(3, tau0, B, j, t);
-        vlv_predict(J, W, t, h, c);
-        lf_lane_put(3, W, Ws, B, j);
-        lf_lane_put(3, c, C, B, j);
-    }
-    vlv_lanes_eq g = {J, C, h, B};
-    rc = lf_newton3_lanes(s, vlv_lane_residual, &g, Ws, flag, "eq. (8)", "");
+    lf_lanes_predict(B, lf_half_kick, J, Ws, tau0, h, C);
+    rc = lf_newton3_lanes(s, vlv_residual, J, C, h, Ws, flag, "eq. (8)", "");
     if (rc != LF_OK) return rc;
     LF_LANES_INDEPENDENT
     for (int j = 0; j < B; j++) {
@@ -166,34 +124,9 @@ LF_LANE_LOOPS static int vlv_lanes_step(lf_stepper *s, double h)
     }
     rc = lf_stepper_torque(s, Rs, tau1);
     if (rc != LF_OK) return rc;
-    LF_LANES_INDEPENDENT
-    for (int j = 0; j < B; j++) {
-        double W[3], t[3];
-        lf_lane_get(3, Ws, B, j, W);
-        lf_lane_get(3, tau1, B, j, t);
-        vlv_kick(J, W, t, h);
-        lf_lane_put(3, W, Ws, B, j);
-    }
+    lf_lanes_kick(B, vlv_kick, J, Ws, tau1, h);
     lf_stepper_cache_torque(s, tau1);
     return LF_OK;
 }
 
-const lf_method lf_method_vlv = {
-    .info = {
-        .name = "vlv",
-        .lanes = 1,
-        .title = "variational Lie-Verlet (Hamilton-Pontryagin, Cayley)",
-        .reference = "[BOS] eqs. (8)-(10); [O] eqs. (4.11a)-(4.11c)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "proved",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = vlv_work,
-    .lanes_step = vlv_lanes_step,
-    .step = vlv_step,
-};
+const lf_method_class lf_class_vlv = {.work_doubles = vlv_work, .lanes_step = vlv_lanes_step, .step = vlv_step};

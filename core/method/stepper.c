@@ -25,7 +25,7 @@ int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
         return lf_error_set(err, LF_EINVAL, "method %s integrates %s systems (form '%s'); a %s system does not offer that form",
                             m->info.name, need == LF_FORM_RIGID ? "rigid-body" : lf_form_name(need),
                             lf_form_name(need), lf_system_kind(sys));
-    return m->accepts ? m->accepts(m, sys, err) : LF_OK;
+    return m->cls->accepts ? m->cls->accepts(m, sys, err) : LF_OK;
 }
 
 /* Lanes need a lane kernel and a one-body rigid system. */
@@ -33,19 +33,20 @@ static int lanes_accepted(const lf_method *m, const lf_system *sys, int lanes, l
 {
     if (lanes < 1) return lf_error_set(err, LF_EINVAL, "lf_stepper_new_lanes: %d lanes (expected >= 1)", lanes);
     if (lanes == 1) return LF_OK;
-    if (!m->lanes_step) {
+    if (!m->cls->lanes_step) {
         char names[160] = "";
         for (int i = 0; i < lf_method_count(); i++)
-            if (lf_method_at(i)->lanes_step) {
+            if (lf_method_at(i)->cls->lanes_step) {
                 size_t n = strlen(names);
                 snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", lf_method_at(i)->info.name);
             }
         return lf_error_set(err, LF_EINVAL, "method %s has no lane kernel (methods with lanes: %s)", m->info.name,
                             names);
     }
-    if (lf_rigid_nbodies(sys) != 1)
+    const lf_form_rigid *rigid = lf_system_rigid(sys);
+    if (!rigid || rigid->nb != 1)
         return lf_error_set(err, LF_EINVAL, "lanes step copies of one rigid body; this system has %d bodies",
-                            lf_rigid_nbodies(sys));
+                            rigid ? rigid->nb : 0);
     return LF_OK;
 }
 
@@ -80,12 +81,13 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->method = m;
     s->sys = sys;
     s->lanes = lanes;
-    s->step = lanes > 1 ? m->lanes_step : m->step;
+    s->step = lanes > 1 ? m->cls->lanes_step : m->cls->step;
     s->M = lf_system_manifold(sys);
     s->np = lf_manifold_nparam(s->M);
     s->nd = lf_manifold_ndim(s->M);
-    s->nb = lf_rigid_nbodies(sys);
-    s->J = lf_rigid_inertia(sys);
+    s->rigid = lf_system_rigid(sys);
+    s->nb = s->rigid ? s->rigid->nb : 0;
+    s->J = s->rigid ? s->rigid->J : NULL;
     s->opts.newton_tol = (opts && opts->newton_tol > 0) ? opts->newton_tol : 1e-14;
     s->opts.max_iter = (opts && opts->max_iter > 0) ? opts->max_iter : 50;
     s->opts.dexpinv_order = opts ? opts->dexpinv_order : 0;
@@ -96,8 +98,8 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->opts.h0 = opts ? opts->h0 : 0;
     s->opts.quad_nodes = opts ? opts->quad_nodes : 0;
     s->h_next = s->opts.h0;
-    s->ncache = m->cache_doubles ? m->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
-    size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->work_doubles ? m->work_doubles(s) : 0;
+    s->ncache = m->cls->cache_doubles ? m->cls->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
+    size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->cls->work_doubles ? m->cls->work_doubles(s) : 0;
     double *mem = calloc(2 * nst + nwork + 1, sizeof(double));
     int *imem = calloc(lf_stepper_iwork_ints(s), sizeof(int));
     if (!mem || !imem) {
@@ -344,20 +346,20 @@ void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag)
 int lf_stepper_torque(lf_stepper *s, const double *R, double *tau)
 {
     s->stats.f_evals += s->lanes;
-    if (s->lanes > 1) return lf_potential_torque_lanes(lf_rigid_potential(s->sys), s->lanes, R, tau, &s->err);
-    return lf_rigid_potential_eval(s->sys, R, NULL, tau, &s->err);
+    if (s->lanes > 1) return s->rigid->torque_lanes(s->sys, s->lanes, R, tau, &s->err);
+    return s->rigid->torque(s->sys, R, tau, &s->err);
 }
 
 int lf_stepper_has_torque_jacobian(const lf_stepper *s)
 {
     return s->nb > 0 && s->lanes == 1 && s->opts.jacobian != LF_JAC_FD && s->opts.jacobian != LF_JAC_BLOCK_FD &&
-           lf_potential_has_jacobian(lf_rigid_potential(s->sys));
+           s->rigid->has_torque_jacobian(s->sys);
 }
 
 int lf_stepper_torque_jacobian(lf_stepper *s, const double *R, double *K)
 {
     s->stats.jac_evals++;
-    return lf_potential_jacobian(lf_rigid_potential(s->sys), s->nb, R, K, &s->err);
+    return s->rigid->torque_jacobian(s->sys, R, K, &s->err);
 }
 
 int lf_stepper_torque_start(lf_stepper *s, const double **tau)

@@ -1,6 +1,7 @@
-/* lieflow — potentials: the object, and the built-ins in C. Body torques follow so3.h:
- * tau . y = -d/de U(R exp(e hat y)). Each torque below is derived in a comment from its potential;
- * the tests check them against central differences of U (C) and against autodiff (Lua). */
+/* lieflow — potentials: the object (a callback of the host's, or a class with its parameter
+ * vector) and what every class gets from its schema: creation with the generic check, the defaults,
+ * the description, the lanes with a fallback lane by lane. The built-in classes themselves, with
+ * their torques derived in comments, are in potential_classes.c. */
 #include "potential.h"
 
 #include <math.h>
@@ -9,40 +10,31 @@
 #include <string.h>
 
 #include "lanes_internal.h"
-#include "linalg.h"
 #include "so3.h"
 
-enum { P_CALLBACK, P_STRESS, P_FIELD, P_TOP, P_COULOMB_WALL };
-
 struct lf_potential {
-    int kind;
+    const lf_potential_class *cls; /* NULL: a callback */
     const char *name;
     lf_potential_eval_fn eval;
     void *ctx;
     void (*destroy)(void *ctx);
-    double par[12]; /* the built-ins' parameters (see each) */
+    double par[LF_POTENTIAL_MAXPAR]; /* a class's parameter vector */
     lf_potential_jacobian_fn jacobian; /* optional */
 };
 
-static lf_potential *alloc_pot(int kind, const char *name, lf_potential_eval_fn eval, lf_error *err)
+static lf_potential *alloc_pot(const lf_potential_class *cls, const char *name, lf_potential_eval_fn eval,
+                               lf_error *err)
 {
     lf_potential *p = calloc(1, sizeof *p);
     if (!p) {
         lf_error_set(err, LF_ENOMEM, "potential %s: out of memory", name);
         return NULL;
     }
-    p->kind = kind;
+    p->cls = cls;
     p->name = name;
     p->eval = eval;
     p->ctx = p->par;
     return p;
-}
-
-static int all_finite(int n, const double *v)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(v[i])) return 0;
-    return 1;
 }
 
 lf_potential *lf_potential_new(const char *name, lf_potential_eval_fn eval, void *ctx, void (*destroy)(void *ctx),
@@ -52,7 +44,7 @@ lf_potential *lf_potential_new(const char *name, lf_potential_eval_fn eval, void
         lf_error_set(err, LF_EINVAL, "lf_potential_new: an evaluation function is required");
         return NULL;
     }
-    lf_potential *p = alloc_pot(P_CALLBACK, name ? name : "callback", eval, err);
+    lf_potential *p = alloc_pot(NULL, name ? name : "callback", eval, err);
     if (!p) return NULL;
     p->ctx = ctx;
     p->destroy = destroy;
@@ -77,7 +69,7 @@ int lf_potential_has_jacobian(const lf_potential *p) { return p && p->jacobian; 
 
 void *lf_potential_context(const lf_potential *p, lf_potential_eval_fn eval)
 {
-    return p && p->kind == P_CALLBACK && p->eval == eval ? p->ctx : NULL;
+    return p && !p->cls && p->eval == eval ? p->ctx : NULL;
 }
 
 int lf_potential_jacobian(const lf_potential *p, int nb, const double *R, double *K, lf_error *err)
@@ -109,202 +101,98 @@ int lf_potential_eval(const lf_potential *p, int nb, const double *R, double *U,
     return LF_OK;
 }
 
-/* Notation: tr(M hat(y)) = y . trhat(M) with trhat(M) = (M23 - M32, M31 - M13, M12 - M21). */
+/* ---------------------------------------------------------------- classes */
+int lf_param_size(lf_param_type type) { return type == LF_PARAM_NUMBER ? 1 : type == LF_PARAM_VEC3 ? 3 : 9; }
 
-/* ---------------------------------------------------------------- stress test, eq. (12) of BOS */
-/* par: [0] alpha, [1..9] Rm. With d(A) = ||R - A||_F:  d/de d(A)^2 = 2 tr((R - A)^T R hat y)
- * = -2 tr(A^T R hat y) (tr(R^T R hat y) = tr(hat y) = 0), so  d(d(A))/de = -y . trhat(A^T R) / d(A).
- * One body: adds U to *U (if U), writes tau (if tau). Computes in every case (lane loops) and
- * returns STRESS_AT_RM / STRESS_AT_I flags where the value / torque is undefined. */
-enum { STRESS_AT_RM = 1, STRESS_AT_I = 2, WALL_BEYOND = 4 };
-
-static inline __attribute__((always_inline)) int stress_body(const double *par, const double *Rb, double *U,
-                                                             double *tau)
+int lf_potential_class_npar(const lf_potential_class *c)
 {
-    const double alpha = par[0], *Rm = par + 1;
-    double s1 = 0, s2 = 0; /* d(I)^2, d(Rm)^2 in one pass */
-    for (int i = 0; i < 9; i++) {
-        const double a = Rb[i] - (i % 4 == 0), c = Rb[i] - Rm[i];
-        s1 += a * a;
-        s2 += c * c;
-    }
-    const double d1 = sqrt(s1), d2 = sqrt(s2);
-    int flags = !(d2 > 0) ? STRESS_AT_RM : 0;
-    if (U) *U += (d1 - 1) * (d1 - 1) - alpha / d2;
-    if (tau) {
-        /* dU = 2 (d1 - 1) dd1 + alpha/d2^2 dd2, dd(A) = -y.trhat(A^T R)/d(A); tau = -dU.
-         * trhat(Rm^T R) needs the six off-diagonal entries M_ij = sum_k Rm_ki R_kj only. */
-        flags |= !(d1 > 0) ? STRESS_AT_I : 0;
-#define M_(i, j) (Rm[i] * Rb[j] + Rm[3 + i] * Rb[3 + j] + Rm[6 + i] * Rb[6 + j])
-        const double v2x = M_(1, 2) - M_(2, 1), v2y = M_(2, 0) - M_(0, 2), v2z = M_(0, 1) - M_(1, 0);
-#undef M_
-        const double c1 = 2 * (d1 - 1) / d1, c2 = alpha / (d2 * d2 * d2);
-        tau[0] = c1 * (Rb[5] - Rb[7]) + c2 * v2x;
-        tau[1] = c1 * (Rb[6] - Rb[2]) + c2 * v2y;
-        tau[2] = c1 * (Rb[1] - Rb[3]) + c2 * v2z;
-    }
-    return flags;
+    int n = 0;
+    for (int i = 0; i < c->nparams; i++) n += lf_param_size(c->params[i].type);
+    return n;
 }
 
-static int stress_error(int flags, lf_error *err)
+void lf_potential_class_defaults(const lf_potential_class *c, double *par)
 {
-    if (flags & STRESS_AT_RM)
-        return lf_error_set(err, LF_EDOMAIN, "stress potential: R equals the attraction point Rm (dist = 0)");
-    return lf_error_set(err, LF_EDOMAIN, "stress potential: torque undefined at R = I (dist(R,I) = 0)");
+    for (int i = 0; i < c->nparams; i++) {
+        const lf_potential_param *q = &c->params[i];
+        const int n = lf_param_size(q->type);
+        if (q->required) memset(par, 0, (size_t)n * sizeof(double));
+        else if (q->type == LF_PARAM_ROTATION) lf_so3_exp(q->def, par);
+        else memcpy(par, q->def, (size_t)n * sizeof(double));
+        par += n;
+    }
 }
 
-static int stress_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
+/* every parameter finite, rotations rotations (the check of a class without its own) */
+static int generic_check(const lf_potential_class *c, const double *par, lf_error *err)
 {
-    double Usum = 0;
-    for (int b = 0; b < nb; b++) {
-        int flags = stress_body(ctx, R + 9 * b, U ? &Usum : NULL, tau ? tau + 3 * b : NULL);
-        if (flags) return stress_error(flags, err);
+    for (int i = 0; i < c->nparams; i++) {
+        const lf_potential_param *q = &c->params[i];
+        const int n = lf_param_size(q->type);
+        if (q->type == LF_PARAM_ROTATION) {
+            char what[96];
+            snprintf(what, sizeof what, "%s potential: %s", c->name, q->name);
+            if (lf_so3_check(par, 1e-9, what, err) != LF_OK) return LF_EINVAL;
+        } else
+            for (int k = 0; k < n; k++)
+                if (!isfinite(par[k])) {
+                    if (n == 1)
+                        return lf_error_set(err, LF_EINVAL, "%s potential: %s = %g must be finite", c->name, q->name,
+                                            par[0]);
+                    return lf_error_set(err, LF_EINVAL, "%s potential: %s[%d] = %g must be finite", c->name, q->name,
+                                        k + 1, par[k]);
+                }
+        par += n;
     }
-    if (U) *U = Usum;
     return LF_OK;
+}
+
+lf_potential *lf_potential_create(const lf_potential_class *c, const double *par, lf_error *err)
+{
+    if (!c || !c->eval || c->nparams < 0 || c->nparams > LF_POTENTIAL_MAXPARAMS ||
+        lf_potential_class_npar(c) > LF_POTENTIAL_MAXPAR || (c->nparams > 0 && !par)) {
+        lf_error_set(err, LF_EINVAL, "lf_potential_create: %s is not a valid potential class",
+                     c && c->name ? c->name : "(null)");
+        return NULL;
+    }
+    if ((c->check ? c->check(par, err) : generic_check(c, par, err)) != LF_OK) return NULL;
+    lf_potential *p = alloc_pot(c, c->name, c->eval, err);
+    if (p && c->nparams > 0) memcpy(p->par, par, (size_t)lf_potential_class_npar(c) * sizeof(double));
+    return p;
+}
+
+const lf_potential_class *lf_potential_class_of(const lf_potential *p) { return p ? p->cls : NULL; }
+
+const double *lf_potential_params(const lf_potential *p) { return p && p->cls ? p->par : NULL; }
+
+/* the built-ins by their parameters */
+static lf_potential *create_builtin(const char *name, const double *par, lf_error *err)
+{
+    return lf_potential_create(lf_potential_class_find(name), par, err);
 }
 
 lf_potential *lf_potential_stress(double alpha, const double Rm[9], lf_error *err)
 {
-    if (!isfinite(alpha)) {
-        lf_error_set(err, LF_EINVAL, "stress potential: alpha = %g must be finite", alpha);
-        return NULL;
-    }
-    if (lf_so3_check(Rm, 1e-9, "stress potential: Rm", err) != LF_OK) return NULL;
-    lf_potential *p = alloc_pot(P_STRESS, "stress", stress_eval, err);
-    if (!p) return NULL;
-    p->par[0] = alpha;
-    memcpy(p->par + 1, Rm, 9 * sizeof(double));
-    return p;
-}
-
-/* ---------------------------------------------------------------- uniform field on a body vector */
-/* par: [0..2] B (spatial), [3..5] m (body).  U = -B . R m;  dU.y = -(R^T B) . (y x m)
- * = -y . (m x R^T B), so tau = m x R^T B. */
-static inline __attribute__((always_inline)) void field_body(const double *par, const double *Rb, double *U,
-                                                              double *tau)
-{
-    const double *B = par, *m = B + 3;
-    double Bb[3];
-    lf_m3_tapply(Rb, B, Bb); /* R^T B */
-    if (U) *U -= lf_v3_dot(Bb, m);
-    if (tau) lf_v3_cross(m, Bb, tau);
-}
-
-static int field_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
-{
-    (void)err; /* cannot fail */
-    double Usum = 0;
-    for (int b = 0; b < nb; b++) field_body(ctx, R + 9 * b, U ? &Usum : NULL, tau ? tau + 3 * b : NULL);
-    if (U) *U = Usum;
-    return LF_OK;
-}
-
-static lf_potential *field_like(int kind, const char *name, const double B[3], const double m[3], lf_error *err)
-{
-    if (!all_finite(3, B) || !all_finite(3, m)) {
-        lf_error_set(err, LF_EINVAL, "%s potential: the field (%g, %g, %g) and body vector (%g, %g, %g) must be finite",
-                     name, B[0], B[1], B[2], m[0], m[1], m[2]);
-        return NULL;
-    }
-    lf_potential *p = alloc_pot(kind, name, field_eval, err);
-    if (!p) return NULL;
-    memcpy(p->par, B, 3 * sizeof(double));
-    memcpy(p->par + 3, m, 3 * sizeof(double));
-    return p;
+    double par[10] = {alpha};
+    memcpy(par + 1, Rm, 9 * sizeof(double));
+    return create_builtin("stress", par, err);
 }
 
 lf_potential *lf_potential_field(const double B[3], const double m[3], lf_error *err)
 {
-    return field_like(P_FIELD, "field", B, m, err);
+    const double par[6] = {B[0], B[1], B[2], m[0], m[1], m[2]};
+    return create_builtin("field", par, err);
 }
 
 lf_potential *lf_potential_top(double mgl, const double chi[3], lf_error *err)
 {
-    if (!isfinite(mgl)) {
-        lf_error_set(err, LF_EINVAL, "top potential: mgl = %g must be finite", mgl);
-        return NULL;
-    }
-    const double B[3] = {0, 0, -mgl};
-    lf_potential *p = field_like(P_TOP, "top", B, chi, err);
-    if (p) p->par[6] = mgl;
-    return p;
+    const double par[4] = {mgl, chi[0], chi[1], chi[2]};
+    return create_builtin("top", par, err);
 }
 
-/* ---------------------------------------------------------------- Coulomb wall, Krysl §3.7 */
-/* U = g(c), c = R33, g(c) = 1/(1.1+c) - 0.001/(1.1+c)^10, g'(c) = -(1.1+c)^-2 + 0.01 (1.1+c)^-11.
- * dU.y = g'(c) (R^T e3) . (y x e3) = g'(c) y . (e3 x R^T e3), R^T e3 = (R31, R32, R33):
- * tau = -g'(c) (-R32, R31, 0); the spatial torque R tau = g'(c) e3 x R e3 = g'(c) (-R23, R13, 0),
- * which is the torque printed by Krysl. */
-static inline __attribute__((always_inline)) int coulomb_wall_body(const double *Rb, double *U, double *tau)
-{
-    const double s = 1.1 + Rb[8], s2 = s * s, s10 = s2 * s2 * s2 * s2 * s2;
-    if (U) *U += 1 / s - 0.001 / s10;
-    if (tau) {
-        const double gp = -1 / s2 + 0.01 / (s10 * s);
-        tau[0] = gp * Rb[7];
-        tau[1] = -gp * Rb[6];
-        tau[2] = 0;
-    }
-    return !(s > 0) ? WALL_BEYOND : 0;
-}
-
-static int coulomb_wall_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
-{
-    (void)ctx; /* no parameters */
-    double Usum = 0;
-    for (int b = 0; b < nb; b++)
-        if (coulomb_wall_body(R + 9 * b, U ? &Usum : NULL, tau ? tau + 3 * b : NULL))
-            return lf_error_set(err, LF_EDOMAIN, "coulomb_wall potential: 1.1 + R33 = %g is not positive",
-                                1.1 + R[9 * b + 8]);
-    if (U) *U = Usum;
-    return LF_OK;
-}
-
-lf_potential *lf_potential_coulomb_wall(lf_error *err)
-{
-    return alloc_pot(P_COULOMB_WALL, "coulomb_wall", coulomb_wall_eval, err);
-}
+lf_potential *lf_potential_coulomb_wall(lf_error *err) { return create_builtin("coulomb_wall", NULL, err); }
 
 /* ---------------------------------------------------------------- lanes */
-/* The built-ins' torques over B lanes, vectorized (lanes_internal.h); nonzero when a torque is not
- * finite. The body kernels' flags are not needed here: where they are raised the torque is infinite
- * or NaN (stress: a division by d = 0; coulomb_wall: 1.1 + R33 > 0 for every rotation). */
-LF_LANE_LOOPS static int builtin_torque_lanes(const lf_potential *p, int B, const double *restrict R,
-                                              double *restrict tau)
-{
-    switch (p->kind) {
-    case P_STRESS:
-        for (int j = 0; j < B; j++) {
-            double Rb[9], t[3];
-            lf_lane_get(9, R, B, j, Rb);
-            stress_body(p->par, Rb, NULL, t);
-            lf_lane_put(3, t, tau, B, j);
-        }
-        break;
-    case P_FIELD:
-    case P_TOP:
-        for (int j = 0; j < B; j++) {
-            double Rb[9], t[3];
-            lf_lane_get(9, R, B, j, Rb);
-            field_body(p->par, Rb, NULL, t);
-            lf_lane_put(3, t, tau, B, j);
-        }
-        break;
-    case P_COULOMB_WALL:
-        for (int j = 0; j < B; j++) {
-            double Rb[9], t[3];
-            lf_lane_get(9, R, B, j, Rb);
-            coulomb_wall_body(Rb, NULL, t);
-            lf_lane_put(3, t, tau, B, j);
-        }
-        break;
-    }
-    double sum = 0; /* NaN or infinite iff some torque is */
-    for (int i = 0; i < 3 * B; i++) sum += tau[i] * 0;
-    return !(sum == 0);
-}
-
 int lf_potential_torque_lanes(const lf_potential *p, int B, const double *R, double *tau, lf_error *err)
 {
     if (B < 1 || !R || !tau) return lf_error_set(err, LF_EINVAL, "lf_potential_torque_lanes: %d lanes", B);
@@ -312,8 +200,9 @@ int lf_potential_torque_lanes(const lf_potential *p, int B, const double *R, dou
         memset(tau, 0, 3 * (size_t)B * sizeof(double));
         return LF_OK;
     }
-    if (p->kind != P_CALLBACK && !builtin_torque_lanes(p, B, R, tau)) return LF_OK;
-    /* a callback, or a built-in that failed somewhere: lane by lane, which also finds the lane */
+    if (p->cls && p->cls->torque_lanes && !p->cls->torque_lanes(p->par, B, R, tau)) return LF_OK;
+    /* a callback, a class without a lanes kernel, or one that failed somewhere: lane by lane, which
+     * also finds the lane */
     for (int j = 0; j < B; j++) {
         double Rb[9], t[3];
         lf_lane_get(9, R, B, j, Rb);
@@ -332,18 +221,31 @@ int lf_potential_torque_lanes(const lf_potential *p, int B, const double *R, dou
 }
 
 /* ---------------------------------------------------------------- description */
+/* "name(p = v, ...)" from the schema: numbers %g, vectors (x, y, z), matrices [a b c; d e f; g h i] */
+static int describe_schema(const lf_potential_class *c, const double *q, char *buf, size_t size)
+{
+    char tmp[512];
+    size_t n = (size_t)snprintf(tmp, sizeof tmp, "%s(", c->name);
+    for (int i = 0; i < c->nparams && n < sizeof tmp; i++) {
+        const lf_potential_param *d = &c->params[i];
+        const char *sep = i ? ", " : "";
+        char *o = tmp + n;
+        size_t room = sizeof tmp - n;
+        if (d->type == LF_PARAM_NUMBER) n += (size_t)snprintf(o, room, "%s%s = %g", sep, d->name, q[0]);
+        else if (d->type == LF_PARAM_VEC3)
+            n += (size_t)snprintf(o, room, "%s%s = (%g, %g, %g)", sep, d->name, q[0], q[1], q[2]);
+        else
+            n += (size_t)snprintf(o, room, "%s%s = [%g %g %g; %g %g %g; %g %g %g]", sep, d->name, q[0], q[1], q[2],
+                                  q[3], q[4], q[5], q[6], q[7], q[8]);
+        q += lf_param_size(d->type);
+    }
+    return snprintf(buf, size, "%.*s)", (int)(n < sizeof tmp ? n : sizeof tmp - 1), tmp);
+}
+
 int lf_potential_describe(const lf_potential *p, char *buf, size_t size)
 {
     if (!p) return snprintf(buf, size, "free");
-    const double *q = p->par;
-    switch (p->kind) {
-    case P_STRESS:
-        return snprintf(buf, size, "stress(alpha = %g, Rm = [%g %g %g; %g %g %g; %g %g %g])", q[0], q[1], q[2], q[3],
-                        q[4], q[5], q[6], q[7], q[8], q[9]);
-    case P_FIELD:
-        return snprintf(buf, size, "field(B = (%g, %g, %g), m = (%g, %g, %g))", q[0], q[1], q[2], q[3], q[4], q[5]);
-    case P_TOP: return snprintf(buf, size, "top(mgl = %g, chi = (%g, %g, %g))", q[6], q[3], q[4], q[5]);
-    case P_COULOMB_WALL: return snprintf(buf, size, "coulomb_wall()");
-    default: return snprintf(buf, size, "%s", p->name);
-    }
+    if (!p->cls) return snprintf(buf, size, "%s", p->name);
+    if (p->cls->describe) return p->cls->describe(p->par, buf, size);
+    return describe_schema(p->cls, p->par, buf, size);
 }

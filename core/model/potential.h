@@ -2,9 +2,12 @@
  * left trivialization, tau_i . y = -d/de U(.., R_i exp(e hat(y)), ..) at e = 0 (conventions in so3.h).
  *
  * A potential is an object with its own parameters (allocated by its constructor, released by
- * lf_potential_free). Built-ins are implemented in C (potential.c); a host (the Lua binding) makes
- * its own with lf_potential_new and an evaluation callback. A single-body built-in acts on every
- * body of a system (U is the sum over the bodies). */
+ * lf_potential_free). The built-ins are classes (lf_potential_class): one record each, with the
+ * parameter schema, the check of the parameters, U and the torque of one body, the lanes kernel and
+ * the description, listed by a registry (lf_potential_class_count/at/find; the records are in
+ * potential_classes.c); lf_potential_create makes a potential of a class from a parameter vector. A
+ * host (the Lua binding) makes its own with lf_potential_new and an evaluation callback. A
+ * single-body built-in acts on every body of a system (U is the sum over the bodies). */
 #ifndef LF_POTENTIAL_H
 #define LF_POTENTIAL_H
 
@@ -17,10 +20,70 @@ typedef struct lf_potential lf_potential;
 /* Evaluate at rotations R[9 nb]: *U (if U != NULL) and torques tau[3 nb] (if tau != NULL). */
 typedef int (*lf_potential_eval_fn)(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err);
 
+/* ---------------------------------------------------------------- classes of built-in potentials */
+/* A parameter: a number, a vector, a 3x3 matrix or a rotation (row-major), `size` doubles of the
+ * class's parameter vector, which holds the parameters one after the other in schema order. */
+typedef enum { LF_PARAM_NUMBER, LF_PARAM_VEC3, LF_PARAM_MAT3, LF_PARAM_ROTATION } lf_param_type;
+
+typedef struct lf_potential_param {
+    const char *name;   /* as constructors name it: "alpha", "Rm" */
+    lf_param_type type; /* the size follows: 1, 3, 9, 9 (lf_param_size) */
+    int required;       /* 1: no default, a constructor must be given it */
+    double def[9];      /* the default (a rotation: the rotation vector v of exp(hat v)) */
+    const char *doc;    /* what it is, e.g. "spatial field" (messages, listings) */
+} lf_potential_param;
+
+#define LF_POTENTIAL_MAXPARAMS 4 /* parameters of a class */
+#define LF_POTENTIAL_MAXALT 3    /* alternative names of one parameter */
+#define LF_POTENTIAL_MAXPAR 32   /* doubles of a parameter vector */
+
+/* A built-in potential. Every function gets the parameter vector par (checked by `check`). Values
+ * of parameters are valid when finite (rotations: lf_so3_check within 1e-9) and `check` accepts them. */
+typedef struct lf_potential_class {
+    const char *name;    /* registry key, lf_potential_name, the Lua constructor lf.potential.<name> */
+    const char *formula; /* one line: what U is */
+    int nparams;
+    lf_potential_param params[LF_POTENTIAL_MAXPARAMS];
+    /* Optional: other parameters a constructor accepts instead of params[alt_for] (the top's m, g, l
+     * for mgl), not stored: given some of them (the others at their defaults) and not params[alt_for],
+     * that parameter is from_alt(their values) (numbers only). */
+    int nalt, alt_for;
+    lf_potential_param alt[LF_POTENTIAL_MAXALT];
+    double (*from_alt)(const double *alt);
+    /* Optional: refuse invalid parameters with a message "<name> potential: ..." (NULL: the generic
+     * check above, which messages "<name> potential: alpha = nan must be finite"). */
+    int (*check)(const double *par, lf_error *err);
+    /* U and the torques of nb bodies, called with ctx = par. */
+    lf_potential_eval_fn eval;
+    /* Optional: the torques of B one-body lanes (as lf_potential_torque_lanes), bitwise equal to
+     * eval on each lane; nonzero when one is not finite (the caller then finds the lane with eval). */
+    int (*torque_lanes)(const double *par, int B, const double *R, double *tau);
+    /* Optional: "name(p = v, ...)" (NULL: generated from the schema, lf_potential_describe). */
+    int (*describe)(const double *par, char *buf, size_t size);
+} lf_potential_class;
+
+/* The registry of built-in classes (stress, top, field, coulomb_wall). */
+int lf_potential_class_count(void);
+const lf_potential_class *lf_potential_class_at(int i);
+const lf_potential_class *lf_potential_class_find(const char *name); /* NULL if unknown */
+/* 1, 3, 9, 9 */
+int lf_param_size(lf_param_type type);
+/* The doubles of the class's parameter vector. */
+int lf_potential_class_npar(const lf_potential_class *c);
+/* The parameter vector of the defaults (0 for a required parameter) into par. */
+void lf_potential_class_defaults(const lf_potential_class *c, double *par);
+/* A potential of class c with the parameters par (lf_potential_class_npar doubles; checked). c may
+ * be a record of the host's own (it must outlive the potential). */
+lf_potential *lf_potential_create(const lf_potential_class *c, const double *par, lf_error *err);
+/* The class of a potential made by lf_potential_create and its parameter vector (NULL otherwise). */
+const lf_potential_class *lf_potential_class_of(const lf_potential *p);
+const double *lf_potential_params(const lf_potential *p);
+
 /* A potential from a callback; destroy(ctx) (may be NULL) runs in lf_potential_free. */
 lf_potential *lf_potential_new(const char *name, lf_potential_eval_fn eval, void *ctx, void (*destroy)(void *ctx),
                                lf_error *err);
-/* The stress-test potential of Bou-Rabee, Ortolan & Saccon, eq. (12):
+/* The built-ins by their parameters (the same as lf_potential_create of their class).
+ * The stress-test potential of Bou-Rabee, Ortolan & Saccon, eq. (12):
  * U = (dist(R, I) - 1)^2 - alpha / dist(R, Rm), dist(A, B) = ||A - B||_F. */
 lf_potential *lf_potential_stress(double alpha, const double Rm[9], lf_error *err);
 /* Uniform field acting on a body-fixed vector: U = -B . (R m)   (B spatial, m body). */
@@ -46,9 +109,10 @@ int lf_potential_jacobian(const lf_potential *p, int nb, const double *R, double
  * how a kind of callback potential recognizes its own. */
 void *lf_potential_context(const lf_potential *p, lf_potential_eval_fn eval);
 
-/* "stress", "field", "top", "coulomb_wall" or the name given to lf_potential_new. */
+/* The class's name ("stress", ...) or the name given to lf_potential_new. */
 const char *lf_potential_name(const lf_potential *p);
-/* The name and parameters, e.g. "stress(alpha = 0.3, Rm = [...])", into buf (snprintf semantics). */
+/* The name and parameters, e.g. "stress(alpha = 0.3, Rm = [...])", into buf (snprintf semantics):
+ * the class's describe, or from its schema: numbers %g, vectors "(x, y, z)", matrices "[a b c; ...]". */
 int lf_potential_describe(const lf_potential *p, char *buf, size_t size);
 /* Evaluate (p == NULL: the free body, U = 0, tau = 0); results are checked finite. */
 int lf_potential_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau, lf_error *err);

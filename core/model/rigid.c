@@ -13,6 +13,8 @@ typedef struct {
     int nb;
     double *J;
     const lf_potential *pot;
+    lf_form_rigid rigid;               /* the forms' records (system.h) */
+    lf_form_second_order second_order;
 } rigid_ctx;
 
 static const lf_system_class rigid_class;
@@ -160,14 +162,36 @@ static int rigid_check_state(const lf_system *s, const double *y, double tol, lf
     return LF_OK;
 }
 
+/* ---- the rigid form's record (system.h) */
+static int form_torque(const lf_system *s, const double *R, double *tau, lf_error *err)
+{
+    const rigid_ctx *c = lf_system_ctx(s);
+    return lf_potential_eval(c->pot, c->nb, R, NULL, tau, err);
+}
+
+static int form_torque_lanes(const lf_system *s, int B, const double *R, double *tau, lf_error *err)
+{
+    return lf_potential_torque_lanes(((const rigid_ctx *)lf_system_ctx(s))->pot, B, R, tau, err);
+}
+
+static int form_has_torque_jacobian(const lf_system *s)
+{
+    return lf_potential_has_jacobian(((const rigid_ctx *)lf_system_ctx(s))->pot);
+}
+
+static int form_torque_jacobian(const lf_system *s, const double *R, double *K, lf_error *err)
+{
+    const rigid_ctx *c = lf_system_ctx(s);
+    return lf_potential_jacobian(c->pot, c->nb, R, K, err);
+}
+
 static const lf_system_class rigid_class = {
     .kind = "rigidbody",
     .check_state = rigid_check_state,
-    .forms = LF_FORM_LIE_ODE | LF_FORM_RIGID | LF_FORM_SECOND_ORDER | LF_FORM_FIRST_INTEGRAL,
+    .forms = LF_FORM_LIE_ODE | LF_FORM_FIRST_INTEGRAL, /* and rigid, second_order: the records */
     .f = rigid_f,
     .energy = rigid_energy,
     .observe = rigid_observe,
-    .accel = accel,
     .destroy = rigid_destroy,
     .first_integral = rigid_energy,
     .dH = rigid_dH,
@@ -199,7 +223,10 @@ lf_system *lf_rigid_new(int nb, const double *J, const lf_potential *pot, lf_err
         return NULL;
     }
     memcpy(Jc, J, 3 * (size_t)nb * sizeof(double));
-    *c = (rigid_ctx){nb, Jc, pot};
+    *c = (rigid_ctx){.nb = nb, .J = Jc, .pot = pot};
+    c->rigid = (lf_form_rigid){nb, Jc, pot ? lf_potential_name(pot) : NULL, form_torque, form_torque_lanes,
+                               form_has_torque_jacobian, form_torque_jacobian};
+    c->second_order = (lf_form_second_order){.nconfig = nb, .accel = accel};
     for (int i = 0; i < nb; i++) {
         kinds[i] = LF_SO3;
         kinds[nb + i] = LF_RM;
@@ -215,7 +242,8 @@ lf_system *lf_rigid_new(int nb, const double *J, const lf_potential *pot, lf_err
     }
     lf_system *s = lf_system_create(&rigid_class, c, M, NULL, err);
     if (!s) return NULL;
-    s->nconfig = nb;
+    s->rigid = &c->rigid; /* c is the system's ctx from here */
+    s->second_order = &c->second_order;
     lf_system_add_field(s, "R", 0, nb, 1, 0);
     lf_system_add_field(s, "omega", nb, nb, 1, 1);
     lf_system_add_observable(s, "energy", LF_OBS_SCALAR, 1, "energy");

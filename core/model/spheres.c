@@ -58,7 +58,8 @@ typedef struct {
     int rows, cols;     /* POT_DIPOLES */
     double *table;      /* 3 per grid offset: kappa / |r|^3, e_x, e_y */
     lf_spheres_def def; /* POT_CALLBACK */
-    lf_constrained cons;
+    lf_form_second_order second_order; /* the forms' records (system.h) */
+    lf_form_constrained cons;
 } spheres_ctx;
 
 static const lf_system_class spheres_class;
@@ -378,13 +379,25 @@ static void sph_destroy(void *p)
 
 static const lf_system_class spheres_class = {
     .kind = "spheres",
-    .forms = LF_FORM_LIE_ODE | LF_FORM_SECOND_ORDER | LF_FORM_CONSTRAINED,
+    .forms = LF_FORM_LIE_ODE, /* and second_order, constrained: the records */
     .f = sph_f,
     .energy = sph_energy,
     .observe = sph_observe,
-    .accel = sph_accel,
     .destroy = sph_destroy,
 };
+
+/* ---- the second-order form's record: alpha affine in the centripetal terms (eln_spatial) */
+static size_t so_affine_work(const lf_system *s) { return lf_spheres_work_size(lf_spheres_n(s)); }
+
+static int so_accel_work(const lf_system *s, const double *y, double *a, double *work, lf_error *err)
+{
+    return lf_spheres_alpha(s, y, y + 3 * lf_spheres_n(s), a, work, err);
+}
+
+static int so_accel_affine(const lf_system *s, const double *y, double *aV, double *L, double *work, lf_error *err)
+{
+    return lf_spheres_alpha_affine(s, y, aV, L, work, err);
+}
 
 /* ---- the constrained view (RATTLE) */
 static int cons_potential(const lf_system *s, const double *x, double *V, double *g, lf_error *err)
@@ -425,32 +438,19 @@ static spheres_ctx *new_ctx(int n, lf_error *err)
     return c;
 }
 
-/* Check M (symmetric, SPD), make W = M^{-1}, check q0/omega0 and build the system; takes c (and
- * destroys it on failure). */
-static lf_system *finish(spheres_ctx *c, const double *M, const double *q0, const double *w0, lf_error *err)
+/* Check M (finite, symmetric, positive definite) and set c->M, c->diagonal and W = M^{-1}. */
+static int set_mass(spheres_ctx *c, const double *M, lf_error *err)
 {
     const int n = c->n;
-    lf_system *sys = NULL;
-    lf_factor_kind *kinds = NULL;
-    int *dims = NULL;
-    double *y0 = NULL, *chol = NULL;
-    if (!M) {
-        lf_error_set(err, LF_EINVAL, "spheres: the coupling M is required");
-        goto fail;
-    }
+    if (!M) return lf_error_set(err, LF_EINVAL, "spheres: the coupling M is required");
     for (int i = 0; i < n * n; i++)
-        if (!isfinite(M[i])) {
-            lf_error_set(err, LF_EINVAL, "spheres: M[%d][%d] = %g is not finite", i / n + 1, i % n + 1, M[i]);
-            goto fail;
-        }
+        if (!isfinite(M[i])) return lf_error_set(err, LF_EINVAL, "spheres: M[%d][%d] = %g is not finite", i / n + 1, i % n + 1, M[i]);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) {
             double a = M[(size_t)i * n + j], b = M[(size_t)j * n + i];
-            if (fabs(a - b) > 1e-12 * fmax(fabs(a), fabs(b))) {
-                lf_error_set(err, LF_EINVAL, "spheres: M is not symmetric: M[%d][%d] = %.17g, M[%d][%d] = %.17g", i + 1,
-                             j + 1, a, j + 1, i + 1, b);
-                goto fail;
-            }
+            if (fabs(a - b) > 1e-12 * fmax(fabs(a), fabs(b)))
+                return lf_error_set(err, LF_EINVAL, "spheres: M is not symmetric: M[%d][%d] = %.17g, M[%d][%d] = %.17g",
+                                    i + 1, j + 1, a, j + 1, i + 1, b);
         }
     c->diagonal = 1;
     for (int i = 0; i < n; i++)
@@ -459,18 +459,15 @@ static lf_system *finish(spheres_ctx *c, const double *M, const double *q0, cons
             c->M[(size_t)i * n + j] = m;
             if (i != j && m != 0) c->diagonal = 0;
         }
-    chol = malloc(((size_t)n * n + n) * sizeof(double));
-    if (!chol) {
-        lf_error_set(err, LF_ENOMEM, "spheres: out of memory (%d spheres)", n);
-        goto fail;
-    }
+    double *chol = malloc(((size_t)n * n + n) * sizeof(double));
+    if (!chol) return lf_error_set(err, LF_ENOMEM, "spheres: out of memory (%d spheres)", n);
     memcpy(chol, c->M, (size_t)n * n * sizeof(double));
     double piv = 0;
     int k = lf_cholesky_factor(n, chol, &piv);
     if (k) {
-        if (n == 1) lf_error_set(err, LF_EINVAL, "spheres: M = %g must be positive", M[0]);
-        else lf_error_set(err, LF_EINVAL, "spheres: M is not positive definite (Cholesky pivot %d = %g)", k, piv);
-        goto fail;
+        free(chol);
+        if (n == 1) return lf_error_set(err, LF_EINVAL, "spheres: M = %g must be positive", M[0]);
+        return lf_error_set(err, LF_EINVAL, "spheres: M is not positive definite (Cholesky pivot %d = %g)", k, piv);
     }
     for (int j = 0; j < n; j++) { /* W = M^{-1} column by column, then symmetrized */
         double *x = chol + (size_t)n * n;
@@ -479,6 +476,7 @@ static lf_system *finish(spheres_ctx *c, const double *M, const double *q0, cons
         lf_cholesky_solve(n, chol, x);
         for (int i = 0; i < n; i++) c->W[(size_t)i * n + j] = x[i];
     }
+    free(chol);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) {
             double m = 0.5 * (c->W[(size_t)i * n + j] + c->W[(size_t)j * n + i]);
@@ -486,54 +484,77 @@ static lf_system *finish(spheres_ctx *c, const double *M, const double *q0, cons
         }
     if (c->diagonal)
         for (int i = 0; i < n; i++) c->W[(size_t)i * n + i] = 1 / c->M[(size_t)i * n + i];
-    /* the initial state */
-    if (!q0) {
-        lf_error_set(err, LF_EINVAL, "spheres: the initial unit vectors q are required");
-        goto fail;
-    }
-    y0 = malloc(6 * (size_t)n * sizeof(double));
-    kinds = malloc(2 * (size_t)n * sizeof *kinds);
-    dims = malloc(2 * (size_t)n * sizeof *dims);
-    if (!y0 || !kinds || !dims) {
-        lf_error_set(err, LF_ENOMEM, "spheres: out of memory (%d spheres)", n);
-        goto fail;
-    }
+    return LF_OK;
+}
+
+/* Check q0 (unit vectors) and omega0 (orthogonal to them; NULL: 0) into y0 (6n). */
+static int initial_state(int n, const double *q0, const double *w0, double *y0, lf_error *err)
+{
+    if (!q0) return lf_error_set(err, LF_EINVAL, "spheres: the initial unit vectors q are required");
     for (int i = 0; i < n; i++) {
         const double *q = q0 + 3 * i, *w = w0 ? w0 + 3 * i : NULL;
-        if (!lf_v3_isfinite(q) || (w && !lf_v3_isfinite(w))) {
-            lf_error_set(err, LF_EINVAL, "spheres: q[%d] or omega[%d] is not finite", i + 1, i + 1);
-            goto fail;
-        }
+        if (!lf_v3_isfinite(q) || (w && !lf_v3_isfinite(w)))
+            return lf_error_set(err, LF_EINVAL, "spheres: q[%d] or omega[%d] is not finite", i + 1, i + 1);
         double d = lf_v3_norm(q) - 1;
-        if (!(fabs(d) <= 1e-12)) {
-            lf_error_set(err, LF_EINVAL, "spheres: q[%d] = (%g, %g, %g) is not a unit vector: |q| - 1 = %.3g (tolerance 1e-12)",
-                         i + 1, q[0], q[1], q[2], d);
-            goto fail;
-        }
+        if (!(fabs(d) <= 1e-12))
+            return lf_error_set(err, LF_EINVAL, "spheres: q[%d] = (%g, %g, %g) is not a unit vector: |q| - 1 = %.3g "
+                                "(tolerance 1e-12)", i + 1, q[0], q[1], q[2], d);
         if (w) {
             double qw = lf_v3_dot(q, w), tol = 1e-12 * fmax(1, lf_v3_norm(w));
-            if (!(fabs(qw) <= tol)) {
-                lf_error_set(err, LF_EINVAL, "spheres: omega[%d] is not orthogonal to q[%d]: q . omega = %.3g (tolerance %.1g); "
-                             "the angular velocity of a sphere is perpendicular to it (omega = q x qdot)", i + 1, i + 1, qw, tol);
-                goto fail;
-            }
+            if (!(fabs(qw) <= tol))
+                return lf_error_set(err, LF_EINVAL, "spheres: omega[%d] is not orthogonal to q[%d]: q . omega = %.3g "
+                                    "(tolerance %.1g); the angular velocity of a sphere is perpendicular to it (omega = "
+                                    "q x qdot)", i + 1, i + 1, qw, tol);
         }
         memcpy(y0 + 3 * i, q, 3 * sizeof(double));
         if (w) memcpy(y0 + 3 * n + 3 * i, w, 3 * sizeof(double));
         else memset(y0 + 3 * n + 3 * i, 0, 3 * sizeof(double));
-        kinds[i] = LF_S2;
-        kinds[n + i] = LF_RM;
-        dims[i] = 0;
-        dims[n + i] = 3;
     }
-    lf_manifold *Mf = lf_manifold_new(2 * n, kinds, dims, LF_RIGHT_TRIVIALIZED, err);
-    if (!Mf) goto fail;
-    c->cons = (lf_constrained){n, c->W, c->diagonal, cons_potential, cons_to, cons_from};
-    sys = lf_system_create(&spheres_class, c, Mf, y0, err); /* owns c and Mf from here, also on failure */
-    c = NULL;
-    if (!sys) goto done;
-    sys->nconfig = n;
-    sys->constrained = &((spheres_ctx *)lf_system_ctx(sys))->cons;
+    return LF_OK;
+}
+
+/* The manifold s2^n x (R^3)^n, right-trivialized. */
+static lf_manifold *spheres_manifold(int n, lf_error *err)
+{
+    lf_factor_kind *kinds = malloc(2 * (size_t)n * sizeof *kinds);
+    int *dims = malloc(2 * (size_t)n * sizeof *dims);
+    lf_manifold *Mf = NULL;
+    if (!kinds || !dims) lf_error_set(err, LF_ENOMEM, "spheres: out of memory (%d spheres)", n);
+    else {
+        for (int i = 0; i < n; i++) {
+            kinds[i] = LF_S2;
+            kinds[n + i] = LF_RM;
+            dims[i] = 0;
+            dims[n + i] = 3;
+        }
+        Mf = lf_manifold_new(2 * n, kinds, dims, LF_RIGHT_TRIVIALIZED, err);
+    }
+    free(kinds);
+    free(dims);
+    return Mf;
+}
+
+/* Check M, q0 and omega0 and build the system (its forms, fields and observables); takes c (and
+ * destroys it on failure). */
+static lf_system *finish(spheres_ctx *c, const double *M, const double *q0, const double *w0, lf_error *err)
+{
+    const int n = c->n;
+    double *y0 = malloc(6 * (size_t)n * sizeof(double));
+    lf_manifold *Mf = NULL;
+    if (!y0) lf_error_set(err, LF_ENOMEM, "spheres: out of memory (%d spheres)", n);
+    if (!y0 || set_mass(c, M, err) != LF_OK || initial_state(n, q0, w0, y0, err) != LF_OK ||
+        !(Mf = spheres_manifold(n, err))) {
+        sph_destroy(c);
+        free(y0);
+        return NULL;
+    }
+    c->second_order = (lf_form_second_order){n, sph_accel, c->diagonal, so_affine_work, so_accel_work, so_accel_affine};
+    c->cons = (lf_form_constrained){n, c->W, c->diagonal, cons_potential, cons_to, cons_from};
+    lf_system *sys = lf_system_create(&spheres_class, c, Mf, y0, err); /* owns c and Mf from here, also on failure */
+    free(y0);
+    if (!sys) return NULL;
+    sys->second_order = &c->second_order;
+    sys->constrained = &c->cons;
     lf_system_add_field(sys, "q", 0, n, 0, 0);
     lf_system_add_field(sys, "omega", n, n, 0, 1);
     lf_system_add_observable(sys, "energy", LF_OBS_SCALAR, 1, "energy");
@@ -541,14 +562,6 @@ static lf_system *finish(spheres_ctx *c, const double *M, const double *q0, cons
     lf_system_add_observable(sys, "qdotw", LF_OBS_SCALAR, 1, "qdotw");
     lf_system_add_observable(sys, "angular_momentum", LF_OBS_VEC3, 3, "L1,L2,L3");
     lf_system_add_observable(sys, "axial_momentum", LF_OBS_SCALAR, 1, "Lk");
-    goto done;
-fail:
-    sph_destroy(c);
-done:
-    free(chol);
-    free(y0);
-    free(kinds);
-    free(dims);
     return sys;
 }
 

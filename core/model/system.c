@@ -64,7 +64,12 @@ void lf_system_add_observable(lf_system *s, const char *name, lf_observable_kind
 }
 
 const char *lf_system_kind(const lf_system *s) { return s->cls->kind; }
-unsigned lf_system_forms(const lf_system *s) { return s->forms; }
+unsigned lf_system_forms(const lf_system *s)
+{
+    const unsigned records = LF_FORM_RIGID | LF_FORM_SECOND_ORDER | LF_FORM_CONSTRAINED;
+    return (s->forms & ~records) | (s->rigid ? LF_FORM_RIGID : 0) | (s->second_order ? LF_FORM_SECOND_ORDER : 0) |
+           (s->constrained ? LF_FORM_CONSTRAINED : 0);
+}
 const lf_manifold *lf_system_manifold(const lf_system *s) { return s->M; }
 int lf_system_nparam(const lf_system *s) { return lf_manifold_nparam(s->M); }
 int lf_system_ndim(const lf_system *s) { return lf_manifold_ndim(s->M); }
@@ -232,12 +237,15 @@ int lf_system_skew(const lf_system *s, double t, const double *y, const double *
     return rc;
 }
 
-int lf_system_nconfig(const lf_system *s) { return s->nconfig; }
+/* ---------------------------------------------------------------- the forms' records */
+const lf_form_rigid *lf_system_rigid(const lf_system *s) { return s ? s->rigid : NULL; }
+const lf_form_second_order *lf_system_second_order(const lf_system *s) { return s ? s->second_order : NULL; }
+const lf_form_constrained *lf_system_constrained(const lf_system *s) { return s ? s->constrained : NULL; }
+
+int lf_system_nconfig(const lf_system *s) { return s && s->second_order ? s->second_order->nconfig : 0; }
 
 int lf_system_accel(const lf_system *s, double t, const double *y, double *a, lf_error *err)
 {
-    if (!s->cls->accel) return lf_error_set(err, LF_EINVAL, "%s: not a second-order system", s->cls->kind);
-    return s->cls->accel(s, t, y, a, err);
+    if (!s || !s->second_order) return lf_error_set(err, LF_EINVAL, "%s: not a second-order system", s ? s->cls->kind : "?");
+    return s->second_order->accel(s, t, y, a, err);
 }
-
-const lf_constrained *lf_system_constrained(const lf_system *s) { return s->constrained; }

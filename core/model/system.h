@@ -112,8 +112,49 @@ int lf_system_has_skew(const lf_system *s);
 /* out = w(y)(a) (the system's skew map, or the default above; LF_EDOMAIN where dH(y) = 0). */
 int lf_system_skew(const lf_system *s, double t, const double *y, const double *a, double *out, lf_error *err);
 
-/* Second-order form: the number of configuration factors (the velocity factors follow them), and
- * the acceleration a(t, y) of the velocity factors. */
+/* ---------------------------------------------------------------- forms as records
+ * The lie_ode form is the system itself (lf_system_f, lf_system_jacobian, the manifold) and the
+ * first-integral form its functions above; every other form is a record of what a method of that
+ * form may use, given by the system kind (its functions take the system as first argument).
+ * lf_system_rigid, lf_system_second_order and lf_system_constrained return a system's record, or
+ * NULL if it does not offer the form. Methods see a system through these only, never through
+ * what kind it is (rigid.h, spheres.h). */
+
+/* Rigid form (LF_FORM_RIGID): nb bodies with principal inertias J and body torques tau(R) from a
+ * potential; the state is (R_1..R_nb, w_1..w_nb) (rigid.h). */
+typedef struct lf_form_rigid {
+    int nb;                 /* bodies */
+    const double *J;        /* principal inertias, 3 nb */
+    const char *potential;  /* the potential's name; NULL: free bodies (every torque is 0) */
+    /* torques tau (3 nb) at rotations R (9 nb), checked finite (potential.h) */
+    int (*torque)(const lf_system *s, const double *R, double *tau, lf_error *err);
+    /* the same for B copies of a one-body system, R and tau in lanes (entry k of lane j at [k B + j]),
+     * bitwise equal to B calls of torque (lf_potential_torque_lanes) */
+    int (*torque_lanes)(const lf_system *s, int B, const double *R, double *tau, lf_error *err);
+    /* the torque Jacobian K (3 nb x 3 nb, potential.h) at R, when has_torque_jacobian(s) */
+    int (*has_torque_jacobian)(const lf_system *s);
+    int (*torque_jacobian)(const lf_system *s, const double *R, double *K, lf_error *err);
+} lf_form_rigid;
+const lf_form_rigid *lf_system_rigid(const lf_system *s);
+
+/* Second-order form (LF_FORM_SECOND_ORDER): y = (g_1..g_n, v_1..v_n), configuration factors g_i
+ * moved by the velocity factors v_i, f = (v, a(t, y)). */
+typedef struct lf_form_second_order {
+    int nconfig;            /* configuration factors n (the velocity factors follow them) */
+    /* the acceleration a(t, y) of the velocity factors */
+    int (*accel)(const lf_system *s, double t, const double *y, double *a, lf_error *err);
+    /* Optional structure (accel_affine == NULL without it; systems on spheres have it, spheres.h):
+     * an autonomous acceleration affine in the centripetal terms c_k = |v_k|^2 of the n velocity
+     * 3-vectors, a = aV(g) + L(g) c, aV (3n) and L (3n x n, row-major; L = 0 when `decoupled`, and
+     * L may then be NULL) computed from the configuration part of y. accel_work is accel with its
+     * scratch from the caller. Both take affine_work(s) doubles of scratch and allocate nothing. */
+    int decoupled;
+    size_t (*affine_work)(const lf_system *s);
+    int (*accel_work)(const lf_system *s, const double *y, double *a, double *work, lf_error *err);
+    int (*accel_affine)(const lf_system *s, const double *y, double *aV, double *L, double *work, lf_error *err);
+} lf_form_second_order;
+const lf_form_second_order *lf_system_second_order(const lf_system *s);
+/* The record's nconfig and accel (0 / LF_EINVAL for a system without the form). */
 int lf_system_nconfig(const lf_system *s);
 int lf_system_accel(const lf_system *s, double t, const double *y, double *a, lf_error *err);
 
@@ -121,7 +162,7 @@ int lf_system_accel(const lf_system *s, double t, const double *y, double *a, lf
  * R^3 with the holonomic constraints |x_i|^2 = 1, velocities v = x' (3n), mass matrix M (x) I_3
  * (M n x n symmetric positive definite, given by its inverse W) and a potential V(x) with its
  * Euclidean gradient. Systems on spheres offer it (spheres.h). */
-typedef struct lf_constrained {
+typedef struct lf_form_constrained {
     int n;                /* points (constraints) */
     const double *W;      /* W = M^{-1}, n x n row-major */
     int diagonal;         /* M (and W) diagonal */
@@ -130,8 +171,7 @@ typedef struct lf_constrained {
     /* the state y <-> (x, v) */
     void (*to_cartesian)(const lf_system *s, const double *y, double *x, double *v);
     void (*from_cartesian)(const lf_system *s, const double *x, const double *v, double *y);
-} lf_constrained;
-/* The system's constrained view, NULL if it does not offer the form. */
-const lf_constrained *lf_system_constrained(const lf_system *s);
+} lf_form_constrained;
+const lf_form_constrained *lf_system_constrained(const lf_system *s);
 
 #endif

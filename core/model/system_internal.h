@@ -16,8 +16,6 @@ typedef struct lf_system_class {
     int (*energy)(const lf_system *s, const double *y, double *E, lf_error *err);
     int (*observe)(const lf_system *s, double t, const double *y, double *out, lf_error *err);
     int (*check_state)(const lf_system *s, const double *y, double tol, lf_error *err); /* beyond the manifold check */
-    /* LF_FORM_SECOND_ORDER */
-    int (*accel)(const lf_system *s, double t, const double *y, double *a, lf_error *err);
     void (*destroy)(void *ctx);
     /* LF_FORM_FIRST_INTEGRAL (set per instance): H, dH and an optional skew map */
     int (*first_integral)(const lf_system *s, const double *y, double *H, lf_error *err);
@@ -28,15 +26,18 @@ typedef struct lf_system_class {
 struct lf_system {
     const lf_system_class *cls;
     void *ctx;                  /* owned: cls->destroy(ctx) in lf_system_free */
-    unsigned forms;             /* cls->forms, plus forms a kind adds per instance */
+    unsigned forms;             /* cls->forms, plus forms a kind adds per instance (the forms with a
+                                   record below count when their record is set) */
     lf_manifold *M;             /* owned */
     double *y0;                 /* initial state, nparam doubles, owned */
-    int nconfig;                /* second-order form: configuration factors */
     int has_energy;             /* cls->energy applies to this instance */
     int nfields, nobs, obs_dim;
     lf_field fields[4];
     lf_observable obs[8];
-    const lf_constrained *constrained; /* LF_FORM_CONSTRAINED: set by the kind (owned by its ctx) */
+    /* the records of the forms the instance offers, set by the kind (owned by its ctx, or static) */
+    const lf_form_rigid *rigid;
+    const lf_form_second_order *second_order;
+    const lf_form_constrained *constrained;
     int has_skew;               /* first-integral form: cls->skew applies to this instance */
 };
 

@@ -5,15 +5,16 @@
  *   cc host.c -o host $(pkg-config --cflags --libs lieflow-lua) -Wl,-rpath,$(pkg-config --variable=libdir lieflow-lua)
  * or with the static ones (liblieflow_lua.a, liblieflow.a; Lua, GSL and libc stay shared):
  *   cc host.c -o host $(pkg-config --cflags lieflow-lua) $(pkg-config --variable=static_libs lieflow-lua)
- * In the source tree `make` builds it as build/embed_host (tests/install_test.sh runs both lines). */
+ * In the source tree `make` builds it as build/embed_host, against the public headers copied as
+ * they are installed (build/include/lieflow/); tests/install_test.sh runs both lines. */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 #include <math.h>
 #include <stdio.h>
 
-#include "lieflow.h"
-#include "lieflow_lua.h"
+#include <lieflow/lieflow.h>     /* the C API: PREFIX/include/lieflow/, Cflags -IPREFIX/include */
+#include <lieflow/lieflow_lua.h> /* luaopen_lieflow_core */
 
 static const char *snippet =
     "local core = require 'lieflow.core'\n"

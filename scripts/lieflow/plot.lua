@@ -238,13 +238,9 @@ end
 local PLOT_KEYS = {"x", "y", "title", "xlabel", "ylabel", "logx", "logy", "style", "key", "xrange", "yrange", "grid",
                    "enhanced", "file", "size", "gnuplot", "slopes"}
 
-local function prepare(spec)
-  if type(spec) ~= "table" then fail("table argument expected, e.g. lf.plot{x = ..., y = {...}}") end
-  local okk, kerr = pcall(options.check_keys, spec, PLOT_KEYS, "lf.plot", 0)
-  if not okk then error(kerr, 0) end
-  local P = {}
-
-  -- series
+-- The series of spec.y (P.series: data copied, label, style, what names it in messages), the
+-- abscissae (P.x: spec.x copied, or 1..n) and their number P.n.
+local function prepare_series(spec, P)
   local y = spec.y
   if y == nil then fail("y: missing (one or more series: y = {{...}, {label = , data = }})") end
   -- (tables are read raw, their metatables not consulted; an autodiff value is not a series)
@@ -285,13 +281,16 @@ local function prepare(spec)
     for i = 1, n do P.x[i] = i end
   end
   P.n = n
+end
 
+-- Titles, log axes (true: the base is chosen later), style, key, ranges, grid, enhanced text.
+local function prepare_axes(spec, P)
   P.title = check_text(spec.title, "title")
   P.xlabel = check_text(spec.xlabel, "xlabel")
   P.ylabel = check_text(spec.ylabel, "ylabel")
   P.logx = log_base(spec.logx, "logx")
   P.logy = log_base(spec.logy, "logy")
-  P.style = check_style(spec.style, "style") or (n <= 50 and "linespoints" or "lines")
+  P.style = check_style(spec.style, "style") or (P.n <= 50 and "linespoints" or "lines")
   P.key = check_key(spec.key)
   P.xrange = check_range(spec.xrange, "xrange")
   P.yrange = check_range(spec.yrange, "yrange")
@@ -307,8 +306,10 @@ local function prepare(spec)
       if P.yrange[i] and P.yrange[i] <= 0 then fail("yrange: must be positive with logy") end
     end
   end
+end
 
-  -- output
+-- The output: the image file (P.file, P.base, P.ext), its size, the gnuplot executable (P.exe).
+local function prepare_output(spec, P)
   if spec.file ~= nil then
     if type(spec.file) ~= "string" or spec.file == "" then
       fail(("file: path string expected, got %s"):format(type(spec.file) == "string" and '""' or type(spec.file)))
@@ -337,9 +338,13 @@ local function prepare(spec)
     fail("gnuplot: path of the gnuplot executable expected")
   end
   P.exe = spec.gnuplot or default_exe()
+end
 
-  -- which points are plottable: finite, and positive on log axes
-  local x = P.x
+-- Which points are plottable: finite, and positive on log axes. Returns xok (the abscissae that
+-- are); marks each series' points (s.ok), leaves out (s.skip) the series with none, and lists the
+-- others in P.plotted; warns about what is skipped.
+local function mark_plottable(P)
+  local x, n = P.x, P.n
   local xok, nxbad, nxnan = {}, 0, 0
   for i = 1, n do
     local v = x[i]
@@ -381,6 +386,60 @@ local function prepare(spec)
       ((P.logx or P.logy) and " or non-positive on a log axis)" or ")"))
   end
   P.plotted = plotted
+  return xok
+end
+
+-- One reference slope line, slopes[k] = sl: its column y = shift y0 (x/x0)^order through (x0, y0)
+-- (`through`, or the first plottable point of the first plotted series), NaN where x is not
+-- plottable or, on a log y axis, where the line is not positive.
+local function slope_line(P, sl, k, xok)
+  local x, n = P.x, P.n
+  local name = ("slopes[%d]"):format(k)
+  if type(sl) ~= "table" then fail(name .. ": {order = , label = } expected") end
+  if type(sl.order) ~= "number" or not finite(sl.order) then
+    fail(name .. ".order: number expected")
+  end
+  local label = check_text(sl.label, name .. ".label")
+  local shift = sl.shift or 1
+  if type(shift) ~= "number" or not finite(shift) or shift <= 0 then
+    fail(name .. ".shift: positive number expected")
+  end
+  local x0, y0
+  if sl.through ~= nil then
+    local t = sl.through
+    if type(t) ~= "table" or type(t[1]) ~= "number" or type(t[2]) ~= "number"
+        or not finite(t[1]) or not finite(t[2]) then
+      fail(name .. ".through: {x, y} with finite numbers expected")
+    end
+    x0, y0 = t[1], t[2]
+  else
+    local s = P.plotted[1]
+    for i = 1, n do
+      if s.ok[i] then x0, y0 = x[i], s.data[i]; break end
+    end
+  end
+  if x0 == 0 then fail(name .. ": the anchor point has x = 0") end
+  local col = {}
+  for i = 1, n do
+    local v = x[i]
+    col[i] = xok[i] and shift * y0 * (v / x0) ^ sl.order or (0 / 0)
+    if P.logy and not (col[i] > 0) then col[i] = 0 / 0 end
+  end
+  return {
+    order = sl.order, data = col,
+    label = label or ("slope %s"):format(string.format("%g", sl.order)),
+  }
+end
+
+local function prepare(spec)
+  if type(spec) ~= "table" then fail("table argument expected, e.g. lf.plot{x = ..., y = {...}}") end
+  local okk, kerr = pcall(options.check_keys, spec, PLOT_KEYS, "lf.plot", 0)
+  if not okk then error(kerr, 0) end
+  local P = {}
+  prepare_series(spec, P)
+  prepare_axes(spec, P)
+  prepare_output(spec, P)
+  local xok = mark_plottable(P)
 
   -- reference slope lines
   P.slopes = {}
@@ -388,52 +447,16 @@ local function prepare(spec)
     if type(spec.slopes) ~= "table" then fail("slopes: array of {order = , label = } expected") end
     local list = spec.slopes
     if list.order ~= nil then list = { list } end
-    for k, sl in ipairs(list) do
-      local name = ("slopes[%d]"):format(k)
-      if type(sl) ~= "table" then fail(name .. ": {order = , label = } expected") end
-      if type(sl.order) ~= "number" or not finite(sl.order) then
-        fail(name .. ".order: number expected")
-      end
-      local label = check_text(sl.label, name .. ".label")
-      local shift = sl.shift or 1
-      if type(shift) ~= "number" or not finite(shift) or shift <= 0 then
-        fail(name .. ".shift: positive number expected")
-      end
-      local x0, y0
-      if sl.through ~= nil then
-        local t = sl.through
-        if type(t) ~= "table" or type(t[1]) ~= "number" or type(t[2]) ~= "number"
-            or not finite(t[1]) or not finite(t[2]) then
-          fail(name .. ".through: {x, y} with finite numbers expected")
-        end
-        x0, y0 = t[1], t[2]
-      else
-        local s = plotted[1]
-        for i = 1, n do
-          if s.ok[i] then x0, y0 = x[i], s.data[i]; break end
-        end
-      end
-      if x0 == 0 then fail(name .. ": the anchor point has x = 0") end
-      local col = {}
-      for i = 1, n do
-        local v = x[i]
-        col[i] = xok[i] and shift * y0 * (v / x0) ^ sl.order or (0 / 0)
-        if P.logy and not (col[i] > 0) then col[i] = 0 / 0 end
-      end
-      P.slopes[#P.slopes + 1] = {
-        order = sl.order, data = col,
-        label = label or ("slope %s"):format(string.format("%g", sl.order)),
-      }
-    end
+    for k, sl in ipairs(list) do P.slopes[#P.slopes + 1] = slope_line(P, sl, k, xok) end
   end
 
   -- base of the log axes: 2 when every plottable x is a power of two (h = 2^-k), else 10
   if P.logx == true then
     local all2, cnt = true, 0
-    for i = 1, n do
+    for i = 1, P.n do
       if xok[i] then
         cnt = cnt + 1
-        if not is_power_of_two(x[i]) then all2 = false; break end
+        if not is_power_of_two(P.x[i]) then all2 = false; break end
       end
     end
     P.logx = (all2 and cnt >= 2) and 2 or 10
@@ -541,13 +564,9 @@ local function tick_label(v)
   return ("%s×10^{%d}"):format(("%.4g"):format(m), k)
 end
 
--- mode: "png" | "svg" | "dumb". inline: the data text, put into the script as a datablock
--- (then datname is not used): the script is self-contained and can go to gnuplot's stdin.
-local function script_text(P, mode, datname, imgname, inline)
-  local dumb = mode == "dumb"
-  local L = {}
-  local function add(s) L[#L + 1] = s end
-  local function txt(s) return gq(s) .. (P.enhanced and "" or " noenhanced") end
+-- The script's first lines: where the data is (an inline datablock, or the data file found next
+-- to the script), the terminal and output, the title and the axis labels.
+local function script_head(P, mode, datname, imgname, inline, add, txt)
   add("# lieflow plot script (gnuplot >= 5). Re-render with: gnuplot <this file>")
   if inline then
     add("$lieflow_data << EOD")
@@ -581,24 +600,63 @@ local function script_text(P, mode, datname, imgname, inline)
   if P.title then add("set title " .. txt(P.title)) end
   if P.xlabel then add("set xlabel " .. txt(P.xlabel)) end
   if P.ylabel then add("set ylabel " .. txt(P.ylabel)) end
+end
 
+-- The span lo, hi of the positive finite values plotted on axis ax ("x" or "y"; on y the series'
+-- plottable points and the slope lines).
+local function positive_span(P, ax)
+  local lo, hi = math.huge, -math.huge
+  local function scan(v)
+    if finite(v) and v > 0 then lo = math.min(lo, v); hi = math.max(hi, v) end
+  end
+  if ax == "x" then
+    for i = 1, P.n do scan(P.x[i]) end
+  else
+    for _, s in ipairs(P.plotted) do
+      for i = 1, P.n do if s.ok[i] then scan(s.data[i]) end end
+    end
+    for _, sl in ipairs(P.slopes) do for i = 1, P.n do scan(sl.data[i]) end end
+  end
+  return lo, hi
+end
+
+-- A log axis ax over less than two decades, lo..hi: gnuplot would stretch the axis to whole
+-- decades with one or two labels; use the data range (plus a margin) and ticks at 1, 2, 5 x 10^k
+-- instead.
+local function short_log_axis(ax, lo, hi, add)
+  local function ticks(mults)
+    local t = {}
+    for k = math.floor(math.log(lo, 10)) - 1, math.ceil(math.log(hi, 10)) + 1 do
+      for _, m in ipairs(mults) do
+        local v = m * 10.0 ^ k
+        if v >= lo / 1.15 and v <= hi * 1.15 then t[#t + 1] = v end
+      end
+    end
+    return t
+  end
+  local t = ticks({ 1, 2, 5 })
+  if #t < 3 then t = ticks({ 1, 1.5, 2, 3, 5, 7 }) end
+  if #t < 3 then t = ticks({ 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9 }) end
+  local labels = {}
+  for _, v in ipairs(t) do labels[#labels + 1] = ("%s %s"):format(gq(tick_label(v)), fmt(v)) end
+  if #labels > 0 then add(("set %stics (%s)"):format(ax, table.concat(labels, ", "))) end
+  add(("set m%stics default"):format(ax))
+  local m = (hi / lo) ^ 0.04
+  -- (nearly) constant data: the range would be (nearly) empty, which gnuplot refuses on a
+  -- log axis ("Can't plot with an empty y range"); take a 5% margin instead
+  if m < 1 + 1e-6 then m = 1.05 end
+  add(("set %srange [%s:%s]"):format(ax, fmt(math.min(lo / m, t[1] or lo)),
+    fmt(math.max(hi * m, t[#t] or hi))))
+end
+
+-- The axes: log scales and their labels, ranges, grid.
+local function script_axes(P, dumb, add)
   for _, ax in ipairs({ "x", "y" }) do
     local base = P["log" .. ax]
     if base then
       add(("set logscale %s %s"):format(ax, string.format("%g", base)))
       -- span of the plotted values on this axis
-      local lo, hi = math.huge, -math.huge
-      local function scan(v)
-        if finite(v) and v > 0 then lo = math.min(lo, v); hi = math.max(hi, v) end
-      end
-      if ax == "x" then
-        for i = 1, P.n do scan(P.x[i]) end
-      else
-        for _, s in ipairs(P.plotted) do
-          for i = 1, P.n do if s.ok[i] then scan(s.data[i]) end end
-        end
-        for _, sl in ipairs(P.slopes) do for i = 1, P.n do scan(sl.data[i]) end end
-      end
+      local lo, hi = positive_span(P, ax)
       local fixed = P[ax .. "range"] ~= nil
       if dumb then
         add(("set format %s '%%g'"):format(ax))
@@ -607,31 +665,7 @@ local function script_text(P, mode, datname, imgname, inline)
       elseif hi / lo >= 100 or fixed or not (hi >= lo) then
         add(("set format %s '10^{%%L}'"):format(ax))
       else
-        -- less than two decades: gnuplot would stretch the axis to whole decades with one or
-        -- two labels; use the data range (plus a margin) and ticks at 1, 2, 5 x 10^k instead
-        local function ticks(mults)
-          local t = {}
-          for k = math.floor(math.log(lo, 10)) - 1, math.ceil(math.log(hi, 10)) + 1 do
-            for _, m in ipairs(mults) do
-              local v = m * 10.0 ^ k
-              if v >= lo / 1.15 and v <= hi * 1.15 then t[#t + 1] = v end
-            end
-          end
-          return t
-        end
-        local t = ticks({ 1, 2, 5 })
-        if #t < 3 then t = ticks({ 1, 1.5, 2, 3, 5, 7 }) end
-        if #t < 3 then t = ticks({ 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9 }) end
-        local labels = {}
-        for _, v in ipairs(t) do labels[#labels + 1] = ("%s %s"):format(gq(tick_label(v)), fmt(v)) end
-        if #labels > 0 then add(("set %stics (%s)"):format(ax, table.concat(labels, ", "))) end
-        add(("set m%stics default"):format(ax))
-        local m = (hi / lo) ^ 0.04
-        -- (nearly) constant data: the range would be (nearly) empty, which gnuplot refuses on a
-        -- log axis ("Can't plot with an empty y range"); take a 5% margin instead
-        if m < 1 + 1e-6 then m = 1.05 end
-        add(("set %srange [%s:%s]"):format(ax, fmt(math.min(lo / m, t[1] or lo)),
-          fmt(math.max(hi * m, t[#t] or hi))))
+        short_log_axis(ax, lo, hi, add)
       end
     end
   end
@@ -650,8 +684,10 @@ local function script_text(P, mode, datname, imgname, inline)
       add("set grid xtics ytics lt 1 lw 1 lc rgb '#dcdcdc'")
     end
   end
-  add("set datafile commentschars '#'")
+end
 
+-- The key and the plot command (one entry per series not left out, then the slope lines).
+local function script_plot(P, dumb, add, txt)
   local entries = {}
   local nentries = 0
   for _, s in ipairs(P.plotted) do if s.label then nentries = nentries + 1 end end
@@ -685,6 +721,19 @@ local function script_text(P, mode, datname, imgname, inline)
       dumb and "" or SLOPE_STYLES[(j - 1) % #SLOPE_STYLES + 1], gq(sl.label))
   end
   add("plot " .. table.concat(entries, ", \\\n     "))
+end
+
+-- mode: "png" | "svg" | "dumb". inline: the data text, put into the script as a datablock
+-- (then datname is not used): the script is self-contained and can go to gnuplot's stdin.
+local function script_text(P, mode, datname, imgname, inline)
+  local dumb = mode == "dumb"
+  local L = {}
+  local function add(s) L[#L + 1] = s end
+  local function txt(s) return gq(s) .. (P.enhanced and "" or " noenhanced") end
+  script_head(P, mode, datname, imgname, inline, add, txt)
+  script_axes(P, dumb, add)
+  add("set datafile commentschars '#'")
+  script_plot(P, dumb, add, txt)
   if not dumb then add("unset output") end
   return table.concat(L, "\n") .. "\n"
 end

@@ -286,6 +286,225 @@ M.check_keys = options.check_keys
 local RUN_KEYS = {"method", "h", "T", "every", "observe", "progress", "stream", "memory_limit", "record"}
 for _, k in ipairs(M.INTEGRATOR_KEYS) do RUN_KEYS[#RUN_KEYS + 1] = k end
 
+-- ------------------------------------------------------------------ lf.run in parts
+-- A run's state, the table r the functions below share: fn, system, it (the integrator), name (the
+-- method's), h, T, every, n (whole steps), progress, stream and out (the stream's file, or nil),
+-- columns, data (column -> array), recorders, observers, obs_names, nrow (samples taken so far),
+-- and the clocks and progress line: clock, wall0, cpu0, show, check_every, shown, last. Errors
+-- with a position are raised at level 3: the caller of lf.run.
+
+-- The observers of option observe: name -> function, and their names sorted.
+local function observers_of(observe, builtin, is_builtin, fn)
+  local observers, obs_names = {}, {}
+  if observe == nil then return observers, obs_names end
+  if type(observe) ~= "table" then
+    error(("%s: option 'observe' must be a table {name = function(it) ... end}, got %s"):format(fn, type(observe)), 3)
+  end
+  for k, f in pairs(observe) do
+    if math.type(k) == "integer" then
+      if not (type(f) == "string" and is_builtin[f]) then
+        error(("%s: observe[%d] = %s: array entries must name built-in columns (%s); give other observers as name = function(it) ... end")
+          :format(fn, k, tostring(f), table.concat(builtin, ", ")), 3)
+      end
+    elseif type(k) ~= "string" then
+      error(("%s: observer keys must be column names (strings), got %s"):format(fn, type(k)), 3)
+    elseif is_builtin[k] then
+      error(("%s: observer '%s' clashes with a built-in column"):format(fn, k), 3)
+    elseif reserved[k] then
+      error(("%s: observer name '%s' is reserved (a trajectory field or method)"):format(fn, k), 3)
+    elseif k == "" or k:find("[%c,\"]") then
+      -- the name is a CSV header field (write_csv): no commas, quotes, line breaks
+      error(("%s: observer name %q must be non-empty and free of commas, quotes and control characters"):format(fn, k), 3)
+    elseif type(f) ~= "function" then
+      error(("%s: observer '%s' must be a function(it) returning a number, got %s"):format(fn, k, type(f)), 3)
+    else
+      observers[k] = f
+      obs_names[#obs_names + 1] = k
+    end
+  end
+  table.sort(obs_names)
+  return observers, obs_names
+end
+
+-- The columns of a run in order: t and the system's (builtin), the recorded ones, the observers'.
+local function run_columns(builtin, is_builtin, recorders, observers, obs_names, fn)
+  local columns = {}
+  for i, c in ipairs(builtin) do columns[i] = c end
+  for _, rec in ipairs(recorders) do
+    for _, c in ipairs(rec.columns) do
+      if is_builtin[c] or observers[c] then error(("%s: recorded column '%s' clashes with another column"):format(fn, c), 3) end
+      columns[#columns + 1] = c
+    end
+  end
+  for _, c in ipairs(obs_names) do columns[#columns + 1] = c end
+  return columns
+end
+
+-- Before the first step: refuse a run in memory whose samples would exceed memory_limit, or open
+-- the stream (r.out) and write its header row.
+local function open_output(r, memory_limit)
+  local fn, n, every, columns = r.fn, r.n, r.every, r.columns
+  if not r.stream then
+    local cells = (n // every + 2) * #columns
+    if cells * 16 > memory_limit then
+      error(("%s: the run would keep %d samples of %d columns in memory (about %.3g MB, memory_limit = %.3g MB): "
+             .. "sample less often (every = %d or more) or stream to a file (stream = \"traj.csv\")")
+            :format(fn, n // every + 2, #columns, cells * 16 / 1e6, memory_limit / 1e6,
+                    math.ceil(n * #columns * 16 / memory_limit)), 3)
+    end
+  else
+    local out, err = io.open(r.stream, "w")
+    if not out then error(("%s: cannot open the stream '%s' for writing: %s"):format(fn, r.stream, tostring(err)), 3) end
+    out:setvbuf("full")
+    out:write(table.concat(columns, ","), "\n")
+    r.out = out
+  end
+end
+
+-- The function that takes one sample of run r: the system's columns come in one call (it:observe()
+-- -> t, then its columns in order), the energy error is the energy minus its first sample, then
+-- the recorders' and the observers' columns. A stream keeps only the current row in memory (row 1
+-- of r.data) and writes it out.
+local function sampler(r)
+  local fn, it, data, columns, out, stream = r.fn, r.it, r.data, r.columns, r.out, r.stream
+  local recorders, observers, obs_names = r.recorders, r.observers, r.obs_names
+  local sys_cols = {}
+  for i, c in ipairs(r.system:columns()) do sys_cols[i] = data[c] end
+  local nsys = #sys_cols
+  local ienergy
+  for i, c in ipairs(r.system:columns()) do if c == "energy" then ienergy = i end end
+  local cT, cdE = data.t, data.energy_error
+  local E0
+  local nobs = #obs_names
+  local row_fmt = ("%.17g,"):rep(#columns):sub(1, -2) .. "\n"
+  local row_vals = {}
+  return function()
+    r.nrow = r.nrow + 1
+    local row = out and 1 or r.nrow
+    local vals = table.pack(it:observe())
+    if vals.n ~= nsys + 1 then error(("%s: the integrator observed %d values, expected %d"):format(fn, vals.n - 1, nsys), 0) end
+    local t = vals[1]
+    cT[row] = t
+    for j = 1, nsys do sys_cols[j][row] = vals[j + 1] end
+    if ienergy then
+      local E = vals[ienergy + 1]
+      E0 = E0 or E
+      cdE[row] = E - E0
+    end
+    for _, rec in ipairs(recorders) do
+      local v = rec.values(it)
+      for i, c in ipairs(rec.columns) do data[c][row] = v[i] end
+    end
+    for j = 1, nobs do
+      local k = obs_names[j]
+      local ok, v = pcall(observers[k], it)
+      if not ok then error(("observer '%s' failed at t=%.15g: %s"):format(k, t, tostring(v)), 0) end
+      if type(v) ~= "number" then
+        error(("observer '%s' returned %s at t=%.15g, expected a number"):format(k, type(v), t), 0)
+      end
+      data[k][row] = v
+    end
+    if out then
+      for i, c in ipairs(columns) do row_vals[i] = data[c][1] end
+      local ok, err = out:write(row_fmt:format(table.unpack(row_vals, 1, #columns)))
+      if not ok then error(("%s: writing the stream '%s' failed: %s"):format(fn, stream, tostring(err)), 0) end
+    end
+  end
+end
+
+-- The trajectory of the samples run r took so far (an interrupted run hands it over).
+local function partial(r)
+  local tr = {columns = setmetatable(r.columns, columns_mt), method = r.name, h = r.h, T = r.T, every = r.every,
+              steps = r.it.steps, samples = r.nrow, cpu_time = os.clock() - r.cpu0, wall_time = r.clock() - r.wall0,
+              interrupted = true}
+  if r.out then tr.file = r.stream else for c, a in pairs(r.data) do tr[c] = a end end
+  return setmetatable(tr, traj_mt)
+end
+
+-- Run r failed near t (err: a step's or a sample's error): close the stream (the samples taken stay
+-- in it) and raise lf.run's error; Ctrl-C raises an error object carrying the trajectory so far.
+local function fail(r, err, t)
+  local fn, name = r.fn, r.name
+  local where = ""
+  if r.out then
+    r.out:close()
+    where = (" (the %d samples up to there are in '%s')"):format(r.nrow, r.stream)
+  end
+  local msg = M.strip_position(tostring(err))
+  if msg:find("^interrupted") then
+    -- Ctrl-C: an error object carrying the trajectory so far (tostring gives the message)
+    error(setmetatable({message = ("%s: %s interrupted at t=%.15g after %d samples%s (the samples so far: "
+                                   .. "err.trajectory)"):format(fn, name, t, r.nrow, where), trajectory = partial(r)},
+                       run_interrupt_mt), 0)
+  end
+  error(("%s: %s with h=%g failed near t=%.15g: %s%s"):format(fn, name, r.h, t, tostring(err), where), 0)
+end
+
+-- Start run r's clocks; the progress line is shown when asked (progress = true) or on a terminal.
+local function start_clocks(r)
+  local isatty = core.isatty and core.isatty(2)
+  r.show = r.progress == true or (r.progress == nil and isatty)
+  r.clock = core.wall_time or os.clock
+  r.wall0, r.cpu0 = r.clock(), os.clock()
+  r.shown, r.last = false, r.wall0
+  -- check the clock about every 256 steps or every sample, whichever is rarer
+  r.check_every = math.max(1, 256 // r.every)
+end
+
+-- The steps of run r, take() after every r.every of them: r.n steps of h, then, when n h falls
+-- short of T (by more than round-off), one last shorter step that lands on T exactly; with n = 0
+-- (T far below h) too, so that the final time is always recorded. Adaptive methods (r.adaptive)
+-- choose their steps: they are sampled on the grid of every * h (h: the first trial step), through
+-- it:advance_to.
+local function step_all(r, take)
+  local it, n, every, h = r.it, r.n, r.every, r.h
+  take()
+  local done, k = 0, 0
+  while done < n do
+    local m = math.min(every, n - done)
+    local ok, err
+    if r.adaptive then ok, err = pcall(it.advance_to, it, (done + m) * h)
+    else ok, err = pcall(it.step, it, m) end
+    if not ok then fail(r, err, it.t) end
+    done = done + m
+    take()
+    k = k + 1
+    if r.show and k % r.check_every == 0 then
+      local now = r.clock()
+      if (r.progress == true or now - r.wall0 > 1) and now - r.last > 0.2 then
+        progress_line(r.name, h, done, n, it.t, done / (now - r.wall0), false)
+        r.shown, r.last = true, now
+      end
+    end
+  end
+  if n == 0 or r.T - n * h > 1e-9 * h then
+    local ok, err = pcall(it.advance_to, it, r.T)
+    if not ok then fail(r, err, it.t) end
+    take()
+  end
+end
+
+-- The trajectory of run r, completed: its arrays, or for a stream (closed here) the file and the
+-- last sample.
+local function finish(r)
+  local wall = r.clock() - r.wall0
+  local cpu = os.clock() - r.cpu0
+  local steps = r.it.steps or r.n
+  if r.shown or r.progress == true then progress_line(r.name, r.h, r.n, r.n, r.it.t, steps / math.max(wall, 1e-9), true) end
+  local traj = {columns = setmetatable(r.columns, columns_mt), method = r.name, h = r.h, T = r.T, every = r.every,
+                steps = steps, samples = r.nrow, cpu_time = cpu, wall_time = wall}
+  if r.out then
+    local ok, err = r.out:close()
+    if not ok then error(("%s: writing the stream '%s' failed: %s"):format(r.fn, r.stream, tostring(err)), 3) end
+    traj.file = r.stream
+    traj.last = {}
+    for c, a in pairs(r.data) do traj.last[c] = a[1] end
+  else
+    for c, a in pairs(r.data) do traj[c] = a end
+  end
+  return setmetatable(traj, traj_mt)
+end
+
 --- lf.run(system, opts) -> trajectory (see the header of this file).
 function M.run(system, opts)
   local fn = "lf.run"
@@ -312,211 +531,38 @@ function M.run(system, opts)
   positive(memory_limit, "option 'memory_limit' (bytes)", fn)
   local recorders = M.recorders(system, opts.record, fn)
 
-  -- observers
   local builtin = M.system_columns(system)
   local is_builtin = {}
   for _, c in ipairs(builtin) do is_builtin[c] = true end
-  local observers, obs_names = {}, {}
-  if opts.observe ~= nil then
-    if type(opts.observe) ~= "table" then
-      error(("%s: option 'observe' must be a table {name = function(it) ... end}, got %s"):format(fn, type(opts.observe)), 2)
-    end
-    for k, f in pairs(opts.observe) do
-      if math.type(k) == "integer" then
-        if not (type(f) == "string" and is_builtin[f]) then
-          error(("%s: observe[%d] = %s: array entries must name built-in columns (%s); give other observers as name = function(it) ... end")
-            :format(fn, k, tostring(f), table.concat(builtin, ", ")), 2)
-        end
-      elseif type(k) ~= "string" then
-        error(("%s: observer keys must be column names (strings), got %s"):format(fn, type(k)), 2)
-      elseif is_builtin[k] then
-        error(("%s: observer '%s' clashes with a built-in column"):format(fn, k), 2)
-      elseif reserved[k] then
-        error(("%s: observer name '%s' is reserved (a trajectory field or method)"):format(fn, k), 2)
-      elseif k == "" or k:find("[%c,\"]") then
-        -- the name is a CSV header field (write_csv): no commas, quotes, line breaks
-        error(("%s: observer name %q must be non-empty and free of commas, quotes and control characters"):format(fn, k), 2)
-      elseif type(f) ~= "function" then
-        error(("%s: observer '%s' must be a function(it) returning a number, got %s"):format(fn, k, type(f)), 2)
-      else
-        observers[k] = f
-        obs_names[#obs_names + 1] = k
-      end
-    end
-    table.sort(obs_names)
-  end
-
+  local observers, obs_names = observers_of(opts.observe, builtin, is_builtin, fn)
   local name = method_name(opts.method)
   local ok_it, it = pcall(M.integrator, opts.method, system, M.integrator_opts(opts, h))
   if not ok_it then error(("%s: %s"):format(fn, M.strip_position(it)), 2) end
-  local columns = {}
-  for i, c in ipairs(builtin) do columns[i] = c end
-  for _, r in ipairs(recorders) do
-    for _, c in ipairs(r.columns) do
-      if is_builtin[c] or observers[c] then error(("%s: recorded column '%s' clashes with another column"):format(fn, c), 2) end
-      columns[#columns + 1] = c
-    end
-  end
-  for _, c in ipairs(obs_names) do columns[#columns + 1] = c end
+  local columns = run_columns(builtin, is_builtin, recorders, observers, obs_names, fn)
   local data = {}
   for _, c in ipairs(columns) do data[c] = {} end
-
-  -- the system's columns come in one call: it:observe() -> t, then its columns in order; the
-  -- energy error is the energy minus its first sample
-  local sys_cols = {}
-  for i, c in ipairs(system:columns()) do sys_cols[i] = data[c] end
-  local nsys = #sys_cols
-  local ienergy
-  for i, c in ipairs(system:columns()) do if c == "energy" then ienergy = i end end
-  local cT, cdE = data.t, data.energy_error
-  local E0
-  local nrow = 0
-  local nobs = #obs_names
-  local vals
-  local out -- the stream's file
-  local row_fmt = ("%.17g,"):rep(#columns):sub(1, -2) .. "\n"
-  local row_vals = {}
-  local function sample()
-    nrow = nrow + 1
-    local r = out and 1 or nrow -- a stream keeps only the current row in memory
-    vals = table.pack(it:observe())
-    if vals.n ~= nsys + 1 then error(("%s: the integrator observed %d values, expected %d"):format(fn, vals.n - 1, nsys), 0) end
-    local t = vals[1]
-    cT[r] = t
-    for j = 1, nsys do sys_cols[j][r] = vals[j + 1] end
-    if ienergy then
-      local E = vals[ienergy + 1]
-      E0 = E0 or E
-      cdE[r] = E - E0
-    end
-    for _, rec in ipairs(recorders) do
-      local v = rec.values(it)
-      for i, c in ipairs(rec.columns) do data[c][r] = v[i] end
-    end
-    for j = 1, nobs do
-      local k = obs_names[j]
-      local ok, v = pcall(observers[k], it)
-      if not ok then error(("observer '%s' failed at t=%.15g: %s"):format(k, t, tostring(v)), 0) end
-      if type(v) ~= "number" then
-        error(("observer '%s' returned %s at t=%.15g, expected a number"):format(k, type(v), t), 0)
-      end
-      data[k][r] = v
-    end
-    if out then
-      for i, c in ipairs(columns) do row_vals[i] = data[c][1] end
-      local ok, err = out:write(row_fmt:format(table.unpack(row_vals, 1, #columns)))
-      if not ok then error(("%s: writing the stream '%s' failed: %s"):format(fn, stream, tostring(err)), 0) end
-    end
-  end
-
-  local n = step_count(T, h, fn)
-  if not stream then
-    local cells = (n // every + 2) * #columns
-    if cells * 16 > memory_limit then
-      error(("%s: the run would keep %d samples of %d columns in memory (about %.3g MB, memory_limit = %.3g MB): "
-             .. "sample less often (every = %d or more) or stream to a file (stream = \"traj.csv\")")
-            :format(fn, n // every + 2, #columns, cells * 16 / 1e6, memory_limit / 1e6,
-                    math.ceil(n * #columns * 16 / memory_limit)), 2)
-    end
-  else
-    local err
-    out, err = io.open(stream, "w")
-    if not out then error(("%s: cannot open the stream '%s' for writing: %s"):format(fn, stream, tostring(err)), 2) end
-    out:setvbuf("full")
-    out:write(table.concat(columns, ","), "\n")
-  end
-  local isatty = core.isatty and core.isatty(2)
-  local show = progress == true or (progress == nil and isatty)
-  local clock = core.wall_time or os.clock
-  local wall0, cpu0 = clock(), os.clock()
-  local shown, last = false, wall0
-  -- check the clock about every 256 steps or every sample, whichever is rarer
-  local check_every = math.max(1, 256 // every)
-
-  -- The trajectory of the samples taken so far (an interrupted run hands it over).
-  local function partial()
-    local tr = {columns = setmetatable(columns, columns_mt), method = name, h = h, T = T, every = every,
-                steps = it.steps, samples = nrow, cpu_time = os.clock() - cpu0, wall_time = clock() - wall0,
-                interrupted = true}
-    if out then tr.file = stream else for c, a in pairs(data) do tr[c] = a end end
-    return setmetatable(tr, traj_mt)
-  end
-
-  local function fail(err, t)
-    local where = ""
-    if out then
-      out:close()
-      where = (" (the %d samples up to there are in '%s')"):format(nrow, stream)
-    end
-    local msg = M.strip_position(tostring(err))
-    if msg:find("^interrupted") then
-      -- Ctrl-C: an error object carrying the trajectory so far (tostring gives the message)
-      error(setmetatable({message = ("%s: %s interrupted at t=%.15g after %d samples%s (the samples so far: "
-                                     .. "err.trajectory)"):format(fn, name, t, nrow, where), trajectory = partial()},
-                         run_interrupt_mt), 0)
-    end
-    error(("%s: %s with h=%g failed near t=%.15g: %s%s"):format(fn, name, h, t, tostring(err), where), 0)
-  end
-
-  -- adaptive methods choose their steps: they are sampled on the grid of every * h (h: the first
-  -- trial step), through it:advance_to
-  local adaptive = type(it.method) == "table" and it.method.adaptive
+  local r = {fn = fn, system = system, it = it, name = name, h = h, T = T, every = every, progress = progress,
+             stream = stream, columns = columns, data = data, recorders = recorders, observers = observers,
+             obs_names = obs_names, nrow = 0}
+  r.n = step_count(T, h, fn)
+  open_output(r, memory_limit)
+  local sample = sampler(r)
+  start_clocks(r)
+  r.adaptive = type(it.method) == "table" and it.method.adaptive
   local function take()
     local ok, err = pcall(sample)
-    if not ok then fail(err, it.t) end
+    if not ok then fail(r, err, it.t) end
   end
   -- the run under pcall: Ctrl-C (the interpreter's "interrupted!" raised in this Lua code, or a
   -- step that stopped on the cancel flag) becomes an error object carrying the samples so far
-  local ok_run, run_err = pcall(function()
-    take()
-    local done, k = 0, 0
-    while done < n do
-      local m = math.min(every, n - done)
-      local ok, err
-      if adaptive then ok, err = pcall(it.advance_to, it, (done + m) * h)
-      else ok, err = pcall(it.step, it, m) end
-      if not ok then fail(err, it.t) end
-      done = done + m
-      take()
-      k = k + 1
-      if show and k % check_every == 0 then
-        local now = clock()
-        if (progress == true or now - wall0 > 1) and now - last > 0.2 then
-          progress_line(name, h, done, n, it.t, done / (now - wall0), false)
-          shown, last = true, now
-        end
-      end
-    end
-    -- n h short of T (by more than round-off): one last shorter step lands on T exactly; with
-    -- n = 0 (T far below h) too, so that the final time is always recorded
-    if n == 0 or T - n * h > 1e-9 * h then
-      local ok, err = pcall(it.advance_to, it, T)
-      if not ok then fail(err, it.t) end
-      take()
-    end
-  end)
+  local ok_run, run_err = pcall(step_all, r, take)
   if not ok_run then
     if getmetatable(run_err) == run_interrupt_mt then error(run_err, 0) end
-    if M.strip_position(tostring(run_err)):find("^interrupted") then fail(run_err, it.t) end
+    if M.strip_position(tostring(run_err)):find("^interrupted") then fail(r, run_err, it.t) end
     error(run_err, 0)
   end
-  local wall = clock() - wall0
-  local cpu = os.clock() - cpu0
-  local steps = it.steps or n
-  if shown or progress == true then progress_line(name, h, n, n, it.t, steps / math.max(wall, 1e-9), true) end
-
-  local traj = {columns = setmetatable(columns, columns_mt), method = name, h = h, T = T, every = every,
-                steps = steps, samples = nrow, cpu_time = cpu, wall_time = wall}
-  if out then
-    local ok, err = out:close()
-    if not ok then error(("%s: writing the stream '%s' failed: %s"):format(fn, stream, tostring(err)), 2) end
-    traj.file = stream
-    traj.last = {}
-    for c, a in pairs(data) do traj.last[c] = a[1] end
-  else
-    for c, a in pairs(data) do traj[c] = a end
-  end
-  return setmetatable(traj, traj_mt)
+  local traj = finish(r) -- (not a tail call: finish's errors are at level 3, lf.run's caller)
+  return traj
 end
 
 --- traj:load() -> the trajectory a streamed run wrote (its arrays read back from traj.file).

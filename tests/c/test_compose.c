@@ -274,16 +274,17 @@ static void test_registered_metadata(void **state)
         lf_method *u = lf_compose_method_new(lf_compose_base(m), sc->name, &e);
         if (!u) fail_msg("%s", e.msg);
         const lf_method_info *a = lf_method_get_info(m), *b = lf_method_get_info(u);
+        const lf_method_rigid_info *ra = lf_method_get_rigid_info(m), *rb = lf_method_get_rigid_info(u);
         printf("  %-16s = %-30s order %d, symplectic %s, implicit %d, momentum %d\n", a->name, b->name, a->order,
-               a->symplectic, a->implicit, a->momentum_conserving);
+               a->symplectic, a->implicit, ra->momentum_conserving);
         assert_int_equal(a->order, b->order);
         assert_int_equal(a->symmetric, b->symmetric);
         assert_string_equal(a->symplectic, b->symplectic);
         assert_int_equal(a->implicit, b->implicit);
         assert_int_equal(a->form, b->form);
-        assert_int_equal(a->explicit_in_torque, b->explicit_in_torque);
-        assert_int_equal(a->momentum_conserving, b->momentum_conserving);
-        assert_int_equal(a->free_body_only, b->free_body_only);
+        assert_int_equal(ra->explicit_in_torque, rb->explicit_in_torque);
+        assert_int_equal(ra->momentum_conserving, rb->momentum_conserving);
+        assert_int_equal(ra->free_body_only, rb->free_body_only);
         assert_int_equal(a->adaptive, b->adaptive);
         assert_string_equal(a->family, "composition");
         lf_method_free(u);

@@ -228,6 +228,36 @@ static void test_compile_then_cached(void **state)
     assert_string_equal(dir, fx->cache);
 }
 
+/* The cache keeps at most cache_max objects: past that, the least recently used go (a load counts
+ * as a use), down to 3/4 of it; a file that is not one of its objects is never touched. */
+static void test_cache_bound(void **state)
+{
+    fixture *fx = *state;
+    lf_jit_opts o = fx->opts;
+    o.cache_max = 4;
+    char src[8][80], other[600];
+    for (int i = 0; i < 8; i++) snprintf(src[i], sizeof src[i], "double f(double x) { return %d * x; }\n", i + 2);
+    snprintf(other, sizeof other, "%s/notes.txt", fx->cache);
+    for (int i = 0; i < 4; i++) assert_true(load_call(src[i], &o, 1, NULL) == i + 2);
+    FILE *f = fopen(other, "w");
+    assert_non_null(f);
+    fclose(f);
+    struct timespec pause = {0, 20000000};
+    nanosleep(&pause, NULL);
+    assert_true(load_call(src[0], &o, 1, NULL) == 2); /* object 0 used again: the newest now */
+    nanosleep(&pause, NULL);
+    assert_true(load_call(src[4], &o, 1, NULL) == 6); /* a 5th object: the 2 least recently used go */
+    const int left = count_entries(fx->cache, "");
+    printf("  cache_max 4: %d files after the 5th compile (3 objects and notes.txt)\n", left);
+    assert_int_equal(left, 4);
+    lf_jit_info info;
+    assert_true(load_call(src[0], &o, 1, &info) == 2);
+    assert_int_equal(info.cached, 1); /* recently used: kept */
+    assert_true(load_call(src[1], &o, 1, &info) == 3);
+    assert_int_equal(info.cached, 0); /* the least recently used: removed, compiled again */
+    assert_int_equal(access(other, F_OK), 0);
+}
+
 static void test_key(void **state)
 {
     fixture *fx = *state;
@@ -845,6 +875,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256),
         cmocka_unit_test_setup_teardown(test_compile_then_cached, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cache_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_open_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_symlink_dir, setup, teardown),

@@ -65,7 +65,7 @@ static void compare(const char *mname, lf_system *sys, double y0[B][NP], double 
 {
     const lf_method *m = lf_method_find(mname);
     assert_non_null(m);
-    assert_true(lf_method_get_info(m)->lanes);
+    assert_true(lf_method_get_rigid_info(m)->lanes);
     lf_error e;
     lf_stepper *L = lf_stepper_new_lanes(m, sys, B, &y0[0][0], 0, NULL, &e);
     if (!L) fail_msg("%s", e.msg);
@@ -198,7 +198,7 @@ static void test_lanes_refused_and_lane_access(void **state)
         const lf_method *m = lf_method_at(i);
         if (lf_method_accepts(m, sys, NULL) != LF_OK) continue;
         lf_stepper *L = lf_stepper_new_lanes(m, sys, 2, &y0[0][0], 0, NULL, NULL);
-        assert_int_equal(L != NULL, lf_method_get_info(m)->lanes);
+        assert_int_equal(L != NULL, lf_method_get_rigid_info(m)->lanes);
         lf_stepper_free(L);
     }
     /* get / set one lane */

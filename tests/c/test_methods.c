@@ -18,6 +18,7 @@
 #include "problems.h"
 
 static const lf_method_info *info(const lf_method *m) { return lf_method_get_info(m); }
+static const lf_method_rigid_info *rigid_info(const lf_method *m) { return lf_method_get_rigid_info(m); }
 
 static lf_system *make_system(const problem *p)
 {
@@ -153,7 +154,7 @@ static void test_order_stress(void **state)
     const lf_method *m = *state;
     if (!takes_rigid_bodies(m)) skip();
     if (info(m)->adaptive) skip(); /* measured against its tolerance in test_generic.c */
-    problem p = info(m)->free_body_only ? problem_free_body() : problem_stress();
+    problem p = rigid_info(m)->free_body_only ? problem_free_body() : problem_stress();
     if (is_rigid(m) && info(m)->order >= 4) check_order_high(m, &p, 1, 1e-13);
     else check_order(m, &p, 0.25, 6, 0);
     problem_free(&p);
@@ -167,7 +168,7 @@ static void test_order_top(void **state)
      * test_dg.c; on the top its windowed fit would take 12 halvings down to h = 2^-16 (seconds) */
     if (strcmp(info(m)->family, "discrete_gradient") == 0) skip();
     if (info(m)->adaptive) skip();
-    problem p = info(m)->free_body_only ? problem_free_body() : problem_slow_top();
+    problem p = rigid_info(m)->free_body_only ? problem_free_body() : problem_slow_top();
     /* h*|w| < 0.16: the asymptotic range of the top (errors are O(1) above) */
     if (is_rigid(m) && info(m)->order >= 4) check_order_high(m, &p, 0.5, 5e-12);
     else check_order(m, &p, 1.0 / 32, 6, !is_rigid(m));
@@ -182,7 +183,7 @@ static void test_symmetry(void **state)
     const lf_method *m = *state;
     if (!takes_rigid_bodies(m)) skip();
     if (info(m)->adaptive) skip(); /* chooses its own steps: not symmetric */
-    problem p = info(m)->free_body_only ? problem_free_body() : problem_stress();
+    problem p = rigid_info(m)->free_body_only ? problem_free_body() : problem_stress();
     lf_system *sys = make_system(&p);
     double worst = 0;
     for (int k = 0; k < 3; k++) {
@@ -222,8 +223,8 @@ static void test_momentum(void **state)
         worst = fmax(worst, lf_v3_norm(d) / lf_v3_norm(pi0));
     }
     printf("  %-18s free body, 1e4 steps: max relative momentum error %.2e (claims conservation: %s)\n",
-           info(m)->name, worst, info(m)->momentum_conserving ? "yes" : "no");
-    if (info(m)->momentum_conserving) assert_true(worst <= 1e-13);
+           info(m)->name, worst, rigid_info(m)->momentum_conserving ? "yes" : "no");
+    if (rigid_info(m)->momentum_conserving) assert_true(worst <= 1e-13);
     else assert_true(worst > 1e-10);
     lf_stepper_free(st);
     lf_system_free(sys);
@@ -234,7 +235,7 @@ static void test_orthogonality(void **state)
 {
     const lf_method *m = *state;
     if (!takes_rigid_bodies(m)) skip();
-    problem p = info(m)->free_body_only ? problem_free_body() : problem_stress();
+    problem p = rigid_info(m)->free_body_only ? problem_free_body() : problem_stress();
     lf_system *sys = make_system(&p);
     lf_stepper *st = make_stepper(m, sys, &p);
     /* compositions take 5 to 11 steps of their base per step (dlm_s6: 45 axis rotations): 1e4 steps are
@@ -266,7 +267,7 @@ static void test_failure_rolls_back(void **state)
 {
     const lf_method *m = *state;
     if (!takes_rigid_bodies(m)) skip();
-    if (info(m)->free_body_only) skip();
+    if (rigid_info(m)->free_body_only) skip();
     problem p = problem_free_body();
     p.pot = lf_potential_new("bad", bad_eval, NULL, NULL, NULL);
     double w[3] = {1, 0.5, 0};

@@ -27,7 +27,7 @@ static void test_steps_do_not_allocate(void **state)
         const lf_method *m = lf_method_at(i);
         const lf_method_info *mi = lf_method_get_info(m);
         if (mi->form == LF_FORM_CONSTRAINED) continue; /* rattle: on the sphere systems below */
-        problem p = mi->free_body_only ? problem_free_body() : problem_stress();
+        problem p = lf_method_get_rigid_info(m)->free_body_only ? problem_free_body() : problem_stress();
         lf_error e;
         double y0[12];
         lf_system *sys = problem_system(&p, y0, &e);

@@ -631,6 +631,7 @@ static void test_symmetry(void **state)
 typedef struct {
     const lf_system *sph;
     double q0[3 * 16];
+    lf_form_second_order second_order;
 } lift_ctx;
 
 static int lift_alpha(const lf_system *s, const double *y, double *a, lf_error *err)
@@ -656,8 +657,8 @@ static int lift_accel(const lf_system *s, double t, const double *y, double *a, 
     return lift_alpha(s, y, a, err);
 }
 
-static const lf_system_class lift_class = {.kind = "spheres_lift", .forms = LF_FORM_LIE_ODE | LF_FORM_SECOND_ORDER,
-                                           .f = lift_f, .accel = lift_accel, .destroy = free};
+static const lf_system_class lift_class = {.kind = "spheres_lift", .forms = LF_FORM_LIE_ODE, .f = lift_f,
+                                           .destroy = free};
 
 static lf_system *lift_system(const lf_system *sph, const double *q0)
 {
@@ -665,6 +666,7 @@ static lf_system *lift_system(const lf_system *sph, const double *q0)
     lift_ctx *c = calloc(1, sizeof *c);
     c->sph = sph;
     memcpy(c->q0, q0, 3 * (size_t)n * sizeof(double));
+    c->second_order = (lf_form_second_order){.nconfig = n, .accel = lift_accel};
     lf_factor_kind kinds[32];
     int dims[32];
     for (int i = 0; i < n; i++) {
@@ -677,7 +679,7 @@ static lf_system *lift_system(const lf_system *sph, const double *q0)
     lf_manifold *M = lf_manifold_new(2 * n, kinds, dims, LF_RIGHT_TRIVIALIZED, &e);
     lf_system *s = lf_system_create(&lift_class, c, M, NULL, &e);
     if (!s) fail_msg("%s", e.msg);
-    s->nconfig = n;
+    s->second_order = &c->second_order;
     lf_system_add_field(s, "R", 0, n, 0, 0);
     lf_system_add_field(s, "omega", n, n, 0, 1);
     return s;

@@ -208,7 +208,7 @@ static void test_method(void **state)
     const lf_method_info *m = lf_method_get_info(*state);
     if (m->adaptive) skip(); /* the map depends on the step the controller chooses */
     if (m->form == LF_FORM_CONSTRAINED) skip(); /* rattle: measured on T*(S^2)^n in test_spheres.c */
-    problem p = m->free_body_only ? problem_free_body() : problem_stress();
+    problem p = lf_method_get_rigid_info(*state)->free_body_only ? problem_free_body() : problem_stress();
     double R[9], w[3], d[NH], dmax = 0, y[12];
     lf_system *sys = setup(&p, R, w);
     if (lf_method_accepts(*state, sys, NULL) != LF_OK) { /* a method for spheres */

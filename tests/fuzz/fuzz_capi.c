@@ -319,7 +319,7 @@ static void op_stepper(input *in)
     const lf_method *m = lf_method_at(byte(in) % lf_method_count());
     const char *name = lf_method_get_info(m)->name;
     /* lanes: two copies of the state when the method has them */
-    int B = lf_method_get_info(m)->lanes && (byte(in) & 1) ? 2 : 1;
+    int B = lf_method_get_rigid_info(m)->lanes && (byte(in) & 1) ? 2 : 1;
     double yB[24];
     for (int j = 0; j < B; j++) memcpy(yB + 12 * j, y0, sizeof y0);
     lf_stepper *st = B > 1 ? lf_stepper_new_lanes(m, sys, B, yB, 0, NULL, &e) : lf_stepper_new(m, sys, y0, 0, NULL, &e);

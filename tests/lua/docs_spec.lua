@@ -23,7 +23,7 @@ end
 -- Public names that have no entry, on purpose (prefix match on the dotted name).
 local EXCLUDED = {
   -- the C binding (lieflow.core): its public functions are re-exported as lf.* and checked under
-  -- those names (the same function values); the rest (core.proc, core.dual, core.lie_tangents,
+  -- those names (the same function values); the rest (core.proc, core.dual,
   -- core.isatty, core.wall_time, core.binary, ...) are the internals of lf.run, lf.ensemble and
   -- the autodiff module
   ["lf.core"] = true,

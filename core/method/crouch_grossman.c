@@ -1,4 +1,17 @@
-/* lieflow — Crouch–Grossman-type splitting methods from Ortolan's thesis ([O] §4.1.5–4.1.6):
+/* lieflow — the Crouch–Grossman family: Crouch–Grossman methods and their generalization, the
+ * commutator-free methods, on any system (cg3, cf4: tables in methods.def), and the Crouch–Grossman-
+ * type splittings of rigid bodies of Ortolan's thesis (mcg, new3).
+ *
+ * ---- Commutator-free Lie group methods (Celledoni, Marthinsen & Owren 2003), Crouch–Grossman
+ * methods (Crouch & Grossman 1993) among them, from the CF entries of methods.def.
+ *
+ * Stage i: Y_i = exp(h S_{i,J}) ... exp(h S_{i,1}) y0 with S = sum_j alpha_j K_j, K_j = f(t + c_j h, Y_j),
+ * each exponential acting through the manifold's action (on the left for right-trivialized systems;
+ * on the right, in the same order, for left-trivialized ones: y0 exp(h S_1) exp(h S_2) ..., which is
+ * the method applied to z = y^{-1}). No dexpinv, no commutators: only exponentials of linear
+ * combinations of the stage values.
+ *
+ * ---- Crouch–Grossman-type splitting methods from Ortolan's thesis ([O] §4.1.5–4.1.6):
  *
  * MCG  modified Crouch–Grossman (Nukala–Shelton [NJ07]), [O] eqs. (4.9a)-(4.9c).
  *   Splitting of (2.14) into  A: R' = R hat(w);  B: (J w)' = J w x w;  C: (J w)' = tau(R).
@@ -40,10 +53,83 @@
  * Hence their nearly equal errors and energy drifts.
  * Both drift in energy in the thesis' stress test (§4.2, positive slope): not symplectic. */
 #include <stddef.h>
+#include <string.h>
 
 #include "linalg.h"
 #include "method_internal.h"
 #include "so3.h"
+
+/* ---------------------------------------------------------------- commutator-free methods */
+#define MAXS 4
+#define MAXE 4
+
+typedef struct {
+    int nexp;
+    double a[MAXE * MAXS]; /* row e: the coefficients of exponential e, stride = stages */
+} cf_product;
+
+typedef struct {
+    int s;
+    double c[MAXS];
+    cf_product stage[MAXS];
+    cf_product out;
+} cf_tableau;
+
+
+/* y0 (np) | Y (np) | K (s nd) | S (nd) */
+static size_t cf_work(const lf_stepper *st)
+{
+    const cf_tableau *T = st->method->cls->data;
+    return 2 * (size_t)st->np + ((size_t)T->s + 1) * st->nd;
+}
+
+static size_t cf_cache(const lf_stepper *st)
+{
+    (void)st;
+    return 0;
+}
+
+/* y <- exp(h S_J) ... exp(h S_1) y (through the action), for the exponentials of product p. */
+static void apply_product(lf_stepper *st, const cf_product *p, int s, const double *K, double h, double *S, double *y)
+{
+    const int nd = st->nd;
+    for (int e = 0; e < p->nexp; e++) {
+        for (int k = 0; k < nd; k++) {
+            double a = 0;
+            for (int j = 0; j < s; j++) a += p->a[e * s + j] * K[j * nd + k];
+            S[k] = h * a;
+        }
+        lf_manifold_act(st->M, S, y);
+    }
+}
+
+static int cf_step(lf_stepper *st, double h)
+{
+    const cf_tableau *T = st->method->cls->data;
+    const int np = st->np, nd = st->nd, s = T->s;
+    double *y0 = st->work, *Y = y0 + np, *K = Y + np, *S = K + (size_t)s * nd;
+    memcpy(y0, st->y, (size_t)np * sizeof(double));
+    for (int i = 0; i < s; i++) {
+        memcpy(Y, y0, (size_t)np * sizeof(double));
+        apply_product(st, &T->stage[i], s, K, h, S, Y);
+        int rc = lf_stepper_f(st, st->t + T->c[i] * h, Y, K + (size_t)i * nd);
+        if (rc != LF_OK) return rc;
+    }
+    apply_product(st, &T->out, s, K, h, S, st->y);
+    return LF_OK;
+}
+
+/* the methods.def entries (CF): the tableau (s = the number of nodes c) and the class lf_class_<id> */
+#define CF_STAGE(n, ...) {n, {__VA_ARGS__}}
+#define CF_OUT(n, ...) {n, {__VA_ARGS__}}
+#define CF(id, title, ref, order, props, c_, stages, out_)                                                        \
+    static const double id##_c[] = {c_};                                                                       \
+    const lf_method_class lf_class_##id = {                                                                    \
+        cf_work, cf_cache, NULL, cf_step, NULL,                                                                \
+        &(const cf_tableau){(int)(sizeof id##_c / sizeof(double)), {c_}, {stages}, out_}};
+#include "methods.def"
+#undef CF_STAGE
+#undef CF_OUT
 
 /* ---------------------------------------------------------------- MCG, (4.9) */
 
@@ -115,23 +201,7 @@ static int mcg_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_mcg = {
-    .info = {
-        .name = "mcg",
-        .title = "modified Crouch-Grossman splitting (Nukala-Shelton)",
-        .reference = "[O] eqs. (4.9a)-(4.9c), (4.9c) corrected",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = mcg_work,
-    .step = mcg_step,
-};
+const lf_method_class lf_class_mcg = {.work_doubles = mcg_work, .step = mcg_step};
 
 /* ---------------------------------------------------------------- NEW3, (4.10) */
 
@@ -196,20 +266,4 @@ static int new3_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method lf_method_new3 = {
-    .info = {
-        .name = "new3",
-        .title = "Koziara-Bicanic semi-explicit splitting NEW3",
-        .reference = "[O] eqs. (4.10a)-(4.10c)",
-        .order = 2,
-        .symmetric = 1,
-        .symplectic = "no",
-        .explicit_in_torque = 1,
-        .momentum_conserving = 1,
-        .family = "rigid",
-        .form = LF_FORM_RIGID,
-        .implicit = 1,
-    },
-    .work_doubles = new3_work,
-    .step = new3_step,
-};
+const lf_method_class lf_class_new3 = {.work_doubles = new3_work, .step = new3_step};
