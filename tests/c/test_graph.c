@@ -302,6 +302,46 @@ static void test_chunked_native(void **state)
     lf_graph_free(g);
 }
 
+/* Compositions a C compiler may rewrite algebraically (cos(atan x) as 1/sqrt(x^2 + 1) under
+ * -fno-math-errno, exp(log x), sqrt(x*x), ...): the native code must still give the tape's bits. */
+static void test_native_compositions(void **state)
+{
+    (void)state;
+    static const int chains[][2] = {{LF_G_ATAN, LF_G_COS}, {LF_G_ATAN, LF_G_SIN}, {LF_G_ATAN, LF_G_TAN},
+                                    {LF_G_LOG, LF_G_EXP},  {LF_G_EXP, LF_G_LOG},  {LF_G_SIN, LF_G_ASIN},
+                                    {LF_G_COS, LF_G_ACOS}, {LF_G_TAN, LF_G_ATAN}, {LF_G_ABS, LF_G_SQRT}};
+    const int nc = (int)(sizeof chains / sizeof *chains);
+    lf_graph *g = lf_graph_new(0, NULL);
+    int x = lf_graph_input(g, 0.5, NULL), out[2 * 16];
+    for (int c = 0; c < nc; c++) {
+        int xc = lf_g2(g, LF_G_MUL, x, lf_graph_const(g, 1 + c)); /* its own inner node: a single use */
+        out[2 * c] = lf_g1(g, chains[c][1], lf_g1(g, chains[c][0], xc));
+        out[2 * c + 1] = lf_g1(g, LF_G_SQRT, lf_g2(g, LF_G_MUL, out[2 * c], out[2 * c]));
+    }
+    lf_glayout layout = {1, {1}, 0, 0, NULL};
+    lf_gfunc_spec spec = {2 * nc, out};
+    lf_jit_opts o = jit_opts();
+    lf_gmodule *tape = lf_gmodule_new(g, &layout, 1, &spec, LF_BACKEND_TAPE, NULL, NULL);
+    lf_gmodule *nat = lf_gmodule_new(g, &layout, 1, &spec, LF_BACKEND_NATIVE, &o, NULL);
+    assert_non_null(tape);
+    assert_non_null(nat);
+    assert_int_equal(lf_gmodule_backend(nat), LF_BACKEND_NATIVE);
+    gsl_rng *r = new_rng(9);
+    int differ = 0;
+    for (int k = 0; k < 400; k++) {
+        double v = (gsl_rng_uniform(r) - 0.5) * (k % 2 ? 40 : 0.18), yt[2 * 16], yn[2 * 16];
+        const double *seg[1] = {&v};
+        lf_gmodule_eval(tape, 0, seg, NULL, yt, NULL);
+        lf_gmodule_eval(nat, 0, seg, NULL, yn, NULL);
+        for (int i = 0; i < 2 * nc; i++) differ += memcmp(&yt[i], &yn[i], sizeof(double)) != 0;
+    }
+    gsl_rng_free(r);
+    CHECK_LE(differ, 0, "native vs tape on compositions a compiler could rewrite: outputs differing in a bit");
+    lf_gmodule_free(tape);
+    lf_gmodule_free(nat);
+    lf_graph_free(g);
+}
+
 static void test_codegen_text(void **state)
 {
     (void)state;
@@ -672,7 +712,7 @@ int main(void)
     if (!mkdtemp(cache_dir)) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builder),          cmocka_unit_test(test_derivatives),
-        cmocka_unit_test(test_singular),         cmocka_unit_test(test_tape_and_native), cmocka_unit_test(test_chunked_native),
+        cmocka_unit_test(test_singular),         cmocka_unit_test(test_tape_and_native), cmocka_unit_test(test_chunked_native), cmocka_unit_test(test_native_compositions),
         cmocka_unit_test(test_codegen_text),     cmocka_unit_test(test_lie_maps),
         cmocka_unit_test(test_log_derivative),   cmocka_unit_test(test_potential_graph),
         cmocka_unit_test(test_lie_ode_graph),       cmocka_unit_test(test_spheres_graph),
