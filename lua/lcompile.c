@@ -49,7 +49,7 @@ static int l_time_potential(lua_State *L)
 typedef struct {
     lf_gmodule *m;
     int nargs, nin, nout, npar, scalar;
-    int argsize[LF_GPROG_MAXSEG];
+    int argkind[LF_GPROG_MAXSEG]; /* 1 number, 3 vec3, 9 mat3; -n an array of n numbers */
     double par[];
 } compiled_fn;
 
@@ -68,8 +68,9 @@ static int cf_gc(lua_State *L)
     return 0;
 }
 
-/* the size of an argument kind: "number" 1, "vec3" 3, "mat3" 9, an integer n: an array of n */
-static int arg_size(lua_State *L, int idx, int i)
+/* An argument's kind: "number" 1, "vec3" 3, "mat3" 9; an integer n: an array of n numbers, -n (an
+ * array of 3 is not a vec3: its function gets a table, its gradient is a table) */
+static int arg_kind(lua_State *L, int idx, int i)
 {
     if (lua_type(L, idx) == LUA_TSTRING) {
         const char *k = lua_tostring(L, idx);
@@ -77,20 +78,23 @@ static int arg_size(lua_State *L, int idx, int i)
         if (strcmp(k, "vec3") == 0) return 3;
         if (strcmp(k, "mat3") == 0) return 9;
     } else if (lua_isinteger(L, idx) && lua_tointeger(L, idx) >= 1 && lua_tointeger(L, idx) <= 4096)
-        return (int)lua_tointeger(L, idx);
+        return -(int)lua_tointeger(L, idx);
     return luaL_error(L, "lf.compile: args[%d] must be \"number\", \"vec3\", \"mat3\" or an array length 1..4096, got %s",
                       i, lfb_typename(L, idx));
 }
 
-/* read argument idx of size n into x (numbers, vec3, mat3, arrays) */
-static void read_arg(lua_State *L, int idx, int n, double *x, int i)
+static int kind_size(int kind) { return kind < 0 ? -kind : kind; }
+
+/* read argument idx of the given kind into x (numbers, vec3, mat3, arrays) */
+static void read_arg(lua_State *L, int idx, int kind, double *x, int i)
 {
     char w[64];
     snprintf(w, sizeof w, "argument #%d to the compiled function", i);
-    if (n == 1) x[0] = lfb_checkfinite(L, idx, w);
-    else if (n == 3) lfb_tovec3(L, idx, x, w);
-    else if (n == 9) lfb_tomat3(L, idx, x, w);
+    if (kind == 1) x[0] = lfb_checkfinite(L, idx, w);
+    else if (kind == 3) lfb_tovec3(L, idx, x, w);
+    else if (kind == 9) lfb_tomat3(L, idx, x, w);
     else {
+        const int n = -kind;
         if (lua_type(L, idx) != LUA_TTABLE || (int)lua_rawlen(L, idx) != n)
             luaL_error(L, "%s: an array of %d numbers expected, got %s", w, n, lfb_typename(L, idx));
         for (int k = 0; k < n; k++) {
@@ -101,12 +105,14 @@ static void read_arg(lua_State *L, int idx, int n, double *x, int i)
     }
 }
 
-static void push_shaped(lua_State *L, int n, const double *v)
+/* push values of a kind (an output of n numbers: kind n, a number, vec3 or mat3) */
+static void push_shaped(lua_State *L, int kind, const double *v)
 {
-    if (n == 1) lua_pushnumber(L, v[0]);
-    else if (n == 3) lfb_pushvec3(L, v);
-    else if (n == 9) lfb_pushmat3(L, v);
+    if (kind == 1) lua_pushnumber(L, v[0]);
+    else if (kind == 3) lfb_pushvec3(L, v);
+    else if (kind == 9) lfb_pushmat3(L, v);
     else {
+        const int n = kind_size(kind);
         lua_createtable(L, n, 0);
         for (int k = 0; k < n; k++) {
             lua_pushnumber(L, v[k]);
@@ -124,9 +130,9 @@ static int cf_eval(lua_State *L, int gradient)
     const double *seg[LF_GPROG_MAXSEG];
     int off = 0;
     for (int i = 0; i < c->nargs; i++) {
-        read_arg(L, i + 2, c->argsize[i], x + off, i + 1);
+        read_arg(L, i + 2, c->argkind[i], x + off, i + 1);
         seg[i] = x + off;
-        off += c->argsize[i];
+        off += kind_size(c->argkind[i]);
     }
     lf_gmodule_eval(c->m, gradient, seg, c->par, y, NULL);
     const int nres = gradient ? 1 + c->nin : c->nout;
@@ -139,8 +145,8 @@ static int cf_eval(lua_State *L, int gradient)
     lua_pushnumber(L, y[0]);
     off = 1;
     for (int i = 0; i < c->nargs; i++) {
-        push_shaped(L, c->argsize[i], y + off);
-        off += c->argsize[i];
+        push_shaped(L, c->argkind[i], y + off);
+        off += kind_size(c->argkind[i]);
     }
     return 1 + c->nargs;
 }
@@ -178,6 +184,97 @@ static int cf_tostring(lua_State *L)
 /* lf.compile(fn, {args = {"mat3", "vec3", "number", n, ...}, params = {...}, backend = "auto" |
  * "native" | "tape", at = {example arguments}}) -> a callable: f(...) the value, f:gradient(...)
  * the value and its gradient with respect to each argument (a number result) */
+/* The kinds of option `args` of table 2 (their count; nin: the numbers in all). */
+static int read_kinds(lua_State *L, int *kind, int *nin, const char *fn)
+{
+    if (lua_getfield(L, 2, "args") != LUA_TTABLE) luaL_error(L, "%s: option 'args' (a list of kinds) is required", fn);
+    const int nargs = (int)lua_rawlen(L, -1);
+    if (nargs < 1 || nargs > LF_GPROG_MAXSEG) luaL_error(L, "%s: 1 to %d arguments", fn, LF_GPROG_MAXSEG);
+    *nin = 0;
+    for (int i = 0; i < nargs; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        kind[i] = arg_kind(L, -1, i + 1);
+        lua_pop(L, 1);
+        *nin += kind_size(kind[i]);
+    }
+    lua_pop(L, 1);
+    return nargs;
+}
+
+/* The point to trace at: option `at` of table 2, else 0, zero vectors, the identity. */
+static void trace_point(lua_State *L, int nargs, const int *kind, double *x0)
+{
+    int at = lua_getfield(L, 2, "at") == LUA_TTABLE ? lua_gettop(L) : 0;
+    for (int i = 0, off = 0; i < nargs; off += kind_size(kind[i]), i++) {
+        if (at) {
+            lua_rawgeti(L, at, i + 1);
+            read_arg(L, lua_gettop(L), kind[i], x0 + off, i + 1);
+            lua_pop(L, 1);
+        } else
+            for (int k = 0; k < kind_size(kind[i]); k++) x0[off + k] = kind[i] == 9 ? (k % 4 == 0) : 0;
+    }
+    lua_pop(L, 1);
+}
+
+/* Push the traced arguments (new inputs with the values x0) and the traced parameters of table 2
+ * (their values into par); the number of arguments pushed. */
+static int push_traced_args(lua_State *L, int tidx, int nargs, const int *kind, const double *x0, double *par,
+                            int *npar)
+{
+    for (int i = 0, off = 0; i < nargs; off += kind_size(kind[i]), i++) {
+        if (kind[i] > 0) lfb_trace_push_inputs(L, tidx, kind[i], x0 + off);
+        else {
+            lua_createtable(L, -kind[i], 0);
+            for (int k = 0; k < -kind[i]; k++) {
+                lfb_trace_push_inputs(L, tidx, 1, x0 + off + k);
+                lua_rawseti(L, -2, k + 1);
+            }
+        }
+    }
+    *npar = 0;
+    if (lua_getfield(L, 2, "params") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return nargs;
+    }
+    const int p = lua_gettop(L);
+    lfb_trace_push_params(L, tidx, p, par, npar, LFB_MAXPAR);
+    lua_remove(L, p);
+    return nargs + 1;
+}
+
+/* The module of the traced function's result (at the top; a number, vec3 or mat3): its value and,
+ * for a number, the value with the gradient with respect to every input. */
+static lf_gmodule *module_of(lua_State *L, lfb_trace *t, int tidx, int nargs, const int *kind, int nin, int backend,
+                             int *nout, const char *fn)
+{
+    int out[9];
+    char msg[120];
+    static const int sizes[3] = {1, 3, 9};
+    *nout = 0;
+    for (int k = 0; k < 3 && !*nout; k++)
+        if (lfb_trace_read(L, tidx, -1, sizes[k], out, msg, sizeof msg)) *nout = sizes[k];
+    if (!*nout) luaL_error(L, "%s: the function returned %s, expected a number, vec3 or mat3", fn, lfb_typename(L, -1));
+    int *grad = lua_newuserdatauv(L, ((size_t)nin + 1) * sizeof(int), 0);
+    lf_graph *g = t->g;
+    lf_gfunc_spec spec[2] = {{*nout, out}, {0, grad}};
+    int nf = 1;
+    if (*nout == 1) {
+        int *wrt = lua_newuserdatauv(L, (size_t)nin * sizeof(int), 0);
+        for (int i = 0; i < nin; i++) wrt[i] = lf_graph_input_node(g, i);
+        grad[0] = out[0];
+        lf_graph_vjp(g, 1, out, NULL, nin, wrt, grad + 1);
+        spec[1].nout = 1 + nin;
+        nf = 2;
+    }
+    lf_glayout layout = {nargs, {0}, 0, 0, NULL};
+    for (int i = 0; i < nargs; i++) layout.seglen[i] = kind_size(kind[i]);
+    lf_error e;
+    lf_gmodule *m = lf_gmodule_new(g, &layout, nf, spec, backend, NULL, &e);
+    lfb_trace_end(t);
+    if (!m) lfb_error_in(L, fn, &e);
+    return m;
+}
+
 static int l_compile(lua_State *L)
 {
     const char *fn = "lf.compile";
@@ -187,16 +284,8 @@ static int l_compile(lua_State *L)
     static const char *const keys[] = {"args", "params", "backend", "at", NULL};
     lfb_check_keys(L, 2, keys, fn, "option");
     lfb_natural(L, 1);
-    if (lua_getfield(L, 2, "args") != LUA_TTABLE) return luaL_error(L, "%s: option 'args' (a list of kinds) is required", fn);
-    const int nargs = (int)lua_rawlen(L, 3);
-    if (nargs < 1 || nargs > LF_GPROG_MAXSEG) return luaL_error(L, "%s: 1 to %d arguments", fn, LF_GPROG_MAXSEG);
-    int size[LF_GPROG_MAXSEG], nin = 0;
-    for (int i = 0; i < nargs; i++) {
-        lua_rawgeti(L, 3, i + 1);
-        size[i] = arg_size(L, -1, i + 1);
-        lua_pop(L, 1);
-        nin += size[i];
-    }
+    int kind[LF_GPROG_MAXSEG], nin;
+    const int nargs = read_kinds(L, kind, &nin, fn);
     int backend = LF_BACKEND_AUTO;
     if (lua_getfield(L, 2, "backend") != LUA_TNIL) {
         const char *b = luaL_checkstring(L, -1);
@@ -205,64 +294,16 @@ static int l_compile(lua_State *L)
         if (backend < 0) return luaL_error(L, "%s: option 'backend' must be \"auto\", \"native\" or \"tape\"", fn);
     }
     lua_pop(L, 1);
-    /* the trace point: option `at`, else 0, (0,0,0), I */
     double *x0 = lua_newuserdatauv(L, ((size_t)nin + LFB_MAXPAR) * sizeof(double), 0), *par = x0 + nin;
-    int at = lua_getfield(L, 2, "at") == LUA_TTABLE ? lua_gettop(L) : 0;
-    for (int i = 0, off = 0; i < nargs; off += size[i], i++) {
-        if (at) {
-            lua_rawgeti(L, at, i + 1);
-            read_arg(L, lua_gettop(L), size[i], x0 + off, i + 1);
-            lua_pop(L, 1);
-        } else
-            for (int k = 0; k < size[i]; k++) x0[off + k] = size[i] == 9 ? (k % 4 == 0) : 0;
-    }
+    trace_point(L, nargs, kind, x0);
     lfb_trace *t = lfb_trace_new(L, LFB_TRACE_STRICT, 0);
     const int tidx = lua_gettop(L);
     lua_pushvalue(L, 1);
-    for (int i = 0, off = 0; i < nargs; off += size[i], i++) {
-        if (size[i] == 1 || size[i] == 3 || size[i] == 9) lfb_trace_push_inputs(L, tidx, size[i], x0 + off);
-        else {
-            lua_createtable(L, size[i], 0);
-            for (int k = 0; k < size[i]; k++) {
-                lfb_trace_push_inputs(L, tidx, 1, x0 + off + k);
-                lua_rawseti(L, -2, k + 1);
-            }
-        }
-    }
-    int npar = 0, np = 0;
-    if (lua_getfield(L, 2, "params") != LUA_TNIL) {
-        const int p = lua_gettop(L);
-        lfb_trace_push_params(L, tidx, p, par, &npar, LFB_MAXPAR);
-        lua_remove(L, p);
-        np = 1;
-    } else
-        lua_pop(L, 1);
-    lua_call(L, nargs + np, 1); /* errors (a traced comparison ...) go to the caller as they are */
-    int out[9], nout = 0;
-    char msg[120];
-    static const int sizes[3] = {1, 3, 9};
-    for (int k = 0; k < 3 && !nout; k++)
-        if (lfb_trace_read(L, tidx, -1, sizes[k], out, msg, sizeof msg)) nout = sizes[k];
-    if (!nout) return luaL_error(L, "%s: the function returned %s, expected a number, vec3 or mat3", fn, lfb_typename(L, -1));
-    /* functions: the value; the value and its gradient (a number result) */
-    int *grad = lua_newuserdatauv(L, ((size_t)nin + 1) * sizeof(int), 0);
-    lf_graph *g = t->g;
-    lf_gfunc_spec spec[2] = {{nout, out}, {0, grad}};
-    int nf = 1;
-    if (nout == 1) {
-        int *wrt = lua_newuserdatauv(L, (size_t)nin * sizeof(int), 0);
-        for (int i = 0; i < nin; i++) wrt[i] = lf_graph_input_node(g, i);
-        grad[0] = out[0];
-        lf_graph_vjp(g, 1, out, NULL, nin, wrt, grad + 1);
-        spec[1].nout = 1 + nin;
-        nf = 2;
-    }
-    lf_glayout layout = {nargs, {0}, 0, 0, NULL};
-    for (int i = 0; i < nargs; i++) layout.seglen[i] = size[i];
-    lf_error e;
-    lf_gmodule *m = lf_gmodule_new(g, &layout, nf, spec, backend, NULL, &e);
-    lfb_trace_end(t);
-    if (!m) return lfb_error_in(L, fn, &e);
+    int npar;
+    const int n = push_traced_args(L, tidx, nargs, kind, x0, par, &npar);
+    lua_call(L, n, 1); /* errors (a traced comparison ...) go to the caller as they are */
+    int nout;
+    lf_gmodule *m = module_of(L, t, tidx, nargs, kind, nin, backend, &nout, fn);
     compiled_fn *c = lua_newuserdatauv(L, sizeof *c + ((size_t)npar + 1) * sizeof(double), 1);
     memset(c, 0, sizeof *c);
     c->m = m;
@@ -272,7 +313,7 @@ static int l_compile(lua_State *L)
     c->nout = nout;
     c->npar = npar;
     c->scalar = nout == 1;
-    memcpy(c->argsize, size, sizeof size);
+    memcpy(c->argkind, kind, sizeof kind);
     memcpy(c->par, par, (size_t)npar * sizeof *par);
     return 1;
 }

@@ -34,7 +34,7 @@ static int d_mat3(lua_State *L)
 /* ---------------------------------------------------------------- maps */
 /* What the C map requires of an argument: checked at the point in a point trace, with the C
  * function's message (a compiled model's arguments are the system's state, on its manifold). */
-enum { ANY = 0, ROTATION = 1, UNIT = 2 };
+enum { ANY = 0, ROTATION = 1, UNIT = 2, UNIT_QUAT = 3 };
 
 static void check_point(lua_State *L, int tidx, int argn, const int *ids, int n, int what, const char *fn)
 {
@@ -50,6 +50,12 @@ static void check_point(lua_State *L, int tidx, int argn, const int *ids, int n,
         char num[32];
         snprintf(num, sizeof num, "%.17g", lf_v3_norm(v));
         luaL_error(L, "%s: unit vector expected, |p| = %s", w, num);
+    }
+    const double nq = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+    if (what == UNIT_QUAT && !(fabs(nq - 1) <= 1e-9)) {
+        char num[32];
+        snprintf(num, sizeof num, "%.17g", nq);
+        luaL_error(L, "%s: unit quaternion expected, |q| = %s", w, num);
     }
 }
 
@@ -214,6 +220,7 @@ static int d_quat_log(lua_State *L)
     lua_settop(L, 1);
     int tidx = lfb_tr_find(L, 1), q[4], v[3];
     quat_arg(L, tidx, 1, q, "quat.log");
+    check_point(L, tidx, 1, q, 4, UNIT_QUAT, "quat.log");
     lf_gquat_log(lfb_tr_graph(L, tidx), q, v);
     return lfb_tr_result(L, tidx, 3, v);
 }
@@ -221,8 +228,16 @@ static int d_quat_log(lua_State *L)
 /* Maps that have no traced version: a clear refusal. */
 static int d_refuse(lua_State *L)
 {
-    return luaL_error(L, "%s of a traced value: not supported (it is not differentiable or has no closed form); "
-                         "use compile = false", lua_tostring(L, lua_upvalueindex(1)));
+    /* the position of the Lua code that called the map (level 1 is the C map handing over to us) */
+    lua_Debug ar;
+    int found = 0;
+    for (int level = 1; !found && lua_getstack(L, level, &ar); level++) {
+        lua_getinfo(L, "Sl", &ar);
+        if ((found = ar.currentline > 0)) lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+    }
+    if (!found) lua_pushliteral(L, "");
+    return luaL_error(L, "%s%s of a traced value: not supported (it is not differentiable or has no closed form); "
+                         "use compile = false", lua_tostring(L, -1), lua_tostring(L, lua_upvalueindex(1)));
 }
 
 static const luaL_Reg maps[] = {

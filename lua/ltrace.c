@@ -392,8 +392,17 @@ lf_graph *lfb_tr_graph(lua_State *L, int tidx) { return lfb_tr_at(L, tidx)->g; }
  * reaches needs no trace), else a traced value. */
 int lfb_tr_result(lua_State *L, int tidx, int kind, const int *ids)
 {
-    lf_graph *g = lfb_tr_graph(L, tidx);
+    lfb_trace *t = lfb_tr_at(L, tidx);
+    lf_graph *g = t->g;
     double v[9];
+    if (t->mode == LFB_TRACE_POINT && kind > 1) /* at a point, vectors and matrices hold finite numbers, as
+                                                   lf.vec3 and lf.mat3 do (numbers follow Lua's: inf is a value) */
+        for (int i = 0; i < kind; i++) {
+            const double x = lf_graph_value(g, ids[i]);
+            if (!isfinite(x))
+                luaL_error(L, "a traced %s: the result has a non-finite component (%s); vec3 and mat3 hold finite numbers "
+                              "only", kind == 3 ? "vec3" : "mat3", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+        }
     int plain = lf_graph_status(g) == LF_OK;
     for (int i = 0; i < kind && plain; i++) plain = lf_graph_is_const(g, ids[i], &v[i]) && isfinite(v[i]);
     if (!plain) lfb_trace_push(L, tidx, kind, ids);

@@ -53,6 +53,10 @@ int lf_cholesky_factor(int n, double *A, double *pivot)
             double x = A[i * n + j];
             for (int k = 0; k < j; k++) x -= A[i * n + k] * A[j * n + k];
             A[i * n + j] = x / d;
+            if (!isfinite(A[i * n + j])) { /* d > 0 but so small (subnormal) that the division overflows */
+                if (pivot) *pivot = d * d;
+                return j + 1;
+            }
         }
     }
     return 0;

@@ -18,7 +18,10 @@
  * Singular points. Where an operation's partial derivative is infinite or undefined (sqrt and |x|
  * at 0, division by 0, log 0, asin at +-1, ...) and the adjoint or tangent reaching it is exactly
  * 0 — a value that does not change in that direction, or the branch select() did not take — the
- * derivative propagated is 0, not NaN (0 * inf): the guarded product LF_G_MULZ. This matches
+ * derivative propagated is 0, not NaN (0 * inf): the guarded product LF_G_MULZ; so is a product of
+ * an adjoint that came through such a partial (it may be infinite) with a partial that is exactly 0
+ * (the norm of a vector at 0: sqrt's infinite partial meets x.x's partial 2x = 0). The numeric sweep
+ * (lf_graph_gradient) skips the same products, so both give the same derivatives. This matches
  * forward-mode autodiff's convention (a subgradient where the function has a cone, the exact
  * derivative where a composite is smooth, e.g. |x|^2 or the SO(3) logarithm at the identity).
  *

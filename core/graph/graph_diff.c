@@ -5,8 +5,10 @@
  * Each operation's partial derivatives are written once below as nodes (and once as numbers in
  * graph_ops_internal.h; tests/c/test_graph.c checks that the two agree). A product of an adjoint
  * or a tangent x with a partial p that can be infinite (1/b, 1/(2 sqrt a), ...) is the guarded
- * LF_G_MULZ(x, p), 0 when x is 0 (graph.h, "Singular points"); in a graph with select() every
- * product is guarded, since the branch not taken may hold infinite values. */
+ * LF_G_MULZ(x, p), 0 when x is 0 (graph.h, "Singular points"); a later product of such an adjoint
+ * or tangent (it may be infinite) is LF_G_MULZ(p, x), 0 when the partial is 0, as the numeric sweep
+ * does; in a graph with select() every product is guarded, since the branch not taken may hold
+ * infinite values. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,8 +75,13 @@ static int partial(lf_graph *g, int i, int w, int *kind)
 }
 
 /* x times the partial (kind, p) of node i with respect to operand w; -1 for a zero contribution
- * (x is -1 for zero too). */
-static int times_partial(lf_graph *g, int i, int kind, int p, int x)
+ * (x is -1 for zero too). *risky: on entry whether x may be infinite (it came through a singular
+ * partial), on return whether the product may be. A product with a singular partial is
+ * LF_G_MULZ(x, p), 0 when x is 0; a product of a risky x with an ordinary partial is
+ * LF_G_MULZ(p, x), 0 when the partial is 0: the numeric sweep skips both (lf_graph_gradient), so
+ * that the cone of a norm at 0 gets the subgradient 0 in both (|x| = sqrt(x.x): an infinite adjoint
+ * of x.x meets the partial 2x = 0). */
+static int times_partial(lf_graph *g, int i, int kind, int p, int x, int *risky)
 {
     if (x < 0) return -1;
     const lf_gnode *n = lf_graph_node(g, i);
@@ -84,8 +91,12 @@ static int times_partial(lf_graph *g, int i, int kind, int p, int x)
     case P_MINUS_ONE: return lf_g1(g, LF_G_NEG, x);
     case P_SEL_TRUE: return lf_gselect(g, n->a, x, K(g, 0));
     case P_SEL_FALSE: return lf_gselect(g, n->a, K(g, 0), x);
-    case P_SINGULAR: return lf_g2(g, LF_G_MULZ, x, p);
-    default: return lf_g2(g, lf_graph_has_select(g) ? LF_G_MULZ : LF_G_MUL, x, p);
+    case P_SINGULAR: *risky = 1; return lf_g2(g, LF_G_MULZ, x, p);
+    default:
+        if (!*risky) return lf_g2(g, lf_graph_has_select(g) ? LF_G_MULZ : LF_G_MUL, x, p);
+        if (!lf_graph_has_select(g)) return lf_g2(g, LF_G_MULZ, p, x);
+        /* both may hold the guard's case: x infinite or 0 (a branch not taken), p 0 or infinite */
+        return lf_gselect(g, lf_g2(g, LF_G_EQ, p, K(g, 0)), K(g, 0), lf_g2(g, LF_G_MULZ, x, p));
     }
 }
 
@@ -109,7 +120,8 @@ int lf_graph_vjp(lf_graph *g, int nout, const int *out, const int *seed, int nwr
     }
     for (int j = 0; j < nwrt; j++)
         if (wrt[j] < 0 || wrt[j] >= n0) return lf_graph_fail(g, LF_EINVAL, "lf_graph_vjp: wrt is not a node"), LF_EINVAL;
-    /* dep[i]: node i depends on some wrt node (only those carry adjoints worth propagating) */
+    /* dep[i]: node i depends on some wrt node (only those carry adjoints worth propagating); 2 once
+     * its adjoint may be infinite */
     char *dep = calloc((size_t)n0 + 1, 1);
     int *adj = malloc(((size_t)n0 + 1) * sizeof *adj);
     if (!dep || !adj) {
@@ -133,10 +145,11 @@ int lf_graph_vjp(lf_graph *g, int nout, const int *out, const int *seed, int nwr
         if (adj[i] < 0 || !dep[i]) continue;
         const lf_gnode nd = *lf_graph_node(g, i);
         for (int w = 0, ar = lf_gop_arity(nd.op); w < ar; w++) {
-            int o = operand(&nd, w), kind;
+            int o = operand(&nd, w), kind, risky = dep[i] == 2;
             if (!dep[o]) continue;
             int p = partial(g, i, w, &kind);
-            adj[o] = accumulate(g, adj[o], times_partial(g, i, kind, p, adj[i]));
+            adj[o] = accumulate(g, adj[o], times_partial(g, i, kind, p, adj[i], &risky));
+            if (risky) dep[o] = 2; /* its adjoint may be infinite */
         }
     }
     for (int j = 0; j < nwrt; j++) res[j] = adj[wrt[j]] >= 0 ? adj[wrt[j]] : K(g, 0);
@@ -155,11 +168,17 @@ int lf_graph_jvp(lf_graph *g, int nin, const int *in, const int *tan, int nout, 
         if (out[i] > top) top = out[i];
     }
     int *t = malloc(((size_t)n0 + 1) * sizeof *t);
-    if (!t) return lf_graph_fail(g, LF_ENOMEM, "lf_graph_jvp: out of memory"), LF_ENOMEM;
+    char *risky = calloc((size_t)n0 + 1, 1); /* the tangent of node i may be infinite */
+    if (!t || !risky) {
+        free(t);
+        free(risky);
+        return lf_graph_fail(g, LF_ENOMEM, "lf_graph_jvp: out of memory"), LF_ENOMEM;
+    }
     for (int i = 0; i < n0; i++) t[i] = -1;
     for (int j = 0; j < nin; j++) {
         if (in[j] < 0 || in[j] >= n0 || (tan[j] >= n0)) {
             free(t);
+            free(risky);
             return lf_graph_fail(g, LF_EINVAL, "lf_graph_jvp: an input or tangent is not a node"), LF_EINVAL;
         }
         if (tan[j] >= 0) t[in[j]] = accumulate(g, t[in[j]], tan[j]);
@@ -169,15 +188,17 @@ int lf_graph_jvp(lf_graph *g, int nin, const int *in, const int *tan, int nout, 
         const lf_gnode nd = *lf_graph_node(g, i);
         int acc = t[i];
         for (int w = 0, ar = lf_gop_arity(nd.op); w < ar; w++) {
-            int o = operand(&nd, w), kind;
+            int o = operand(&nd, w), kind, r = risky[o];
             if (t[o] < 0) continue;
             int p = partial(g, i, w, &kind);
-            acc = accumulate(g, acc, times_partial(g, i, kind, p, t[o]));
+            acc = accumulate(g, acc, times_partial(g, i, kind, p, t[o], &r));
+            risky[i] |= (char)r;
         }
         t[i] = acc;
     }
     for (int i = 0; i < nout; i++) res[i] = t[out[i]] >= 0 ? t[out[i]] : K(g, 0);
     free(t);
+    free(risky);
     return lf_graph_status(g);
 }
 

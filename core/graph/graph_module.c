@@ -154,6 +154,11 @@ lf_gmodule *lf_gmodule_new(const lf_graph *g, const lf_glayout *layout, int nf, 
     m->backend = LF_BACKEND_TAPE;
     snprintf(m->report, sizeof m->report, "tape (%d operations)", m->ops);
     if (backend != LF_BACKEND_TAPE) go_native(m, jit);
+    if (backend == LF_BACKEND_NATIVE && m->backend != LF_BACKEND_NATIVE) { /* asked for, impossible: say why */
+        lf_error_set(err, LF_EINVAL, "no native code: %s", m->report + (strncmp(m->report, "tape: ", 6) ? 0 : 6));
+        lf_gmodule_free(m);
+        return NULL;
+    }
     return m;
 }
 

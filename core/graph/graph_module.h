@@ -4,9 +4,10 @@
  * A module is made from a graph, the layout of its inputs (graph_prog.h) and a list of functions,
  * each a set of output nodes (a model needs its value, its gradient, both, a Jacobian: one module,
  * one compiled file). The backend is chosen once:
- *   LF_BACKEND_NATIVE / LF_BACKEND_AUTO: generated C, unless the functions are too large to compile
- *     quickly (more than LF_GMODULE_NATIVE_MAX operations in all) or the compiler or the cache
- *     refuses; then the tape, and the report says why;
+ *   LF_BACKEND_AUTO: generated C, unless the functions are too large to compile quickly (more than
+ *     LF_GMODULE_NATIVE_MAX operations in all) or the compiler or the cache refuses; then the tape,
+ *     and the report says why;
+ *   LF_BACKEND_NATIVE: generated C, or NULL with the reason ("no native code: ...");
  *   LF_BACKEND_TAPE: the tape interpreter.
  * Either way the numbers are the same to rounding: both run the operations of the same programs
  * (tests/c/test_graph.c). A module is read-only once made; evaluations may run in parallel. */

@@ -57,8 +57,13 @@ int lf_s2_retract_inv(const double x[3], const double y[3], double v[3], lf_erro
     double d = lf_v3_dot(x, y);
     if (!(d > 0))
         return lf_error_set(err, LF_EDOMAIN, "s2 retract_inv: x.y = %.3g <= 0 (y outside the chart at x)", d);
-    lf_v3_axpy(y, -d, x, v); /* v = (y - d x)/d */
-    lf_v3_scale(v, 1 / d, v);
+    double w[3];
+    lf_v3_axpy(y, -d, x, w); /* v = (y - d x)/d */
+    for (int i = 0; i < 3; i++) w[i] /= d;
+    if (!lf_v3_isfinite(w)) /* d > 0 but so small (subnormal) that the division overflows */
+        return lf_error_set(err, LF_EDOMAIN, "s2 retract_inv: x.y = %.3g: y is at the edge of the chart at x "
+                                              "(the tangent vector overflows)", d);
+    lf_v3_copy(w, v);
     return LF_OK;
 }
 

@@ -176,7 +176,12 @@ static int skew_apply(dg_ctx *c, double t, const double *y, const double *gy, co
         return lf_error_set(&st->err, LF_EDOMAIN, "dH = 0 at the point where the skew map is needed (a relative "
                                                   "equilibrium): the default skew map (f<g,.> - g<f,.>)/<g,g> is "
                                                   "undefined; give the system a skew map");
-    for (int i = 0; i < c->nd; i++) out[i] = (f[i] * ga - g[i] * fa) / gg;
+    for (int i = 0; i < c->nd; i++) {
+        out[i] = (f[i] * ga - g[i] * fa) / gg;
+        if (!isfinite(out[i])) /* <g,g> > 0 but so small that the division overflows */
+            return lf_error_set(&st->err, LF_EDOMAIN, "<dH, dH> = %.3g: the default skew map overflows (nearly a "
+                                                      "relative equilibrium); give the system a skew map", gg);
+    }
     return LF_OK;
 }
 

@@ -231,7 +231,13 @@ int lf_system_skew(const lf_system *s, double t, const double *y, const double *
                                                "here (a relative equilibrium); give the system a skew map",
                               s->cls->kind);
         else
-            for (int i = 0; i < nd; i++) out[i] = (f[i] * ga - g[i] * fa) / gg;
+            for (int i = 0; i < nd; i++) {
+                out[i] = (f[i] * ga - g[i] * fa) / gg;
+                if (!isfinite(out[i]) && rc == LF_OK) /* <g,g> > 0 but so small that the division overflows */
+                    rc = lf_error_set(err, LF_EDOMAIN, "%s: <dH, dH> = %.3g: the default skew map overflows (nearly "
+                                                       "a relative equilibrium); give the system a skew map",
+                                      s->cls->kind, gg);
+            }
     }
     if (g != gbuf) free(g);
     return rc;

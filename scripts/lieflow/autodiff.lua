@@ -157,6 +157,10 @@ end
 --- ad.r3_gradient(V, qs) -> {dV/dq_1, ...}: the Euclidean gradients of a function of n vectors.
 function ad.r3_gradient(V, qs)
     if not callable(V) then error(fmt("ad.r3_gradient: function V(qs) expected, got %s", typename(V)), 2) end
+    if type(qs) ~= "table" or getmetatable(qs) ~= nil or rawlen(qs) == 0 then -- (read raw: a __len may lie)
+        error(fmt("ad.r3_gradient: qs must be an array of vec3 (a plain table of one or more), got %s%s", typename(qs),
+            type(qs) == "table" and getmetatable(qs) ~= nil and " with a metatable" or ""), 2)
+    end
     local _, g = gradient(type(V) == "function" and core.natural(V) or V, "V(qs)", qs)
     return g
 end

@@ -468,3 +468,44 @@ describe("compiled models", function()
     for _, k in ipairs(names) do io.stdout:write(("  %-44s %.3g\n"):format(k, worst[k])) end
   end)
 end)
+
+describe("findings of tests/fuzz/graph_fuzz.lua", function()
+  it("native = tape bit for bit where gcc could rewrite cos(atan(x)) (the JIT keeps errno semantics)", function()
+    local fn = function(x) return math.cos(math.atan(x)) + math.sin(math.atan(2 * x)) end
+    local n = lf.compile(fn, { args = { "number" }, backend = NO_CC and "tape" or "native" })
+    local t = lf.compile(fn, { args = { "number" }, backend = "tape" })
+    for _, x in ipairs { 11.808573214720575, 0.3, -7.25, 1e3 } do assert.are.equal(t(x), n(x)) end
+  end)
+  it("gradients at singular points agree: compiled = interpreted (0 where a norm or angle is at 0)", function()
+    local U = function(v) return (v - v):norm() + v.x end
+    for _, b in ipairs { NATIVE, "tape" } do
+      local _, g = lf.compile(U, { args = { "vec3" }, backend = b == "auto" and "tape" or b }):gradient(lf.vec3 { 1, 2, 3 })
+      assert.are.equal(lf.vec3 { 1, 0, 0 }, g)
+    end
+    assert.are.equal(lf.vec3 { 1, 0, 0 }, select(2, lf.autodiff.reverse.gradient(U, lf.vec3 { 1, 2, 3 })))
+    local A = function(R) return lf.so3.angle(R) + lf.so3.dist(R, R) end
+    for _, b in ipairs(backends) do
+      assert.are.equal(lf.vec3 { 0, 0, 0 }, body(A, nil, b):torque(so3.I))
+    end
+  end)
+  it("lf.compile's args = {n}: an array of n numbers for every n, 1, 3 and 9 included", function()
+    assert.are.equal(6, lf.compile(function(a) return a[1] * 2 end, { args = { 1 } })({ 3 }))
+    local f = lf.compile(function(a) return a[1] * a[2] * a[3] end, { args = { 3 } })
+    local v, g = f:gradient { 1, 2, 3 }
+    assert.are.equal(6, v)
+    assert.is_nil(getmetatable(g))
+    assert.are.same({ 6, 3, 2 }, g)
+    local s9 = lf.compile(function(a) local s = 0 for i = 1, 9 do s = s + a[i] end return s end, { args = { 9 } })
+    assert.are.equal(45, s9 { 1, 2, 3, 4, 5, 6, 7, 8, 9 })
+  end)
+  it("backend = \"native\" that cannot be had is an error saying why (here: too many operations)", function()
+    local big = function(x) local s = x for i = 1, 12000 do s = s + math.sin(s * i) end return s end
+    has(errmsg(lf.compile, big, { args = { "number" }, backend = "native" }), "no native code: ")
+    assert.are.equal("tape", lf.compile(big, { args = { "number" } }).backend)
+  end)
+  it("a traced quaternion given to quat.log is checked as the C map checks it; refusals name the user's line", function()
+    has(errmsg(lf.autodiff.reverse.gradient, function(q) return lf.quat.log(q)[1] end, { 2, 0, 0, 0 }),
+      "unit quaternion expected")
+    has(errmsg(lf.compile, function(R) return lf.so3.project(R)[1][1] end, { args = { "mat3" } }), "compile_spec.lua:")
+  end)
+end)

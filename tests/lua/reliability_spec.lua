@@ -367,7 +367,7 @@ describe("autodiff values under hostile use", function()
   it("lf.vec3 with a dual and a non-number component is an error (before: a dual vec3 with nil entries)", function()
     has(errmsg(lf.vec3, ad.dual(1), {}, 2), "argument #2 to 'lf.vec3': a number expected")
   end)
-  it("traced norms and products are plain double arithmetic; a value that overflows is an error when read", function()
+  it("traced norms and products are plain double arithmetic; a value that overflows is an error", function()
     for _, s in ipairs{1e-100, 1, 1e100} do
       local v = ad.vec3{ad.dual(3 * s, {1, 0, 0}), 4 * s, 0}
       assert.is_true(math.abs(ad.value(v:norm()) / (5 * s) - 1) < 1e-15 and math.abs(ad.grad(v:norm()) - 0.6) < 1e-15)
@@ -379,7 +379,7 @@ describe("autodiff values under hostile use", function()
     has(errmsg(ad.value, huge:norm()), "ad.value: the value is not finite")
     has(errmsg(ad.value, huge:dot(huge)), "ad.value: the value is not finite")
     local M = ad.mat3{{ad.dual(1e200, {1, 0, 0}), 0, 0}, {0, 1e200, 0}, {0, 0, 1}}
-    has(errmsg(ad.value, M * M), "ad.value: the value is not finite")
+    has(errmsg(function() return M * M end), "the result has a non-finite component") -- as lf.mat3's own *
     has(errmsg(ad.value, M:det()), "ad.value: the value is not finite")
     -- reverse mode: a value or gradient that overflows is an error (before: -inf)
     has(errmsg(rev.gradient, function(x) local w = lf.vec3{x, x, 0}; return w:dot(w) end, 1e200), "is not finite")
@@ -528,6 +528,30 @@ describe("lf.autodiff on the expression graph (fuzz findings of 2026-11-27)", fu
     has(errmsg(lf.autodiff.torque, U, {{2, 0, 0}, {0, 1, 0}, {0, 0, 1}}), "R is not a rotation")
     has(errmsg(lf.autodiff.torque, U, lf.so3.I, 1.7976931348623157e308),
       "the number of bodies must be an integer >= 1, got 1.7976931348623e+308")
+  end)
+end)
+
+describe("the three findings of issue 22 (fifteen minutes of fuzzing the public API)", function()
+  it("s2.retract_inv with a subnormal x.y is an error, not vec3{nan, inf, inf}", function()
+    has(errmsg(lf.s2.retract_inv, {1, 0, 0}, {4.9406564584124654e-324, 1e-300, 1}), "y is at the edge of the chart")
+    assert.is_true((lf.s2.retract_inv({1, 0, 0}, {0.6, 0.8, 0}) - lf.vec3{0, 4 / 3, 0}):norm() < 1e-15)
+  end)
+  it("a table whose __len lies is refused by r3_gradient before anything reads its length", function()
+    local liar = setmetatable({}, {__len = function() return 2 ^ 61 end})
+    local t0 = os.clock()
+    has(errmsg(lf.autodiff.r3_gradient, function(qs) return 0 end, liar), "with a metatable")
+    assert.is_true(os.clock() - t0 < 1)
+  end)
+  it("lf.reference integrates backwards when T < t0 (exactly: forward again returns), and max_steps bounds it", function()
+    local U = function(R) return R[3][3] end
+    local b = lf.rigidbody{inertia = {1, 2, 3}, omega = {1, 2, 3}, potential = U, compile = false}
+    local r = lf.reference(b, -0.5, {t0 = 2})
+    assert.are.equal(-0.5, r.t)
+    local back = lf.reference(lf.rigidbody{inertia = {1, 2, 3}, omega = r.omega, R = r.R, potential = U, compile = false}, 2.5)
+    assert.is_true((back.omega - b.omega):norm() < 1e-12 and (back.R - b.R):norm() < 1e-12)
+    local t0 = os.clock()
+    has(errmsg(lf.reference, b, -1e6, {max_steps = 1000}), "more than 1000 rk8pd steps needed to reach t=-1e+06")
+    assert.is_true(os.clock() - t0 < 2)
   end)
 end)
 
