@@ -136,11 +136,35 @@ function M.compute(traj, scene, idx)
   return out
 end
 
+--- M.recorded(traj, scene, idx) -> {[o] = {values per frame}}: what each object shows at each frame,
+--- from the recorded state itself (doubles): a box's R row-major (9 numbers; an s3 factor's rotation
+--- from its quaternion), a rod's unit vector q (3). The browser test compares the page with these.
+function M.recorded(traj, scene, idx)
+  local out = {}
+  for o = 1, #scene.objects do out[o] = {} end
+  for f, k in ipairs(idx) do
+    local st = states.state(traj, k)
+    for o, obj in ipairs(scene.objects) do
+      local v = st[obj.field]
+      if obj.field == "y" or type(v) == "table" and getmetatable(v) == nil then v = v[obj.index] end
+      if obj.shape == "box" then
+        local R = type(v) == "userdata" and v or core.quat.to_matrix(v)
+        local t = R:totable()
+        out[o][f] = {t[1][1], t[1][2], t[1][3], t[2][1], t[2][2], t[2][3], t[3][1], t[3][2], t[3][3]}
+      else
+        if type(v) == "table" and v.q then v = v.q end
+        out[o][f] = type(v) == "userdata" and v:totable() or v
+      end
+    end
+  end
+  return out
+end
+
 --- M.envelope(traj, column, points) -> {name =, t = {...}, lo = {...}, hi = {...}}: the column over
 --- the whole run as min/max per bucket of consecutive samples (at most `points` buckets).
 function M.envelope(traj, column, points)
   local t, y, n = traj.t, traj[column], traj.samples
-  local env = {name = column, t = {}, lo = {}, hi = {}}
+  local env = {name = column, t = {}, lo = {}, hi = {}, t1 = t[n]}
   local per = math.max(1, math.ceil(n / (points or M.PLOT_POINTS)))
   for a = 1, n, per do
     local lo, hi = math.huge, -math.huge

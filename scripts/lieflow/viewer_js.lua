@@ -5,8 +5,8 @@
 -- exposes what it shows, for tests and scripts:
 --   window.lieflow = {ready, error, time, t0, t1, playing, panels: [{frame, sample, time}],
 --     seek(t), play(), pause(), attitude(panel, object) -> the 9 entries (row-major) of the rotation
---     of the object as drawn (its world matrix), pixels(panel) -> the canvas as an RGBA array,
---     compare(a, b) -> pixels that differ between two data URLs}
+--     of the object as drawn (its world matrix), times(panel) -> the frames' times, pixels(panel) ->
+--     the canvas as an RGBA array}; panels[i].sample is the index of the recorded sample shown
 --   document.body.dataset: status ("loading" | "ready" | "error"), time, frames (panel frames).
 -- Any error (three.js missing or broken, no WebGL, bad data) shows a message in #lf-error and
 -- sets data-status="error": never a blank canvas.
@@ -31,10 +31,11 @@ M.guard = [[
 (function () {
   function show(msg) {
     var e = document.getElementById('lf-error');
-    if (e) { e.hidden = false; e.textContent = 'lieflow view: ' + msg; }
+    // the first error first (a broken asset), then what followed from it
+    if (e) { e.hidden = false; e.textContent += (e.textContent ? '\n' : 'lieflow view: ') + msg; e.style.whiteSpace = 'pre-wrap'; }
     document.body.dataset.status = 'error';
     window.lieflow = window.lieflow || {};
-    window.lieflow.error = String(msg);
+    window.lieflow.error = window.lieflow.error || String(msg);
   }
   window.lfShowError = show;
   window.addEventListener('error', function (ev) {
@@ -47,7 +48,7 @@ M.viewer = [==[
 (function () {
 'use strict';
 var show = window.lfShowError;
-if (typeof THREE === 'undefined') { show('three.js did not load: the page cannot draw (its inlined copy is missing or broken)'); return; }
+if (typeof THREE === 'undefined' || typeof THREE.WebGLRenderer !== 'function') { show('three.js did not load: the page cannot draw (its inlined copy is missing or broken)'); return; }
 var D;
 try { D = JSON.parse(document.getElementById('lf-data').textContent); }
 catch (e) { show('the data of the page cannot be read: ' + e.message); return; }
@@ -248,6 +249,7 @@ api.attitude = function (i, j) {
   var e = g.matrixWorld.elements; // column-major
   return [e[0], e[4], e[8], e[1], e[5], e[9], e[2], e[6], e[10]];
 };
+api.times = function (i) { return Array.prototype.slice.call(panels[i].times); };
 api.pixels = function (i) {
   var r = panels[i].renderer, gl = r.getContext(), w = r.domElement.width, h = r.domElement.height;
   var px = new Uint8Array(4 * w * h); gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
