@@ -6,7 +6,7 @@ PREFIX   ?= /usr/local
 CC       ?= cc
 VERSION  := 0.1.0
 PKGS     := liblua5.4-dev lua5.4 libreadline-dev libgsl-dev gnuplot-nox lua-busted lua-dkjson libcmocka-dev pkg-config tmux \
-            libopenmpi-dev openmpi-bin groff-base
+            libopenmpi-dev openmpi-bin groff-base libjs-three
 
 B        := build
 LUA_INC  := -I/usr/include/lua5.4
@@ -51,7 +51,7 @@ EXE      := $(B)/lieflow
 EMBED    := $(B)/embed_host
 
 .PHONY: FORCE all deps test test-c test-lua test-repl test-compat test-standalone test-embed test-examples test-mpi \
-        test-install test-fuzz demo bench install clean asan asan-build valgrind fuzz fuzz-c fuzz-c-build \
+        test-install test-view test-fuzz demo bench install clean asan asan-build valgrind fuzz fuzz-c fuzz-c-build \
         fuzz-c-corpus fuzz-c-deps
 .DEFAULT_GOAL := all
 
@@ -189,7 +189,7 @@ LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURD
 
 # Every suite runs (also after a failure); the last line sums up what passed (tests/run_suites.sh).
 SUITES := test-c test-lua test-tape test-repl test-compat test-standalone test-embed test-examples test-mpi test-fuzz \
-          test-install test-structure
+          test-install test-structure test-view
 test: all $(CTEST_BIN)
 	@bash tests/run_suites.sh $(B)/test-logs "$(MAKE)" $(SUITES)
 
@@ -229,6 +229,10 @@ test-mpi: $(EXE)
 
 test-install: all
 	bash tests/install_test.sh
+
+# the views (traj:animate, write_gltf) in headless Chromium and the glTF validator (tests/view/run.sh)
+test-view: $(EXE)
+	bash tests/view/run.sh $(EXE)
 
 # no function over 120 lines in core/, lua/ and scripts/lieflow/ but those of tests/structure_allow.txt;
 # the Lua binding's libraries call no other library, and lua/ has no cycle (tests/binding_layers.lua)

@@ -80,6 +80,11 @@ summary.parameters = {rows = rows, cols = cols, m = m, l = l, moment = moment, s
                       order_steps = "2^-2 ... 2^-9, fitted on 2^-4 ... 2^-9", pivots = "z = 0, r_i = spacing ((i-1) mod cols, floor((i-1)/cols), 0)",
                       quick = quick, rkmk_gl4_solver = "fixed_point (thesis §7.1.2)",
                       reference = "GSL rk8pd, rtol = atol = 1e-14"}
+-- the view: the 4 x 4 needles under ELN, T = 200 at h = 0.01 (2000 of the 20001 samples)
+do
+  local v = lf.run(sys, {method = "eln_spatial", h = h, T = T, states = true})
+  experiment.view(study, {v}, {titles = {"ELN (eln_spatial), h = 0.01"}, title = "4 x 4 magnetic needles (ELN), t = 0 ... 200"})
+end
 summary.long_runs = records
 summary.orders = res
 summary.reference_accuracy = ref_acc

@@ -108,6 +108,13 @@ summary.parameters = {m1 = m1, m2 = m2, l1 = l1, l2 = l2, g = g, M = sys.M, up =
                       omega0 = {sys.omega[1]:totable(), sys.omega[2]:totable()}, E0 = E0, Lk0 = L0, T = T, h = h,
                       order_T = 1, order_steps = "2^-2 ... 2^-9, fitted on 2^-4 ... 2^-9", window_T = Tw, window_h = hw, quick = quick,
                       rkmk_gl4_solver = "fixed_point (thesis §7.1.2)", reference = "GSL rk8pd, rtol = atol = 1e-14"}
+-- the view: ELN beside RATTLE, the last 20 s of a run to T = 200 at h = 0.01 (2000 frames)
+do
+  local v = {}
+  for i, m in ipairs{"eln_spatial", "rattle"} do v[i] = lf.run(sys, {method = m, h = h, T = T, states = true}) end
+  experiment.view(study, v, {t0 = T - 20, t1 = T, trace = true, titles = {"ELN (eln_spatial), h = 0.01", "RATTLE, h = 0.01"},
+    title = "Double spherical pendulum: ELN beside RATTLE, t = 180 ... 200"})
+end
 summary.long_runs = records
 summary.orders = res
 summary.reference_accuracy = ref_acc

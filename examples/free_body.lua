@@ -277,6 +277,22 @@ do
   print(("Torque-free LIEMID[EA] at h = LIEMID at h/2: errors agree to %.1e (relative) for h <= 4"):format(maxrel))
 end
 
+-- ------------------------------------------------------------------ the view: near the separatrix
+-- w0 close to the middle axis (E within 1e-4 of the separatrix energy |Pi|^2 / (2 J2)): the body
+-- flips over and over (the Dzhanibekov effect). vlv at h = 0.05 beside split_exact (exact for the
+-- free body) on [0, 200]: the flips of vlv fall out of step. out/free_body/view.html, view.gltf.
+do
+  local wsep = {0.01, 1, 0.01}
+  local sep = lf.rigidbody{inertia = J, R = lf.so3.I, omega = wsep, potential = lf.potential.free()}
+  local P = {J[1] * wsep[1], J[2] * wsep[2], J[3] * wsep[3]}
+  local Pn2 = P[1] ^ 2 + P[2] ^ 2 + P[3] ^ 2
+  local Tsep = quick and 100 or 200
+  local v = {}
+  for i, m in ipairs{"vlv", "split_exact"} do v[i] = lf.run(sep, {method = m, h = 0.05, T = Tsep, states = true}) end
+  experiment.view(study, v, {trace = {0, 0.6, 0}, title = "Free body near the separatrix: vlv beside split_exact (h = 0.05)"})
+  summary.view.separatrix = {omega0 = wsep, energy = sep:energy(), separatrix_energy = Pn2 / (2 * J[2]), T = Tsep}
+end
+
 summary.seed = "003 §2.2, Figs. 1-4"
 summary.parameters = {J = J, omega0 = w0, R0 = "I", potential = "free", E0 = E0, T_figures = T_fig,
                       T_drift = T_long, figure_steps = fig_steps, T_convergence = T, steps = wide, fit_steps = fit,

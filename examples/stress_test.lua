@@ -97,12 +97,26 @@ lf.plot{x = steps, y = errW, logx = true, logy = true, style = "linespoints", sl
         title = "Global error in w at T = 5 (stress test)", xlabel = "h", ylabel = "|w - w_ref|",
         file = out .. "/order_w.png"}
 
+-- ------------------------------------------------------------------ the view: eln beside vlv after a long run
+-- The last 60 time units of a run to T (quick: 1000) at h = 1/8, every sample (480 frames), and the
+-- energy error of the whole run under each; out/stress_test/view.html, view.gltf.
+local Tv = quick and 1000 or T
+local view_runs = {}
+for i, name in ipairs{"eln", "vlv"} do view_runs[i] = lf.run(body, {method = name, h = 0.125, T = Tv, states = true}) end
+local view_summary
+do
+  local st = {summary = {}, out = out}
+  experiment.view(st, view_runs, {t0 = Tv - 60, t1 = Tv, trace = {0.7, 0, 0},
+    title = ("Stress test: eln beside vlv, t = %g ... %g (h = 1/8)"):format(Tv - 60, Tv)})
+  view_summary = st.summary.view
+end
+
 -- its own summary.json layout (no differences; failures as they are: an empty list is written as {})
 lf.write_json(out .. "/summary.json", {
   experiment = "stress_test", papers = {"[BOS] §3, App. A", "[O] §4.2"},
   parameters = {J = {2, 2, 4}, alpha = 0.3, v_m = {2.5 / math.sqrt(2), 0, 2.5 / math.sqrt(2)},
                 v0 = {0, 0.7227, 0}, omega0 = {0, 0, 0.625}, T = T, h = {0.125, 0.25}, order_T = 5,
                 order_steps = steps, quick = quick},
-  drift_rule = lf.drift_rule, methods = results, failures = study.failures})
+  drift_rule = lf.drift_rule, methods = results, failures = study.failures, view = view_summary})
 experiment.report(study, {files = "Figures and summary.json", failure = "stress test does not reproduce the papers", reproduced = {
   "All verdicts agree with the papers: eln, tln, prk drift down, mcg, new3, liemid_ea drift up, vlv is bounded."}})

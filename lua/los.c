@@ -15,6 +15,14 @@
  *       no temporary files. status "exited" (code = exit status), "signaled" (code = signal) or
  *       "timeout" (the child ran longer than `timeout` seconds, default none: killed). The lieflow
  *       executable's Ctrl-C flag stops the child (SIGTERM) and raises "interrupted".
+ *       core.spawn(argv, nil, timeout, "null"): the child's stdin, stdout and stderr are /dev/null
+ *       (nothing captured; lf.view starts `setsid -f BROWSER page` this way and returns).
+ *   core.file_info(path) -> {uid =, mode =, kind = "file"|"dir"|"link"|"other", real =} | nil, reason:
+ *       lstat of path (mode: the permission bits) and its canonical path (realpath; nil when dangling).
+ *   core.uid() -> the effective user id.
+ *   core.private_dir(path) -> path: a directory only this user may enter: created with mode 0700, or
+ *       an existing one that is a directory (not a link), owned by this user, without group or other
+ *       permissions (never changed here); anything else is an error saying why.
  * The process pool of lf.ensemble (fork, sockets, poll) is lproc.c. */
 #include <errno.h>
 #include <fcntl.h>
@@ -389,6 +397,49 @@ static int reap(const child *c, int why)
     return status;
 }
 
+/* core.spawn(argv, nil, timeout, "null"): run argv with /dev/null as stdin, stdout and stderr and
+ * wait for it (polling, so that Ctrl-C and the timeout are seen); the same results, "" outputs. */
+static int spawn_null(lua_State *L, char **argv, double timeout)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    for (int fd = 0; fd < 3; fd++) posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return luaL_error(L, "spawn: cannot run '%s': %s", argv[0], strerror(rc));
+    volatile sig_atomic_t *cancel = lfb_cancel_flag(L);
+    struct timespec t0, nap = {0, 10 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int status = 0, why = DONE;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) break;
+        if (cancel && *cancel) why = INTERRUPTED;
+        else if (timeout > 0 && seconds_since(&t0) > timeout) why = TIMEDOUT;
+        if (why != DONE) {
+            child c = {pid, -1, -1, -1};
+            status = reap(&c, why);
+            break;
+        }
+        nanosleep(&nap, NULL);
+    }
+    if (why == INTERRUPTED) return luaL_error(L, "interrupted!");
+    if (why == TIMEDOUT) {
+        lua_pushliteral(L, "timeout");
+        lua_pushnumber(L, timeout);
+    } else if (WIFSIGNALED(status)) {
+        lua_pushliteral(L, "signaled");
+        lua_pushinteger(L, WTERMSIG(status));
+    } else {
+        lua_pushliteral(L, "exited");
+        lua_pushinteger(L, WEXITSTATUS(status));
+    }
+    lua_pushliteral(L, "");
+    lua_pushliteral(L, "");
+    return 4;
+}
+
 static int l_spawn(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -397,6 +448,7 @@ static int l_spawn(lua_State *L)
     double timeout = luaL_optnumber(L, 3, 0);
     if (!(timeout >= 0)) return luaL_error(L, "spawn: timeout must be a number >= 0 (0: none)");
     char **argv = read_argv(L, 1);
+    if (lua_type(L, 4) == LUA_TSTRING && strcmp(lua_tostring(L, 4), "null") == 0) return spawn_null(L, argv, timeout);
     child c;
     start_child(L, argv, &c);
     /* a child that exits before reading its input must not kill us with SIGPIPE */
@@ -437,6 +489,69 @@ static int l_spawn(lua_State *L)
     return 4;
 }
 
+/* ---------------------------------------------------------------- ownership (lf.view) */
+static const char *kind_of_mode(mode_t m)
+{
+    return S_ISREG(m) ? "file" : S_ISDIR(m) ? "dir" : S_ISLNK(m) ? "link" : "other";
+}
+
+/* core.file_info(path) -> {uid, mode, kind, real} | nil, reason */
+static int l_file_info(lua_State *L)
+{
+    const char *path = checkpath(L, 1, "file_info");
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, strerror(errno));
+        return 2;
+    }
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, (lua_Integer)st.st_uid);
+    lua_setfield(L, -2, "uid");
+    lua_pushinteger(L, (lua_Integer)(st.st_mode & 07777));
+    lua_setfield(L, -2, "mode");
+    lua_pushstring(L, kind_of_mode(st.st_mode));
+    lua_setfield(L, -2, "kind");
+    char *real = realpath(path, NULL);
+    if (real) {
+        lua_pushstring(L, real);
+        lua_setfield(L, -2, "real");
+        free(real);
+    }
+    return 1;
+}
+
+/* core.uid() -> the effective user id */
+static int l_uid(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)geteuid());
+    return 1;
+}
+
+/* core.private_dir(path) -> path (see the header) */
+static int l_private_dir(lua_State *L)
+{
+    const char *path = checkpath(L, 1, "private_dir");
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return luaL_error(L, "cannot create the directory '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (lstat(path, &st) != 0) return luaL_error(L, "cannot examine '%s': %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return luaL_error(L, "'%s' is a %s, not a directory: refused (another user could have planted it)", path,
+                          kind_of_mode(st.st_mode));
+    if (st.st_uid != geteuid())
+        return luaL_error(L, "'%s' belongs to user %d, not to you (%d): refused (another user could have planted it)",
+                          path, (int)st.st_uid, (int)geteuid());
+    if (st.st_mode & 077)
+    {
+        char mode[8];
+        snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
+        return luaL_error(L, "'%s' has mode %s: others may enter it: refused (it must be 0700)", path, mode);
+    }
+    lua_pushvalue(L, 1);
+    return 1;
+}
+
 void lfb_open_os(lua_State *L)
 {
     const luaL_Reg fns[] = {{"isatty", l_isatty},
@@ -444,6 +559,9 @@ void lfb_open_os(lua_State *L)
                             {"mkdir_p", l_mkdir_p},
                             {"atomic_open", l_atomic_open},
                             {"spawn", l_spawn},
+                            {"file_info", l_file_info},
+                            {"uid", l_uid},
+                            {"private_dir", l_private_dir},
                             {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
     luaL_newmetatable(L, LFB_AFILE);

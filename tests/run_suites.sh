@@ -27,6 +27,7 @@ count() {
         test-mpi) sed -n 's/^mpi_test: \([0-9][0-9]*\) passed, 0 failed$/MPI \1/p' "$log" | tail -1 ;;
         test-fuzz) echo "$(sed -n 's/^fuzz: smoke run clean: 3 seeds x \([0-9][0-9]*\) calls, 3 seeds x \([0-9][0-9]*\) compiled programs$/fuzz 3x\1 calls + 3x\2 compiled programs/p' "$log" | tail -1)" \
             "+ C API $(grep -o '^fuzz_capi: [0-9]* ' "$log" | awk '{s += $2} END {print s}') inputs" ;;
+        test-view) sed -n 's/^view: \([0-9][0-9]*\) passed, 0 failed\(.*\)$/browser views \1\2/p' "$log" | tail -1 ;;
         test-install) sed -n 's/^install test: \([0-9][0-9]*\) checks passed$/install \1/p' "$log" | tail -1 ;;
         test-structure) echo "$(sed -n 's/^structure: \([0-9][0-9]*\) functions, none over \([0-9][0-9]*\) lines outside the \([0-9][0-9]*\) allowed$/structure \1 functions <= \2 lines (\3 allowed)/p' "$log" | tail -1)" \
             "$(sed -n 's/^binding_layers: \([0-9][0-9]*\) libraries.*no cycle$/+ \1 binding libraries, no cycle/p' "$log" | tail -1)" ;;

@@ -6,6 +6,8 @@
 --     make = function(i, p) return system, opts end,  -- builds member i; opts (optional) override
 --                                    -- method, h, T, every, observe, newton_tol, max_iter below
 --     method = "vlv", h = 0.125, T = 1000, every = 40, observe = {...},   -- as for lf.run
+--     states = true,                 -- as for lf.run: each member's trajectory keeps its states (traj:state(k),
+--                                    -- traj:animate); they travel as the packed bytes
 --     summarize = function(member) return value end,  -- optional, runs in the worker (see below)
 --     trajectory = true,             -- false: do not send the trajectory back (final state, stats only)
 --     reduce = function(res) return value end,        -- optional, runs once at the end (on rank 0,
@@ -67,9 +69,9 @@ local clock = core.wall_time or os.clock
 local M = {}
 
 local CAPTURE = "__lf_ensemble_integrator" -- hidden observer: keeps the integrator for it:state()
-local RUN_KEYS = {"method", "h", "T", "every", "observe", "newton_tol", "max_iter"}
+local RUN_KEYS = {"method", "h", "T", "every", "observe", "newton_tol", "max_iter", "states"}
 local KNOWN = {}
-for _, k in ipairs{"n", "params", "make", "method", "h", "T", "every", "observe", "newton_tol", "max_iter",
+for _, k in ipairs{"n", "params", "make", "method", "h", "T", "every", "observe", "newton_tol", "max_iter", "states",
                    "reduce", "summarize", "trajectory", "workers", "progress", "mpi", "gather", "seed",
                    "quiet", "lanes"} do KNOWN[k] = true end
 

@@ -73,6 +73,58 @@ function M.finish(study, opts)
   conclude(study, opts or {})
 end
 
+--- experiment.view(study, trajs, opts) -> path | nil: the example's page, <out>/view.html
+--- (lf.animate of the trajectories with opts), and the glTF of the first one, <out>/view.gltf (the
+--- same window and frame budget); their sizes and frame counts go into study.summary.view. Without
+--- three.js (Debian's libjs-three) a notice stands in for the page: the example's claims do not
+--- depend on it.
+function M.view(study, trajs, opts)
+  opts = opts or {}
+  local page, gltf = study.out .. "/view.html", study.out .. "/view.gltf"
+  local spec = {path = page}
+  for i, t in ipairs(trajs) do spec[i] = t end
+  for k, v in pairs(opts) do spec[k] = v end
+  local ok, err = pcall(lf.animate, spec)
+  if not ok and tostring(err):find("three.js not found", 1, true) then
+    print("view: no page: " .. tostring(err))
+    study.summary.view = {skipped = tostring(err)}
+    return nil
+  end
+  if not ok then error(err, 2) end
+  trajs[1]:write_gltf(gltf, {frames = opts.frames, t0 = opts.t0, t1 = opts.t1})
+  local function size(p)
+    local f = assert(io.open(p, "rb"))
+    local n = f:seek("end")
+    f:close()
+    return n
+  end
+  local samples = {}
+  for i, t in ipairs(trajs) do samples[i] = t.samples end
+  study.summary.view = {page = page, page_bytes = size(page), gltf = gltf, gltf_bytes = size(gltf), samples = samples,
+                        t0 = opts.t0, t1 = opts.t1}
+  print(("view: %s (%d bytes), %s (%d bytes)"):format(page, study.summary.view.page_bytes, gltf, study.summary.view.gltf_bytes))
+  if os.getenv("LIEFLOW_VIEW_CHECK") == "1" then M.view_check(study.out .. "/view.check.json", trajs, opts) end
+  return page
+end
+
+--- experiment.view_check(path, trajs, opts): for the browser test (tests/view/run.sh sets
+--- LIEFLOW_VIEW_CHECK=1): per panel the sample index, time and recorded values (lieflow.frames.recorded)
+--- of every frame of the page, and each object's shape.
+function M.view_check(path, trajs, opts)
+  local frames = require "lieflow.frames"
+  local panels = {}
+  for i, traj in ipairs(trajs) do
+    local sc = opts.scene or traj.scene
+    local idx = frames.select(traj, opts)
+    local t = {}
+    for f, k in ipairs(idx) do t[f] = traj.t[k] end
+    local shapes = {}
+    for o, obj in ipairs(sc.objects) do shapes[o] = obj.shape end
+    panels[i] = {samples = idx, t = t, shapes = shapes, values = frames.recorded(traj, sc, idx)}
+  end
+  lf.write_json(path, {panels = panels})
+end
+
 -- ------------------------------------------------------------------ arrays
 
 --- experiment.max_abs(a [, from, to]) -> max |a[i]| for i = from (1) ... to (#a); 0 if empty.

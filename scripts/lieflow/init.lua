@@ -106,6 +106,8 @@ lf.spheres = setmetatable({pendulum = core.spheres.pendulum, double_pendulum = c
 --- Define a method in Lua: lf.method{name=, order=, step=function(state, h, system) ... end}.
 lf.method = luamethod.define
 
+lf.animate = require("lieflow.animate").animate -- lf.animate{traj1, traj2, path = "x.html"}: the motion as a web page
+lf.view = require("lieflow.view").view -- lf.view(traj): that page in the user's browser (or its path)
 lf.help = require("lieflow.help").help -- lf.help(x): the reference text of x (docs/api.md)
 lf.ensemble = require "lieflow.ensemble" -- lf.ensemble{...}: members in parallel (scripts/lieflow/ensemble.lua)
 --- lf.compose(method, scheme) -> a method: the composition of a symmetric method (a registered

@@ -33,12 +33,19 @@
 -- rows, flushed as it goes) instead of keeping it in memory; the trajectory then holds `file`,
 -- `samples` and `last` (the final sample, column -> value) and no arrays (traj:load() reads the
 -- file back). A run that fails keeps the samples taken so far in the file and says so.
+-- states = true: keep the full state of every sample (each body's R and omega, each sphere's q and
+-- omega, each factor of a Lie ODE) packed as doubles (scripts/lieflow/states.lua: 8 bytes per number
+-- of the state, 96 per rigid body); traj:state(k) -> {t =, R =, omega =, ...}, traj.R[k] (the
+-- field's value at sample k), traj:animate(path), traj:write_gltf(path); traj.scene describes what
+-- the view draws (scripts/lieflow/scene.lua). With stream, the state's numbers are CSV columns.
 -- memory_limit (bytes, default 1e9): a run that would keep more samples in memory (about 16 bytes
 -- per value) is refused before it starts, with the advice to sample less often or to stream.
 local core = require "lieflow.core"
 local options = require "lieflow.options"
 local luamethod = require "lieflow.luamethod"
 local json = require "lieflow.json"
+local states = require "lieflow.states"
+local scene = require "lieflow.scene"
 
 local M = {}
 local run_interrupt_mt
@@ -56,11 +63,27 @@ end
 -- trajectory fields and methods: not usable as observer names
 local reserved = {}
 for _, c in ipairs{"columns", "method", "h", "T", "every", "steps", "samples", "cpu_time", "wall_time",
-                   "write_csv", "to_json", "totable", "plot", "file", "last", "load"} do reserved[c] = true end
+                   "write_csv", "to_json", "totable", "plot", "file", "last", "load", "state", "animate",
+                   "write_gltf", "state_layout", "state_blocks", "scene", "interrupted"} do reserved[c] = true end
 
 local traj_mt = {__name = "lf.trajectory"}
 local traj_methods = {}
-traj_mt.__index = traj_methods
+traj_mt.methods = traj_methods
+-- traj.<method>, else traj.<field> of the recorded states: a proxy, traj.R[k] = traj:state(k).R
+traj_mt.__index = function(t, k)
+  local m = traj_methods[k]
+  if m ~= nil then return m end
+  local lay = rawget(t, "state_layout")
+  if type(k) ~= "string" or type(lay) ~= "table" then return nil end
+  for _, f in ipairs(lay.fields) do
+    if f == k then
+      return setmetatable({}, {__index = function(_, i)
+        if math.type(i) ~= "integer" or i < 1 or i > (rawget(t, "samples") or 0) then return nil end
+        return traj_methods.state(t, i)[k]
+      end, __len = function() return rawget(t, "samples") or 0 end})
+    end
+  end
+end
 
 -- self of a trajectory method (called as traj.name(x) by mistake: a clear error, not a raw one)
 local function check_traj(self, what)
@@ -283,7 +306,7 @@ M.run_interrupt_mt = run_interrupt_mt
 --- M.check_keys(opts, keys, fn [, level]): strict option tables (lieflow.options).
 M.check_keys = options.check_keys
 
-local RUN_KEYS = {"method", "h", "T", "every", "observe", "progress", "stream", "memory_limit", "record"}
+local RUN_KEYS = {"method", "h", "T", "every", "observe", "progress", "stream", "memory_limit", "record", "states"}
 for _, k in ipairs(M.INTEGRATOR_KEYS) do RUN_KEYS[#RUN_KEYS + 1] = k end
 
 -- ------------------------------------------------------------------ lf.run in parts
@@ -346,11 +369,13 @@ local function open_output(r, memory_limit)
   local fn, n, every, columns = r.fn, r.n, r.every, r.columns
   if not r.stream then
     local cells = (n // every + 2) * #columns
-    if cells * 16 > memory_limit then
-      error(("%s: the run would keep %d samples of %d columns in memory (about %.3g MB, memory_limit = %.3g MB): "
+    local per_sample = #columns * 16 + (r.states_layout and states.bytes_per_sample(r.states_layout) or 0)
+    if (n // every + 2) * per_sample > memory_limit then
+      error(("%s: the run would keep %d samples of %d columns%s in memory (about %.3g MB, memory_limit = %.3g MB): "
              .. "sample less often (every = %d or more) or stream to a file (stream = \"traj.csv\")")
-            :format(fn, n // every + 2, #columns, cells * 16 / 1e6, memory_limit / 1e6,
-                    math.ceil(n * #columns * 16 / memory_limit)), 3)
+            :format(fn, n // every + 2, #columns, r.states_layout and " and their states" or "",
+                    (n // every + 2) * per_sample / 1e6, memory_limit / 1e6,
+                    math.ceil(n * per_sample / memory_limit)), 3)
     end
   else
     local out, err = io.open(r.stream, "w")
@@ -395,6 +420,7 @@ local function sampler(r)
       local v = rec.values(it)
       for i, c in ipairs(rec.columns) do data[c][row] = v[i] end
     end
+    if r.states_rec then r.states_rec.add(it) end
     for j = 1, nobs do
       local k = obs_names[j]
       local ok, v = pcall(observers[k], it)
@@ -418,6 +444,7 @@ local function partial(r)
               steps = r.it.steps, samples = r.nrow, cpu_time = os.clock() - r.cpu0, wall_time = r.clock() - r.wall0,
               interrupted = true}
   if r.out then tr.file = r.stream else for c, a in pairs(r.data) do tr[c] = a end end
+  M.attach_states(r, tr)
   return setmetatable(tr, traj_mt)
 end
 
@@ -438,6 +465,14 @@ local function fail(r, err, t)
                        run_interrupt_mt), 0)
   end
   error(("%s: %s with h=%g failed near t=%.15g: %s%s"):format(fn, name, r.h, t, tostring(err), where), 0)
+end
+
+-- The recorded states of run r (option states) into trajectory tr: layout, packed blocks, scene.
+function M.attach_states(r, tr)
+  if not r.states_layout then return end
+  tr.state_layout = r.states_layout
+  if r.states_rec then tr.state_blocks = r.states_rec.finish() end
+  tr.scene = r.scene
 end
 
 -- Start run r's clocks; the progress line is shown when asked (progress = true) or on a terminal.
@@ -502,6 +537,7 @@ local function finish(r)
   else
     for c, a in pairs(r.data) do traj[c] = a end
   end
+  M.attach_states(r, traj)
   return setmetatable(traj, traj_mt)
 end
 
@@ -530,6 +566,17 @@ function M.run(system, opts)
   local memory_limit = opts.memory_limit == nil and 1e9 or opts.memory_limit
   positive(memory_limit, "option 'memory_limit' (bytes)", fn)
   local recorders = M.recorders(system, opts.record, fn)
+  if opts.states ~= nil and type(opts.states) ~= "boolean" then
+    error(("%s: option 'states' must be true or false, got %s"):format(fn, type(opts.states)), 2)
+  end
+  local lay, desc
+  if opts.states then
+    local okl, l = pcall(states.layout, system)
+    if not okl then error(("%s: %s"):format(fn, M.strip_position(l)), 2) end
+    lay, desc = l, scene.describe(system)
+    -- streamed: the state's numbers are columns of the file
+    if stream then recorders[#recorders + 1] = {columns = lay.columns, values = function(it) return states.sample(lay, it, {}) end} end
+  end
 
   local builtin = M.system_columns(system)
   local is_builtin = {}
@@ -543,7 +590,8 @@ function M.run(system, opts)
   for _, c in ipairs(columns) do data[c] = {} end
   local r = {fn = fn, system = system, it = it, name = name, h = h, T = T, every = every, progress = progress,
              stream = stream, columns = columns, data = data, recorders = recorders, observers = observers,
-             obs_names = obs_names, nrow = 0}
+             obs_names = obs_names, nrow = 0, states_layout = lay, scene = desc}
+  if lay and not stream then r.states_rec = states.recorder(lay) end
   r.n = step_count(T, h, fn)
   open_output(r, memory_limit)
   local sample = sampler(r)
@@ -563,6 +611,34 @@ function M.run(system, opts)
   end
   local traj = finish(r) -- (not a tail call: finish's errors are at level 3, lf.run's caller)
   return traj
+end
+
+--- traj:state(k) -> {t =, <field> = value, ...}: the state at sample k (run with states = true).
+function traj_methods:state(k)
+  check_traj(self, "traj:state")
+  if type(rawget(self, "state_layout")) ~= "table" then
+    error("traj:state: this trajectory has no recorded states (run it with lf.run{..., states = true})", 2)
+  end
+  if rawget(self, "file") then check_in_memory(self, "traj:state") end
+  local n = rawget(self, "samples") or 0
+  if math.type(k) ~= "integer" or k < 1 or k > n then
+    error(("traj:state: sample index must be an integer in 1..%d, got %s"):format(n, tostring(k)), 2)
+  end
+  local ok, st = pcall(states.state, self, k)
+  if not ok then error(M.strip_position(st), 2) end
+  return st
+end
+
+--- traj:animate(path [, opts]) -> path: a self-contained web page showing the motion (lieflow.animate).
+function traj_methods:animate(path, opts)
+  check_traj(self, "traj:animate")
+  return require("lieflow.animate").animate_one(self, path, opts)
+end
+
+--- traj:write_gltf(path [, opts]) -> path: the scene as glTF 2.0 with rotation keyframes (lieflow.gltf).
+function traj_methods:write_gltf(path, opts)
+  check_traj(self, "traj:write_gltf")
+  return require("lieflow.gltf").write(self, path, opts)
 end
 
 --- traj:load() -> the trajectory a streamed run wrote (its arrays read back from traj.file).

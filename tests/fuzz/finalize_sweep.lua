@@ -69,7 +69,7 @@ local shapes = {{"F"}, {"X", "F"}, {"X", "F3"}, {"X", "N", "F"}, {"X", "N", "F3"
 
 -- everything callable: lf's functions (depth 3, no private fields) and the targets' methods and metamethods
 local never = {"proc", "fork", "exec", "sleep", "repl", "mkdir", "signal", "exit", "mpi", "plot", "write", "ensemble",
-               "isatty", "stream", "load", "save"}
+               "isatty", "stream", "load", "save", "view", "animate", "private_dir"}
 local function excluded(path)
   for _, w in ipairs(never) do if path:find(w, 1, true) then return true end end
   return false

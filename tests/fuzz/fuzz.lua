@@ -320,6 +320,7 @@ local EXCLUDE = {
   -- fuzzer itself; tested by ensemble_spec.lua and tests/mpi_test.sh
   ["lf.core.proc"] = "forks, exits and signals processes",
   ["lf.ensemble"] = "forks worker processes (tested by ensemble_spec.lua)",
+  ["lf.view"] = "writes pages into the user's temporary directory and may start a browser (tested by view_spec.lua)",
 }
 local targets = {}
 ENV.__targets = targets

@@ -1,0 +1,94 @@
+-- lieflow — what a view of a system draws (traj:animate, lf.animate, traj:write_gltf): a scene
+-- description, plain data, made from the system when lf.run records its states (traj.scene).
+--
+--   {up = {x, y, z} (the vertical the camera keeps up), extent = radius of the scene,
+--    objects = {obj, ...}}
+--   obj = {shape = "box", dims = {a, b, c}, pos = {x, y, z}, field =, index =, color =}
+--           a rigid body (field "R": each body's attitude) or a rotation factor of a Lie ODE (field
+--           "y": index = the factor; so3 a mat3, s3 a quaternion {w, x, y, z}); dims are the full
+--           side lengths along the body axes, proportional to the inertia ellipsoid's semi-axes
+--           1/sqrt(J_i), the largest 1; the body axes are drawn (red x, green y, blue z).
+--         | {shape = "rod" | "needle" | "arrow", length =, pos = {x, y, z} | parent = j, field =,
+--            index =, color =, bob = true|nil}
+--           a unit vector (field "q" of spheres, "y" of an s2 or ts2 factor): a rod from its anchor
+--           (pos, or the tip of object j: the double pendulum's second link), a needle centred on
+--           its pivot (the dipoles), an arrow from its anchor (other vectors).
+-- Built-ins: lf.spheres.pendulum (a rod of length 1 with a bob), double_pendulum (two rods, their
+-- lengths in the ratio l1 : l2 = M12 : M22), dipoles (needles of length 0.8 at the pivots
+-- ((i-1) mod cols, floor((i-1)/cols), 0), cols = ceil(sqrt(n))). Anything else on spheres: arrows in
+-- a row along x. Rigid bodies: boxes in a row along x. A different layout: give opts.scene to
+-- traj:animate (a table of this form).
+local M = {}
+
+M.PALETTE = {"#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d",
+             "#bab0ac"}
+local function color(i) return M.PALETTE[(i - 1) % #M.PALETTE + 1] end
+
+-- box side lengths of a body with principal moments J: proportional to 1/sqrt(J_i), the largest 1
+local function box_dims(J)
+  local a = {1 / math.sqrt(J[1]), 1 / math.sqrt(J[2]), 1 / math.sqrt(J[3])}
+  local m = math.max(a[1], a[2], a[3])
+  return {a[1] / m, a[2] / m, a[3] / m}
+end
+M.box_dims = box_dims
+
+local function rigid(system)
+  local n, J = system.n, system.inertia
+  local objs = {}
+  for i = 1, n do
+    local Ji = (n == 1 and J or J[i]):totable()
+    objs[i] = {shape = "box", dims = box_dims(Ji), pos = {2 * (i - 1) - (n - 1), 0, 0}, field = "R", index = i,
+               color = color(i)}
+  end
+  return {up = {0, 0, 1}, extent = math.max(1.2, n), objects = objs}
+end
+
+local function spheres(system)
+  local n, name, axis = system.n, system.potential_name, system.axis:totable()
+  local objs = {}
+  if name == "pendulum" and n == 1 then
+    objs[1] = {shape = "rod", length = 1, pos = {0, 0, 0}, field = "q", index = 1, color = color(1), bob = true}
+    return {up = axis, extent = 1.2, objects = objs}
+  end
+  if name == "double_pendulum" and n == 2 then
+    local M12, M22 = system.M[1][2], system.M[2][2]
+    local l1 = math.abs(M12 / M22)
+    local s = 1 / (l1 + 1)
+    objs[1] = {shape = "rod", length = l1 * s, pos = {0, 0, 0}, field = "q", index = 1, color = color(1), bob = true}
+    objs[2] = {shape = "rod", length = s, parent = 1, field = "q", index = 2, color = color(2), bob = true}
+    return {up = axis, extent = 1.1, objects = objs}
+  end
+  local cols = name == "dipoles" and math.ceil(math.sqrt(n)) or n
+  local rows = math.ceil(n / cols)
+  for i = 1, n do
+    local c, r = (i - 1) % cols, (i - 1) // cols
+    objs[i] = {shape = name == "dipoles" and "needle" or "arrow", length = name == "dipoles" and 0.8 or 1,
+               pos = {c - (cols - 1) / 2, r - (rows - 1) / 2, 0}, field = "q", index = i, color = color(i)}
+  end
+  return {up = name == "dipoles" and {0, 0, 1} or axis, extent = math.max(1.2, 0.6 * math.max(cols, rows) + 0.6),
+          objects = objs}
+end
+
+local function lie_ode(system)
+  local objs = {}
+  for j, f in ipairs(system.factors) do
+    local x = 2.5 * (#objs)
+    if f == "so3" or f == "s3" then
+      objs[#objs + 1] = {shape = "box", dims = {1, 0.7, 0.4}, pos = {x, 0, 0}, field = "y", index = j, color = color(j)}
+    elseif f == "s2" or f == "ts2" then
+      objs[#objs + 1] = {shape = "arrow", length = 1, pos = {x, 0, 0}, field = "y", index = j, color = color(j)}
+    end
+  end
+  for _, o in ipairs(objs) do o.pos[1] = o.pos[1] - 1.25 * (#objs - 1) end
+  return {up = {0, 0, 1}, extent = math.max(1.2, 1.25 * #objs), objects = objs}
+end
+
+--- M.describe(system) -> the scene of a system (see the header).
+function M.describe(system)
+  local kind = system.kind
+  if kind == "rigidbody" then return rigid(system) end
+  if kind == "spheres" then return spheres(system) end
+  return lie_ode(system)
+end
+
+return M
