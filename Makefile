@@ -51,7 +51,7 @@ EXE      := $(B)/lieflow
 EMBED    := $(B)/embed_host
 
 .PHONY: FORCE all deps test test-c test-lua test-repl test-compat test-standalone test-embed test-examples test-mpi \
-        test-install test-view test-fuzz demo bench install clean asan asan-build valgrind fuzz fuzz-c fuzz-c-build \
+        test-install test-view test-fuzz demo bench install clean asan asan-build valgrind valgrind-examples fuzz fuzz-c fuzz-c-build \
         fuzz-c-corpus fuzz-c-deps
 .DEFAULT_GOAL := all
 
@@ -320,6 +320,12 @@ fuzz-c-corpus: $(FUZZ_B)/fuzz_capi
 
 valgrind: $(CTEST_BIN)
 	@set -e; for t in $(CTEST_BIN); do valgrind -q --error-exitcode=1 --leak-check=full $$t; done
+
+# the examples with compiled models (native and tape) under valgrind, with a fresh code cache
+valgrind-examples: $(EXE)
+	@set -e; d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; for f in examples/lua_models.lua examples/tour.lua; do \
+	  echo "== valgrind $$f --quick"; XDG_CACHE_HOME="$$d" valgrind -q --error-exitcode=1 $(EXE) $$f --quick > /dev/null; done; \
+	echo "valgrind-examples: clean"
 
 # ---------------------------------------------------------------- install
 LUA_LMOD := $(PREFIX)/share/lua/5.4
