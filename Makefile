@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # lieflow — build, test, demo, bench, install.
 # `make demo` and `make test` first install the Debian packages lieflow needs (as root: apt-get;
 # otherwise they print the apt-get command to run).
@@ -51,7 +52,7 @@ EXE      := $(B)/lieflow
 EMBED    := $(B)/embed_host
 
 .PHONY: FORCE all deps test test-c test-lua test-repl test-compat test-standalone test-embed test-examples test-mpi \
-        test-install test-fuzz demo bench install clean asan asan-build valgrind fuzz fuzz-c fuzz-c-build \
+        test-install test-license test-fuzz demo bench install clean asan asan-build valgrind fuzz fuzz-c fuzz-c-build \
         fuzz-c-corpus fuzz-c-deps
 .DEFAULT_GOAL := all
 
@@ -189,7 +190,7 @@ LUA_ENV := LUA_PATH="$(CURDIR)/scripts/?.lua;$(CURDIR)/scripts/?/init.lua;$(CURD
 
 # Every suite runs (also after a failure); the last line sums up what passed (tests/run_suites.sh).
 SUITES := test-c test-lua test-tape test-repl test-compat test-standalone test-embed test-examples test-mpi test-fuzz \
-          test-install test-structure
+          test-install test-structure test-license
 test: all $(CTEST_BIN)
 	@bash tests/run_suites.sh $(B)/test-logs "$(MAKE)" $(SUITES)
 
@@ -235,6 +236,10 @@ test-install: all
 test-structure: | $(B)/.deps-ok
 	bash tests/structure_check.sh
 	lua5.4 tests/binding_layers.lua lua
+
+# LICENSE is the GPL-3 and every source file has its SPDX line (tests/license_check.sh)
+test-license:
+	bash tests/license_check.sh
 
 # the Lua API fuzzer, a short deterministic run (fixed seeds and call counts): tests/fuzz/fuzz.lua
 # and the C API fuzzer's target built by gcc (no clang needed): its corpus replayed, then 20000

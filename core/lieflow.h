@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — public C API: geometric numerical integration on Lie groups.
  * Conventions: see core/lie/so3.h. Link with -llieflow -lgsl -lgslcblas -lm (pkg-config lieflow). */
 #ifndef LIEFLOW_H

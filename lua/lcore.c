@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — luaopen_lieflow_core: the C part of the module `lieflow`. */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>

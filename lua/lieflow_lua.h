@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Lua binding entry point, for programs that host their own Lua 5.4 state. */
 #ifndef LIEFLOW_LUA_H
 #define LIEFLOW_LUA_H

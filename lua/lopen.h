@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — the libraries of the binding, one opener each (not public).
  *
  * Each library sets its functions in the module table at the top of the stack and calls nothing of

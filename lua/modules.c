@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — where the executable's modules come from (lua/main.c calls lf_setup_modules before
  * LUA_INIT): package.preload["lieflow.core"] is the statically linked binding; package.searchers[2]
  * is the built-in searcher of the pure-Lua modules compiled into the executable (scripts/lieflow/

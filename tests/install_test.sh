@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `make install PREFIX=tmp` (make test-install), then, with what the install message prints:
 # - a stock lua5.4 with the printed LUA_PATH/LUA_CPATH can require "lieflow" (from disk);
 # - the installed executable works, puts its own module directories after the user's paths, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Tests of the lieflow executable (make test-repl): piped REPL sessions (`lieflow -i` without a
 # terminal), script mode as in `lua` (arg, ..., -e, -l, -, --version, --help, exit codes), Ctrl-C,
 # and — when tmux is installed — the readline REPL in a terminal: Tab completion, Ctrl-C at the

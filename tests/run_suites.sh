@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Run the test suites of `make test` one after the other (all of them, even after a failure), show
 # their output, and end with one summary line: what passed, with the counts each suite reports.
 # usage: bash tests/run_suites.sh LOGDIR MAKE SUITE...   (SUITE: a make target, e.g. test-c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — fits used by the analysis tools (convergence orders, energy-drift slopes).
  * Thin wrappers over GSL (gsl_fit_linear); the statistics built on them live in
  * scripts/lieflow/analysis.lua. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the logarithmic norm of a matrix in a weighted Euclidean norm (Tumiotto, Cokaj,
  * Celledoni, Owren, Arnold, "Nonlinear stability of Lie group integrators", Def. 2; Dahlquist 1958,
  * Lozinskii 1958).

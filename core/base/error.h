@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — status codes and the error record every fallible C function fills. */
 #ifndef LF_ERROR_H
 #define LF_ERROR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — small dense linear algebra.
  * 3-vectors are double[3]; 3x3 matrices are double[9], row-major (M[3*i+j] = row i, column j).
  * The 3-vector / 3x3 helpers are static inline; the n x n LU and Newton live in linalg.c. */

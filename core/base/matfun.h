@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — functions of small dense matrices (row-major, n x n with n <= LF_MATFUN_MAXN):
  * the exponential, the principal logarithm and the principal square root. They serve the GL(3)
  * factor of the manifold layer (exp, log and its exact dexpinv through an 18 x 18 exponential).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Gauss–Legendre quadrature nodes and weights on [0, 1] without allocation (the
  * discrete-gradient methods compute theirs once per stepper). */
 #ifndef LF_QUADRATURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — expression graphs: the DAG of a traced function, built node by node.
  *
  * A graph holds scalar nodes in creation order (an operand is always older than its user, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — C code generation from programs (graph_prog.h).
  *
  * One C function per program, with the program's own layout of inputs:

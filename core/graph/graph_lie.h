@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — vectors, matrices and the maps of SO(3), S^2 and unit quaternions on expression
  * graphs: the same formulas as core/lie/ (so3.h, s2.h, quat.h, linalg.h), written branch-free over
  * graph nodes so that a traced function that uses them compiles, and smooth where the map is, so

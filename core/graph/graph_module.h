@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — compiled functions: several outputs sets of one expression graph, evaluated natively
  * (generated C compiled and loaded through the code cache, jit.h) or by the tape interpreter.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — programs: the part of an expression graph some outputs need, ready to evaluate.
  *
  * A program keeps the nodes its outputs depend on (dead nodes dropped), in graph order, and gives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the compiler runner and code cache of compiled models (DESIGN §5a): C source in,
  * function pointers out. The source is compiled by the system C compiler into a shared object,
  * kept in a private per-user cache directory under its SHA-256 key, and loaded with dlopen.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the general linear group GL(3) and its algebra gl(3) (3x3 matrices, row-major).
  * exp and log are lf_expm / lf_logm (matfun.h: Padé scaling and squaring; inverse scaling and
  * squaring). The right-trivialized dexp_A = sum_k ad_A^k/(k+1)! = phi1(ad_A) with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the manifold layer: a product of factors on which every generic method acts.
  *
  * A point y of the product is a vector of doubles, the factors' parameters one after the other;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — unit quaternions q = [w, x, y, z] (scalar first), Hamilton product.
  * The rotation of a unit quaternion is R(q) v = q (0,v) q^*, i.e. R(q) = exp(hat(2 v)) for
  * q = (cos|v|, sin|v| v/|v|) = quat_exp(v). */

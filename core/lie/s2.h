@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the unit sphere S^2 in R^3 (points are unit double[3]). */
 #ifndef LF_S2_H
 #define LF_S2_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the rotation group SO(3) and its Lie algebra so(3) ~ R^3.
  *
  * Conventions (used everywhere in lieflow):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the cotangent bundle T*GL(3) as a Lie group (the phase space of a pseudo-rigid body,
  * Celledoni & Owren / Lewis and Simo): points (F, P), F invertible (deformation
  * gradient), P its momentum, two 3x3 matrices row-major (18 doubles). The cotangent-lifted group law

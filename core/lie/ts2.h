@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the tangent bundle TS^2 = {(q, w): |q| = 1, q . w = 0} as a homogeneous space of
  * SE(3) = SO(3) x| R^3 (Tumiotto, Cokaj, Celledoni, Owren, Arnold, "Nonlinear stability of Lie group
  * integrators": the TS^2 gradient flow; SO(3) alone cannot act transitively on TS^2, it keeps |w|).

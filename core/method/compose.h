@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — composition methods: a symmetric method Phi of order 2 composed with itself,
  *     Psi_h = Phi_{g_s h} o ... o Phi_{g_1 h},   g palindromic, sum g_i = 1,
  * is symmetric of a higher order (Yoshida 1990; Suzuki 1990; McLachlan 1995; Kahan & Li 1997;

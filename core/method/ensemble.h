@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — ensembles in C: many independent runs (members) on a pool of threads, for embedding
  * applications (the Lua module's lf.ensemble uses worker processes instead, because a Lua state
  * is single-threaded). Each member is a system, a method, an initial state and a step; members

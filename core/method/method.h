@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — methods (the registry and their metadata) and the stepper that drives a method on a
  * system.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Lie-group ODEs y' = f(t, y) . y (right-trivialized) or y . f(t, y) (left) on a product
  * manifold (manifold.h), with f from a callback (a C function, or a Lua function through the
  * binding) or a built-in of lie_ode_builtins.c.

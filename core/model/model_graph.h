@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — models from expression graphs (compiled models): the potentials of rigid bodies, pair
  * kernels, the vector field and first integral of a Lie-group ODE and the potential of a system on
  * spheres, each made from a graph of its value (core/graph/, traced from a Lua function by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — potentials of rigid bodies: U(R_1..R_n) and the body torques tau_i = -dU/dR_i in the
  * left trivialization, tau_i . y = -d/de U(.., R_i exp(e hat(y)), ..) at e = 0 (conventions in so3.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — rigid bodies: n >= 1 bodies with principal inertias and a potential.
  *
  * State y = (R_1..R_n, w_1..w_n): R_i (double[9] at y + 9i) and body angular velocity w_i

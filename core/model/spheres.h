@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — mechanical systems on products of spheres (S^2)^n, lifted to SO(3) as in Ortolan's
  * thesis (Part II, eqs. (6.5)-(6.7), §7.1): n unit vectors q_i with a symmetric positive definite
  * n x n coupling M and a potential V(q_1..q_n),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — systems (problems): what an integrator integrates.
  *
  * A system is an object with its own parameters and a state layout on a product manifold

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — what users run otherwise: non-geometric solvers of rigid-body systems, for comparison
  * (examples/work_precision.lua). They integrate the equations of rigid.h in coordinates of an
  * embedding, as a user of a general ODE library would:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — exact solutions: the torque-free rigid body (Euler's equations) in closed form.
  *
  * Convention: R' = R hat(w), Pi = J w, so the torque-free Euler equations read

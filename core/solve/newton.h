@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the one nonlinear solver: Newton's method on F(x) = 0 in R^n with a choice of
  * Jacobian (analytic, forward differences, block-diagonal forward differences), full or
  * simplified (the Jacobian of the first iteration reused), and a fixed-point mode.

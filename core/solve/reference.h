@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — high-accuracy reference solutions of any system: its Lie ODE y' = f(t, y) . y (or
  * y . f) written in the embedding of the state (matrix entries, unit vectors, quaternion
  * components, R^m: lf_manifold_velocity) and integrated with GSL's adaptive rk8pd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A C program that hosts its own Lua state, opens lieflow in it, runs a Lua snippet that builds
  * a rotation and integrates a rigid body, and reads the numbers back in C.
  * Build, after `make install PREFIX=...` (and export PKG_CONFIG_PATH=PREFIX/lib/pkgconfig unless

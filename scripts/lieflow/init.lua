@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — geometric numerical integration on Lie groups (the Lua module).
 -- `local lf = require "lieflow"`: the C core (lieflow.core) plus the pure-Lua parts.
 local core = require "lieflow.core"

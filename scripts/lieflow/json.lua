@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — JSON for summaries and trajectories (lf.json).
 --
 -- encode is our own (small) so that the output is exact and reproducible:

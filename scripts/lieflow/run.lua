@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — lf.run: integrate a system and record invariants along the way (trajectories).
 --
 --   traj = lf.run(system, {method=, h=, T=, every=1, observe={...}, progress=nil|true|false,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow Lua API fuzzer (issue 13, "make it stay fixed").
 --
 -- Calls everything reachable from `lf` at random — module functions found by walking the module

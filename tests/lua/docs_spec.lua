@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- docs/api.md, the reference of the Lua module, checked against the module itself:
 -- (a) every public function has an entry: the functions reachable from `lf` (to depth 3: lf.a.b.c)
 --     and the methods of the objects lieflow makes (integrators, systems, trajectories, vec3, mat3,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lf.ensemble (issue 11, item 2): members in worker processes, results identical to a serial loop
 -- of lf.run for any number of workers, failing members, reduce, member order, bad options, the exact
 -- serialization of records (core.proc.encode/decode), Ctrl-C.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Regressions of issue 13 (reliability) in the values, maps, analysis helpers, files and plots:
 -- every reproduction of the issue that belongs to lua/lvalue.c, lmaps.c, lanalysis.c, core/lie,
 -- core/base, core/analysis and scripts/lieflow/{json,plot,analysis,run}.lua. Each test states what
