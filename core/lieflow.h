@@ -4,8 +4,8 @@
 #ifndef LIEFLOW_H
 #define LIEFLOW_H
 
-#define LIEFLOW_VERSION "0.1.0"
-
+#include "export.h"
+#include "lieflow_version.h" /* LIEFLOW_VERSION, _MAJOR, _MINOR, _PATCH: generated from VERSION */
 #include "error.h"
 #include "linalg.h"
 #include "matfun.h"
@@ -39,5 +39,13 @@
 #include "graph_module.h"
 #include "jit.h"
 #include "model_graph.h"
+
+LF_BEGIN_DECLS
+
+/* The version of the library the program runs with ("MAJOR.MINOR.PATCH"); LIEFLOW_VERSION is that of the
+ * headers it was compiled with. */
+const char *lf_version(void);
+
+LF_END_DECLS
 
 #endif

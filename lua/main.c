@@ -44,12 +44,10 @@
 #include <lualib.h>
 
 #include "lieflow_lua.h"
+#include "lieflow_version.h" /* LIEFLOW_VERSION, generated from VERSION */
 #include "modules.h"
 #include "repl.h"
 
-#ifndef LIEFLOW_VERSION
-#define LIEFLOW_VERSION "0.1.0"
-#endif
 
 #define LUA_PROGNAME "lieflow"
 #define LUA_INIT_VAR "LUA_INIT"

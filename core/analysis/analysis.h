@@ -5,7 +5,10 @@
 #ifndef LF_ANALYSIS_H
 #define LF_ANALYSIS_H
 
+#include "export.h"
 #include <stddef.h>
+
+LF_BEGIN_DECLS
 
 /* Ordinary least-squares line y ~ intercept + slope * x through n points (GSL gsl_fit_linear).
  * Outputs (each may be NULL):
@@ -23,5 +26,7 @@
  * on failure. */
 int lf_fit_linear(const double *x, const double *y, size_t n, double *slope, double *intercept,
                   double *slope_stderr, double *resid_std);
+
+LF_END_DECLS
 
 #endif

@@ -3,7 +3,10 @@
 #ifndef LF_ERROR_H
 #define LF_ERROR_H
 
+#include "export.h"
 #include <stddef.h>
+
+LF_BEGIN_DECLS
 
 enum {
     LF_OK = 0,
@@ -30,5 +33,7 @@ int lf_error_set(lf_error *e, int code, const char *fmt, ...)
 
 /* Short name of a status code ("LF_ENOCONV", ...). */
 const char *lf_status_name(int code);
+
+LF_END_DECLS
 
 #endif

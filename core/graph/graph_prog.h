@@ -14,9 +14,12 @@
 #ifndef LF_GRAPH_PROG_H
 #define LF_GRAPH_PROG_H
 
+#include "export.h"
 #include <stddef.h>
 
 #include "graph.h"
+
+LF_BEGIN_DECLS
 
 #define LF_GPROG_MAXSEG 8
 
@@ -65,5 +68,7 @@ int lf_gprog_nconsts(const lf_gprog *p); /* constants occupy slots 0 .. nconsts-
 const double *lf_gprog_consts(const lf_gprog *p);
 const lf_ginstr *lf_gprog_instrs(const lf_gprog *p);
 const int32_t *lf_gprog_out_slots(const lf_gprog *p);
+
+LF_END_DECLS
 
 #endif

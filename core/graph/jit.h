@@ -35,9 +35,12 @@
 #ifndef LF_JIT_H
 #define LF_JIT_H
 
+#include "export.h"
 #include <stddef.h>
 
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,5 +112,7 @@ int lf_jit_key(const char *src, const lf_jit_opts *opts, char hash[65], lf_error
 #ifdef __cplusplus
 }
 #endif
+
+LF_END_DECLS
 
 #endif

@@ -5,6 +5,10 @@
 #ifndef LF_QUAT_H
 #define LF_QUAT_H
 
+#include "export.h"
+
+LF_BEGIN_DECLS
+
 /* r = p q (Hamilton product; r may alias p or q). */
 void lf_quat_mul(const double p[4], const double q[4], double r[4]);
 /* r = conjugate (w, -x, -y, -z). */
@@ -18,5 +22,7 @@ void lf_quat_from_matrix(const double R[9], double q[4]);
 void lf_quat_exp(const double v[3], double q[4]);
 /* log of a unit quaternion: v with exp(v) = q, |v| <= pi (q and -q give different v). */
 void lf_quat_log(const double q[4], double v[3]);
+
+LF_END_DECLS
 
 #endif

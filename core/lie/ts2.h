@@ -21,7 +21,10 @@
 #ifndef LF_TS2_H
 #define LF_TS2_H
 
+#include "export.h"
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 /* y <- exp(a, b) . y in place (y = (q, w), xi = (a, b)). */
 void lf_ts2_act(const double xi[6], double y[6]);
@@ -61,5 +64,7 @@ int lf_ts2_sasaki_dist(const double y0[6], const double y1[6], double *d, lf_ts2
  * P w0 = w1 ...: then w and its covariant derivative stay parallel, the curvature term of the
  * geodesic equations vanishes and the curve is a geodesic). LF_EDOMAIN for antipodal q. */
 int lf_ts2_sasaki_bound(const double y0[6], const double y1[6], double *d, lf_error *err);
+
+LF_END_DECLS
 
 #endif

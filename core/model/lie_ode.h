@@ -7,7 +7,10 @@
 #ifndef LF_LIE_ODE_H
 #define LF_LIE_ODE_H
 
+#include "export.h"
 #include "system.h"
+
+LF_BEGIN_DECLS
 
 typedef int (*lf_lie_ode_fn)(void *ctx, double t, const double *y, double *xi, lf_error *err);
 typedef int (*lf_lie_ode_jacobian_fn)(void *ctx, double t, const double *y, double *D, lf_error *err);
@@ -84,5 +87,7 @@ const char *const *lf_lie_ode_builtin_names(void);
  * def->skew = NULL for the default skew map. */
 int lf_lie_ode_builtin_def(const char *name, const lf_manifold *M, const double *params, lf_lie_ode_def *def,
                            lf_error *err);
+
+LF_END_DECLS
 
 #endif

@@ -33,9 +33,12 @@
 #ifndef LF_SPHERES_H
 #define LF_SPHERES_H
 
+#include "export.h"
 #include <stddef.h>
 
 #include "system.h"
+
+LF_BEGIN_DECLS
 
 #define LF_SPHERES_STACK_N 32
 
@@ -109,5 +112,7 @@ int lf_spheres_alpha_affine(const lf_system *s, const double *q, double *alphaV,
 
 /* omega_i = q_i x qdot_i (the angular velocity of a tangent velocity qdot_i, App. A.1). */
 void lf_spheres_omega_from_qdot(int n, const double *q, const double *qdot, double *omega);
+
+LF_END_DECLS
 
 #endif

@@ -10,7 +10,7 @@ local plot = require "lieflow.plot"
 local contractivity = require "lieflow.contractivity"
 
 local lf = {
-  version = core.version,
+  version = core.version, _VERSION = "lieflow " .. core.version,
   vec3 = core.vec3, mat3 = core.mat3,
   so3 = core.so3, s2 = core.s2, quat = core.quat,
   potential = core.potential,
