@@ -296,8 +296,11 @@ test-compat: $(EXE)
 test-standalone: $(EXE)
 	bash tests/standalone_test.sh $(EXE)
 
+# the host of examples/embed/host.c, from an empty directory with LUA_PATH and LUA_CPATH empty: the
+# whole module (lf.run, JSON) comes from the library
 test-embed: $(EMBED)
-	$(EMBED)
+	@d=$$(mktemp -d) && cp $(EMBED) "$$d/" && cd "$$d" && env LUA_PATH= LUA_CPATH= LUA_INIT= ./$(notdir $(EMBED)); \
+	  st=$$?; rm -rf "$$d"; exit $$st
 
 test-examples: $(EXE)
 	@set -e; for f in $(wildcard examples/*.lua); do echo "== $$f --quick"; $(EXE) $$f --quick; done
