@@ -341,7 +341,7 @@ describe("help()", function()
   end)
 
   it("in the executable shows the same text (docs/api.md compiled in)", function()
-    local exe = ROOT .. "/build/lieflow"
+    local exe = os.getenv("LIEFLOW_EXE") or (ROOT .. "/build/lieflow")
     local f = io.open(exe, "rb")
     if not f then pending("build/lieflow not built") return end
     f:close()

@@ -279,7 +279,7 @@ describe("lf.ensemble", function()
   end)
 
   it("draws a progress line on stderr (forced with progress = true; by default on a terminal)", function()
-    local exe = "build/lieflow"
+    local exe = os.getenv("LIEFLOW_EXE") or "build/lieflow"
     if not io.open(exe) then pending("build/lieflow not built") return end
     local p = io.popen(exe .. [[ -e 'local r = lf.ensemble{n = 3, workers = 2, progress = true, method = "vlv", h = 0.5,
       T = 2, make = function() return lf.rigidbody{inertia = {1, 2, 3}, R = lf.so3.I, omega = {0, 0, 1}} end}
@@ -296,7 +296,7 @@ describe("lf.ensemble", function()
   end)
 
   it("stops every worker on Ctrl-C and returns what finished, leaving no process behind", function()
-    local exe = "build/lieflow"
+    local exe = os.getenv("LIEFLOW_EXE") or "build/lieflow"
     if not io.open(exe) then pending("build/lieflow not built") return end
     local dir = testlib.make_tmpdir()
     local script = dir .. "/intr.lua"
