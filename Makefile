@@ -376,7 +376,7 @@ asan-build:
 
 asan: asan-build
 	@set -e; for t in $(CTEST_SRC:tests/c/%.c=$(ASAN_B)/tests/%); do echo "== $$t"; $(ASAN_ENV) $$t >/dev/null; done
-	LIEFLOW_EXE=$(ASAN_B)/lieflow $(LUA_ENV) $(ASAN_ENV) $(ASAN_B)/lieflow /usr/bin/busted -o utfTerminal tests/lua
+	$(LUA_ENV) LIEFLOW_EXE=$(CURDIR)/$(ASAN_B)/lieflow $(ASAN_ENV) $(ASAN_B)/lieflow /usr/bin/busted -o utfTerminal tests/lua
 	@set -e; for f in $(wildcard examples/*.lua); do echo "== asan $$f --quick"; $(ASAN_ENV) $(ASAN_B)/lieflow $$f --quick >/dev/null; done
 	bash tests/fuzz/run.sh $(ASAN_B)/lieflow smoke
 
