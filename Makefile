@@ -464,4 +464,4 @@ install: all
 	@echo "instead: cc prog.c -o prog \$$(pkg-config --cflags lieflow) \$$(pkg-config --variable=static_libs lieflow)"
 
 clean:
-	rm -rf build build-asan build-fuzz out
+	rm -rf build build-asan build-fuzz build-minimal out

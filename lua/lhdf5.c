@@ -179,7 +179,7 @@ static int l_h5_create(lua_State *L)
     lua_settop(L, 4); /* the writer goes to 5 */
     if (strlen(path) != plen) return luaL_error(L, "%s: the path contains a NUL byte", who);
     int ncol = (int)luaL_len(L, 2);
-    if (ncol < 1 || ncol > 100000) return luaL_error(L, "%s: 1 to 100000 columns expected, got %d", who, ncol);
+    if (ncol < 1 || ncol > 10000) return luaL_error(L, "%s: 1 to 10000 columns expected, got %d", who, ncol);
     h5w *w = lua_newuserdatauv(L, sizeof *w, 0);
     memset(w, 0, sizeof *w);
     w->file = w->group = H5I_INVALID_HID;

@@ -759,6 +759,8 @@ local SEED_CALLS = {
   ["lf.system:potential"] = {{E"@self", E"lf.so3.I"}},
   ["lf.system:torque"] = {{E"@self", E"lf.so3.exp(V.vec(0.1, 0.2, 0.3))"}},
   ["lf.trajectory:write_csv"] = {{E"@self", E'V.sandbox .. "/t.csv"'}},
+  ["lf.trajectory:write_hdf5"] = {{E"@self", E'V.sandbox .. "/t.h5"'}},
+  ["lf.read_hdf5"] = {{E'V.sandbox .. "/t.h5"'}},
   ["lf.trajectory:plot"] = {{E"@self", F{{"y", '{"energy_error"}'}}}},
 }
 local corpus = {}
