@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow benchmark: models written in Lua, compiled natively, on the tape, and interpreted, against
 -- the same models built into lieflow in C; the compiler's and the cache's times; the cost of the
 -- gradient of a compiled potential over one evaluation of it, for n bodies.

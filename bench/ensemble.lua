@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow benchmark: lf.ensemble throughput for 1, 2, ... worker processes and MPI ranks.
 -- Run: make bench  (or build/lieflow bench/ensemble.lua [members [T [repeats]]])
 --

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Lanes against one body at a time: body-steps per second of eln, vlv and lgvi when B bodies (a
  * Monte Carlo over initial attitudes in the stress-test potential of Bou-Rabee, Ortolan & Saccon)
  * are stepped by one lane stepper (lf_stepper_new_lanes) or by B separate steppers one after the

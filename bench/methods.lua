@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow benchmark: steps per second of every method on the [BOS] stress test, with the
 -- built-in C potential, with a Lua torque function, with the torque written in Lua, and with a Lua
 -- potential U alone, compiled (its torque from the graph; compile = "auto") and interpreted

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow benchmark: systems on spheres (Ortolan's thesis §7.2).
 --  1. steps/s of eln_spatial, rattle, rkmk4 and rkmk_gl4 (the thesis's fixed-point iteration) on
 --     rows x cols arrays of magnetic needles, 4 x 4, 16 x 16 and 32 x 32 (n = 16, 256, 1024), h = 0.01,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The yardstick of the steppers' speed: hand-written loops of eln, vlv, lgvi and prk for one body
  * in the stress-test potential of Bou-Rabee, Ortolan & Saccon (the schemes' equations written out
  * with no stepper, no rollback, no dispatch), checked to give the same iterates as lieflow's

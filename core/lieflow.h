@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — public C API: geometric numerical integration on Lie groups.
  * Conventions: see core/lie/so3.h. Link with -llieflow -lgsl -lgslcblas -lm (pkg-config lieflow). */
 #ifndef LIEFLOW_H
 #define LIEFLOW_H
 
-#define LIEFLOW_VERSION "0.1.0"
-
+#include "export.h"
+#include "lieflow_version.h" /* LIEFLOW_VERSION, _MAJOR, _MINOR, _PATCH: generated from VERSION */
 #include "error.h"
 #include "linalg.h"
 #include "matfun.h"
@@ -38,5 +39,13 @@
 #include "graph_module.h"
 #include "jit.h"
 #include "model_graph.h"
+
+LF_BEGIN_DECLS
+
+/* The version of the library the program runs with ("MAJOR.MINOR.PATCH"); LIEFLOW_VERSION is that of the
+ * headers it was compiled with. */
+const char *lf_version(void);
+
+LF_END_DECLS
 
 #endif

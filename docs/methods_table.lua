@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- docs/methods_table.lua — the "## methods" table of docs/api.md, generated from lf.methods().
 --
 --   build/lieflow docs/methods_table.lua            prints the table (Markdown)

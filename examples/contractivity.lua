@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Nonlinear stability of Lie group integrators (Tumiotto, Cokaj, Celledoni, Owren, Arnold): the
 -- gradient flows of E(q) = 1/2 q^T D q on S^2 (their eq. (2)) and of E + 1/2 |w|^2 on TS^2 (eq. (3),
 -- acted on by SE(3)), D = diag(2, 2, 1), with explicit and implicit Lie-Euler (Def. 1).

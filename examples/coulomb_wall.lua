@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- A rigid body in a Coulomb potential with a soft wall (Holder, Leimkuhler & Reich), [K] §3.7
 -- (Figs. 14-17): J = diag(2, 3, 4.5), lf.potential.coulomb_wall() (spatial torque
 -- (-(1.1 + R33)^-2 + 0.01 (1.1 + R33)^-11) (-R23, R13, 0)), R0 = I, spatial momentum pi0 = (2, 2, 2).

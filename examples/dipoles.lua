@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The 4 x 4 array of magnetic needles of Ortolan's thesis §7.2.3 (Figs. 7.7-7.9, Table 7.3) with the
 -- Lee–Leok–McClamroch parameters: needles of mass m = 0.05 kg and length l = 0.02 m pinned at their
 -- middles (M = diag(m l^2/12)), moment 0.1 A m^2, grid edge 1.2 l = 0.024 m, pair potential

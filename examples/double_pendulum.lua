@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The double spherical pendulum of Ortolan's thesis §7.2.2 (Figs. 7.4-7.6, Table 7.2), lifted to SO(3):
 -- m1 = 2, m2 = 1, l1 = l2 = 1, g = 9.81, M = [[(m1+m2) l1^2, m2 l1 l2], [m2 l1 l2, m2 l2^2]] = [[3, 1], [1, 1]],
 -- V = -(m1+m2) g l1 k.q1 - m2 g l2 k.q2 as printed (k points down: lf.spheres.double_pendulum with

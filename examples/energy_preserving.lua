@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Energy-preserving symmetric Lie group methods (Celledoni & Owren, "Preserving
 -- first integrals with symmetric Lie group methods", §5): discrete-gradient methods keep the first
 -- integral to round-off where the comparison methods do not.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- A parameter sweep with lf.ensemble: the [BOS] stress test ([BOS] §3, [O] §4.2) over
 -- the grid (method, h) on every core of this machine, or across the ranks of an MPI job:
 --

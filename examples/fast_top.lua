@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The fast Lagrangian top of [K] §3.5 (Figs. 8-10; data of Simo & Wong): J = diag(5, 5, 1),
 -- lf.potential.top{} (spatial torque -20 R(:,3) x e3), R0 = exp(0.3, 0, 0), w0 = (0, 0, 50).
 --  * Hamiltonian at h = 0.01 (the paper does not give its step) for AKW, NMB (eln), LIEMID[I], [E],

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The freely spinning rigid body of McLachlan & Zanna, [K] §2.2 (Figs. 1-4):
 -- J = diag(0.9144, 1.098, 1.66), body angular velocity w0 = (0.45549, 0.82623, 0.03476), R0 = I,
 -- no torque. LIEMID (003 §2.1) with the large steps h = 4, 2, 1: kinetic energy (Fig. 1, with

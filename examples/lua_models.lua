@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Models written in Lua, at the speed of C: run with `lieflow examples/lua_models.lua [--quick]`.
 --
 -- A potential, a pair kernel or any function written in Lua is traced into an expression graph,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The slow Lagrangian top of [K] §3.3 and §3.6 (Figs. 5-7, 11-13): J = diag(5, 5, 1), spatial
 -- torque -20 R(:,3) x e3 (lf.potential.top{}: U = 20 e3.R e3), R0 = exp(0.05, 0, 0), w0 = (0, 0, 5).
 --  * Hamiltonian at h = 1/8 for LIEMID[I], [E1], [E2], [EA] (Figs. 7, 12) with lf.drift's verdicts on a

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The spherical pendulum of Ortolan's thesis §7.2.1 (Figs. 7.1-7.3, Table 7.1), lifted to SO(3) as in
 -- the thesis's (6.6)-(6.7): m = 2, l = 2 (printed "r = 2"), g = 9.81, M = m l^2 = 8,
 -- V = m g l k . q with k = e3 (up), q0 = (1, 1, -1)/sqrt 3, omega0 = (1, 1, 2).

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The symplecticity stress test of [BOS] (§3 and Appendix A) and [O] §4.2:
 -- a rigid body (J = diag(2,2,4)) in the potential U = (dist(R,I) - 1)^2 - alpha/dist(R,Rm).
 -- Energy error on [0, 10000] at h = 0.125 and 0.25 for eln, tln, liemid_ea, prk, mcg, new3 and vlv;

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- A short guided tour of lieflow's Lie group maps: run with `lieflow examples/tour.lua`
 -- (or `make demo`). Everything printed is computed here and then.
 local lf = lf or require "lieflow"

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Work against precision: which integrator to pick for a given accuracy (issue "beyond the papers").
 -- Four problems: the [BOS] stress test, the slow and the fast Lagrangian top ([K] §3.3, §3.5)
 -- and the McLachlan–Zanna free body ([K] §2.2); and a fifth, the body in a Coulomb potential

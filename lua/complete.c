@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Tab completion in the REPL (readline's completion hooks, installed by lua/repl.c):
  * globals, keywords, a.b.c chains and a:b methods, from the fields of tables and of their __index
  * tables, without running code; objects whose __index is a function list their names through

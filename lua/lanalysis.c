@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — analysis in C for scripts/lieflow/analysis.lua and the experiments:
  *   core.fit_linear(xs, ys)  -> slope, intercept, slope_stderr, resid_std   (core/analysis/analysis.h, GSL;
  *                               slope_stderr is nil for 2 points, where it is undefined)

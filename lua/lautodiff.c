@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — automatic differentiation at a point on the expression graph (ltrace.h):
  * the C face of lf.autodiff (scripts/lieflow/autodiff.lua).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — shared declarations between the binding's files (not public). */
 #ifndef LF_LBIND_H
 #define LF_LBIND_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — the one callback layer: every call from C into Lua (potentials, torques,
  * vector fields, energies, Jacobians) goes through lfb_call, which holds the function by registry
  * reference (no lookup by name per call), runs it under lua_pcall with a traceback, and turns any

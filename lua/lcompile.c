@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — lf.compile: any Lua function of numbers, vec3, mat3 and arrays traced into an
  * expression graph and compiled with its gradient (the same as compiled models, lmodel.c); and
  * core.time_potential, the benchmarks' timer of a system's potential. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — integrators (lf.integrator over any system and compatible method: what they
  * expose comes from the system's schema) and the reference solver (lf.reference). */
 #include <limits.h>

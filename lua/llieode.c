@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — lf.lie_ode: Lie-group ODEs on products of so3, s2, s3, gl3, ts2, tgl3, r<m>,
  * with the vector field f written in Lua (called through the callback layer) or a built-in in C.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — lf.so3, lf.s2, lf.quat: thin wrappers over core/lie/so3.h, s2.h, quat.h. */
 #include <float.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — lf.math and the traced versions of the lf.so3 / lf.s2 / lf.quat maps and of
  * the lf.vec3 / lf.mat3 constructors (core/graph/graph_lie.h): what a traced value meets besides
  * arithmetic (ltrace.c). lf.math holds functions that take numbers and traced values (the standard

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — methods: the registry's metadata (lf.methods), methods made from a user
  * tableau (lf.rkmk) and compositions (lf.compose, lf.compose_schemes: core/method/compose.h). The
  * method userdata and its lifetime belong to the object layer (lobject.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — compiled models: the Lua functions a system takes, traced once into an
  * expression graph (ltrace.h) and compiled (core/model/model_graph.h); the option `compile`; what
  * runs (sys.compiled).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — compiled models (lmodel.c) and pair kernels (lpairs.c): the services that
  * turn the Lua functions a system takes into compiled potentials and vector fields (not public). */
 #ifndef LF_LMODEL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow.mpi — the few MPI calls lf.ensemble needs to spread members over the ranks of an MPI job
  * and gather their results (scripts/lieflow/ensemble.lua). Built against OpenMPI as
  * build/lua/lieflow/mpi.so when libopenmpi-dev is installed; `require "lieflow.mpi"`.

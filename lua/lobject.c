@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — the object layer: the userdata every library of the binding shares, and
  * their lifetimes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — the libraries of the binding, one opener each (not public).
  *
  * Each library sets its functions in the module table at the top of the stack and calls nothing of
@@ -24,5 +25,6 @@ void lfb_open_proc(lua_State *L);        /* proc: fork, sockets, poll, waitpid (
 void lfb_open_math(lua_State *L);        /* math, the traced maps (lmath.c) */
 void lfb_open_compile(lua_State *L);     /* compile, time_potential (lcompile.c) */
 void lfb_open_autodiff(lua_State *L);    /* trace_gradient, dual, ... (lautodiff.c) */
+void lfb_open_hdf5(lua_State *L);        /* hdf5, h5_create, h5_read (lhdf5.c; without HDF5: errors) */
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — what the Lua modules need of the operating system (scripts/lieflow/run.lua,
  * plot.lua, ensemble.lua, experiment.lua):
  *   core.isatty(fd)          -> boolean (is file descriptor fd a terminal: progress lines)

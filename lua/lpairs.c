@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — pair kernels: U = sum over the listed pairs i < j of pair(x_i, x_j, r_ij, p)
  * (x = R for lf.bodies, q for lf.spheres), r_ij = positions[j] - positions[i], pairs within `cutoff`
  * (all pairs without one), plus the system's own potential if it has one. The kernel is traced once

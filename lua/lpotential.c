@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — lf.potential: the constructors of the built-in rigid-body potentials, one
  * per class of the C registry (core/model/potential.h), all made by one generic constructor that
  * reads the class's parameter schema (lf.potential.stress{alpha = 0.3}); lf.potential.free; and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — core.proc: the process primitives behind lf.ensemble
  * (scripts/lieflow/ensemble.lua). POSIX/Linux only.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — rigid bodies: lf.rigidbody and lf.bodies over core/model/rigid.h, their
  * potentials (a built-in lf.potential, a Lua U(R) or U(Rs) with an optional torque, pair kernels),
  * and what rigid systems add to every system (lobject.c): sys.n, sys.inertia, sys.potential_name,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — systems on (S^2)^n lifted to SO(3) (core/model/spheres.h):
  *
  *   core.spheres.new{M = number | n x n rows, q = {q_1, ..., q_n}, qdot = {...} | omega = {...},

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — states: the values of a system's fields in Lua (mat3, vec3, quaternion
  * tables, arrays) and the C state vector of its manifold. Reading Lua input converts everything
  * before any C state is touched by the caller (the caller passes a scratch copy). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — the tracer (ltrace.h): traces, traced values with their operators and
  * methods, parameters, derivatives at a point, functions that see lf.math as math. lf.math and the
  * traced versions of the maps are in lmath.c. */

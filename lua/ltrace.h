@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — the tracer: Lua values that record what a Lua function computes into an
  * expression graph (core/graph/graph.h). Not public.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — what the tracer's files share (ltrace.c, lmath.c): traced values and the
  * helpers that read a C function's arguments as graph nodes and push its result. Not public. */
 #ifndef LF_LTRACE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — vec3 and mat3 userdata: constructors, conversion from plain tables,
  * arithmetic metamethods, indexing, methods, printing. */
 #include <float.h>

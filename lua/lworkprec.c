@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — measuring work against precision (examples/work_precision.lua): a lieflow
  * method or a non-geometric baseline (core/solve/baseline.h) run from a system's initial state to T
  * in C, timed around the integration loop only, with the energy error checked every k steps.

@@ -1,3 +1,25 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later AND MIT */
+/* This file follows lua.c of Lua 5.4, which carries this notice (the MIT license):
+ *
+ * Copyright (C) 1994-2022 Lua.org, PUC-Rio.
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+ * and associated documentation files (the "Software"), to deal in the Software without
+ * restriction, including without limitation the rights to use, copy, modify, merge, publish,
+ * distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+ * Software is furnished to do so, subject to the following conditions:
+ *
+ * The above copyright notice and this permission notice shall be included in all copies or
+ * substantial portions of the Software.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
+ * BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+ * NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+ * DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+ * OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+ *
+ * lieflow's changes and additions are under the GNU General Public License, version 3 or later
+ * (LICENSE). */
 /* lieflow — the executable: the Lua 5.4 stand-alone interpreter `lua` with the lieflow module
  * loaded as the global `lf`. This file mirrors lua.c of Lua 5.4 (the v5.4 branch): the same
  * functions, by the same names, in the same order, so that it can be read side by side with a new
@@ -22,12 +44,10 @@
 #include <lualib.h>
 
 #include "lieflow_lua.h"
+#include "lieflow_version.h" /* LIEFLOW_VERSION, generated from VERSION */
 #include "modules.h"
 #include "repl.h"
 
-#ifndef LIEFLOW_VERSION
-#define LIEFLOW_VERSION "0.1.0"
-#endif
 
 #define LUA_PROGNAME "lieflow"
 #define LUA_INIT_VAR "LUA_INIT"

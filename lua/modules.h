@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the executable's module search (lua/modules.c), for lua/main.c. */
 #ifndef LIEFLOW_MODULES_H
 #define LIEFLOW_MODULES_H

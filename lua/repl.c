@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the REPL's terminal side (see repl.h): how lua/main.c's REPL reads a line and where
  * its history goes; how it prints results.
  * - At a terminal, readline through its callback interface, so that signals only set flags and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the REPL's terminal side, for lua/main.c (lua.c's readline macros map onto these):
  * lua/repl.c reads lines (readline at a terminal, history appended to ~/.lieflow_history, Ctrl-C
  * at the prompt, SIGTERM/SIGHUP/SIGWINCH; piped input as `lua5.4 -i` reads it) and formats the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The structure of the Lua binding (lua/*.c), checked (make test, suite test-structure):
 --   * a library (a file whose functions are opened by lcore.c: it defines an lfb_open_* declared
 --     in lua/lopen.h) exports that opener and nothing else;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `make install PREFIX=tmp` (make test-install), then, with what the install message prints:
 # - a stock lua5.4 with the printed LUA_PATH/LUA_CPATH can require "lieflow" (from disk);
 # - the installed executable works, puts its own module directories after the user's paths, and
@@ -48,8 +49,9 @@ out=$(lua5.4 -e 'local lf = require "lieflow"; io.write((require("lieflow.help")
 [ "$out" = "### lf.run(system, opts) -> trajectory" ] || die "help(lf.run) of the installed module printed '$out'"
 ok "help(lf.run) of the installed module shows its entry of api.md"
 page="$dir/share/man/man1/lieflow.1"
-cmp -s "$page" "$ROOT/docs/lieflow.1" || die "the man page is not installed as $page"
-ok "the man page is installed as share/man/man1/lieflow.1"
+VERSION=$(cat "$ROOT/VERSION")
+sed -e "s/@VERSION@/$VERSION/g" "$ROOT/docs/lieflow.1" | cmp -s - "$page" || die "the man page (docs/lieflow.1 with the version $VERSION) is not installed as $page"
+ok "the man page is installed as share/man/man1/lieflow.1 (its version from VERSION)"
 if command -v man > /dev/null; then
     found=$(MANPATH="$dir/share/man" man -w lieflow 2>&1) || true
     [ "$found" = "$page" ] || die "man -w lieflow with MANPATH=$dir/share/man found '$found'"
@@ -73,6 +75,17 @@ for opt in $("$dir/bin/lieflow" -h | awk '/^  -/ { sub(/,$/, "", $1); print $1; 
 done
 [ -z "$missing" ] || die "the man page does not list these options of lieflow -h:$missing"
 ok "the man page's SYNOPSIS and OPTIONS list every option of lieflow -h"
+
+# The shared libraries as a packager installs them: the real file, the SONAME link, the .so link;
+# the .pc files carry the version.
+for lib in liblieflow liblieflow_lua; do
+    [ -f "$dir/lib/$lib.so.$VERSION" ] && [ "$(readlink "$dir/lib/$lib.so.${VERSION%%.*}")" = "$lib.so.$VERSION" ] \
+        && [ "$(readlink "$dir/lib/$lib.so")" = "$lib.so.${VERSION%%.*}" ] || die "$lib.so links: $(ls -l "$dir/lib" | grep "$lib.so")"
+    readelf -d "$dir/lib/$lib.so.$VERSION" | grep -q "SONAME.*\[$lib.so.${VERSION%%.*}\]" || die "$lib.so.$VERSION has no SONAME $lib.so.${VERSION%%.*}"
+done
+[ "$(pkg-config --modversion lieflow)" = "$VERSION" ] && [ "$(pkg-config --modversion lieflow-lua)" = "$VERSION" ] \
+    || die "pkg-config --modversion: $(pkg-config --modversion lieflow lieflow-lua | tr '\n' ' ')"
+ok "lib/liblieflow{,_lua}.so.$VERSION with SONAMEs and links (.so.${VERSION%%.*}, .so); pkg-config --modversion $VERSION"
 
 # The documented build lines, run exactly as written (in a shell, from the program's directory).
 cat > "$dir/prog.c" <<'EOC'
@@ -111,6 +124,13 @@ while IFS= read -r line; do
         kind=shared
     fi
     ok "documented line ($kind) builds and runs $prog.c: $line"
+    if [ "$prog" = host ]; then # the whole module from the library: no Lua file installed, empty paths
+        mv "$dir/share/lua" "$dir/share/lua.away"
+        out=$(cd "$dir" && env -u LD_LIBRARY_PATH LUA_PATH= LUA_CPATH= "$dir/host") || die "host without share/lua: $out"
+        mv "$dir/share/lua.away" "$dir/share/lua"
+        grep -q '^embed: ok$' <<< "$out" || die "host without share/lua printed '$out'"
+        ok "  ... and runs lf.run + JSON with share/lua moved away and LUA_PATH, LUA_CPATH empty"
+    fi
 done <<< "$readme_lines
 $host_lines"
 

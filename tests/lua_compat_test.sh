@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # lieflow is a drop-in `lua` (make test-compat): every case runs the same command line under the
 # stock lua5.4 and under lieflow, both started with argv[0] = "lua" (or "mylua"), and compares
 # stdout, stderr and the exit code byte for byte. Before the comparison only the documented

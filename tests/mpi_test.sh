@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # lf.ensemble under MPI (make test-mpi): `mpirun -n 4` on this machine (oversubscribed) must give the
 # results of a serial run bitwise, with the members spread over the ranks; also 2 ranks x 2 forked
 # workers, gather = "all", and a rank that fails ends the whole job (no hang).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Tests of the lieflow executable (make test-repl): piped REPL sessions (`lieflow -i` without a
 # terminal), script mode as in `lua` (arg, ..., -e, -l, -, --version, --help, exit codes), Ctrl-C,
 # and — when tmux is installed — the readline REPL in a terminal: Tab completion, Ctrl-C at the
@@ -12,6 +13,7 @@ if [ $# -ne 1 ] || [ ! -x "$1" ]; then
 fi
 LF="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/lieflow-repl-test.XXXXXX")"
+VRE="$(sed 's/\./\\./g' "$(dirname "$0")/../VERSION")" # the version (VERSION) as a regular expression
 SOCK="lieflow-repl-test-$$-0"  # one tmux server per REPL start (see start_repl)
 starts=0
 cleanup() {
@@ -66,7 +68,7 @@ echo "# piped sessions (lieflow -i without a terminal)"
 session '1+1'
 check "bare expression 1+1 prints 2" has_line 2
 check "-i exits 0 at end of input" rc_is 0
-if head -1 "$TMP/raw" | grep -q '^lieflow 0\.1\.0 — Lua 5\.4\.[0-9]*  Copyright'; then ok "version line first in interactive mode"
+if head -1 "$TMP/raw" | grep -q "^lieflow $VRE — Lua"' 5\.4\.[0-9]*  Copyright'; then ok "version line first in interactive mode"
 else bad "version line first in interactive mode" "$TMP/raw"; fi
 check "each line read is echoed after its prompt (as lua5.4 -i)" grep -qFx '> 1+1' "$TMP/raw"
 
@@ -214,7 +216,7 @@ run -l no_such_module_xyz
 check "-l of a missing module fails with exit 1" rc_is 1
 
 run --version
-check "--version format" bash -c "grep -Eqx 'lieflow 0\.1\.0 — Lua 5\.4\.[0-9]+  Copyright \(C\) .*PUC-Rio' '$TMP/out'"
+check "--version format" bash -c "grep -Eqx 'lieflow $VRE — Lua 5\.4\.[0-9]+  Copyright \(C\) .*PUC-Rio' '$TMP/out'"
 check "--version exit code 0" rc_is 0
 run -v -e 'print("went on")'
 check "-v prints the version line and goes on" bash -c "[ \"\$(sed -n 2p '$TMP/out')\" = 'went on' ] && [ $rc -eq 0 ]"

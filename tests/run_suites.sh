@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Run the test suites of `make test` one after the other (all of them, even after a failure), show
 # their output, and end with one summary line: what passed, with the counts each suite reports.
 # usage: bash tests/run_suites.sh LOGDIR MAKE SUITE...   (SUITE: a make target, e.g. test-c)
@@ -24,11 +25,16 @@ count() {
         test-standalone) sed -n 's/^\([0-9][0-9]*\) passed, 0 failed$/standalone \1/p' "$log" | tail -1 ;;
         test-embed) printf 'embed %s' "$(grep -c '^embed: ok$' "$log")" ;;
         test-examples) printf 'examples %s' "$(grep -c '^== examples/.* --quick$' "$log")" ;;
-        test-mpi) sed -n 's/^mpi_test: \([0-9][0-9]*\) passed, 0 failed$/MPI \1/p' "$log" | tail -1 ;;
+        test-mpi) { sed -n 's/^mpi_test: \([0-9][0-9]*\) passed, 0 failed$/MPI \1/p' "$log"
+                    grep -q '^mpi_test: skipped' "$log" && echo "MPI skipped"; } | tail -1 ;;
         test-fuzz) echo "$(sed -n 's/^fuzz: smoke run clean: 3 seeds x \([0-9][0-9]*\) calls, 3 seeds x \([0-9][0-9]*\) compiled programs$/fuzz 3x\1 calls + 3x\2 compiled programs/p' "$log" | tail -1)" \
             "+ C API $(grep -o '^fuzz_capi: [0-9]* ' "$log" | awk '{s += $2} END {print s}') inputs" ;;
         test-view) sed -n 's/^view: \([0-9][0-9]*\) passed, 0 failed\(.*\)$/browser views \1\2/p' "$log" | tail -1 ;;
         test-install) sed -n 's/^install test: \([0-9][0-9]*\) checks passed$/install \1/p' "$log" | tail -1 ;;
+        test-license) sed -n 's/^license check: \([0-9][0-9]*\) checks passed$/license \1/p' "$log" | tail -1 ;;
+        test-version) sed -n 's/^version check: \([0-9][0-9]*\) checks passed$/version \1/p' "$log" | tail -1 ;;
+        test-abi) sed -n 's/^abi check: \([0-9][0-9]*\) checks passed$/ABI and C++ \1/p' "$log" | tail -1 ;;
+        test-rock) sed -n 's/^rock test: \([0-9][0-9]*\) checks passed$/luarocks \1/p' "$log" | tail -1 ;;
         test-structure) echo "$(sed -n 's/^structure: \([0-9][0-9]*\) functions, none over \([0-9][0-9]*\) lines outside the \([0-9][0-9]*\) allowed$/structure \1 functions <= \2 lines (\3 allowed)/p' "$log" | tail -1)" \
             "$(sed -n 's/^binding_layers: \([0-9][0-9]*\) libraries.*no cycle$/+ \1 binding libraries, no cycle/p' "$log" | tail -1)" ;;
     esac

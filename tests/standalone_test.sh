@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The executable stands alone (make test-standalone): the pure-Lua modules are compiled into it, so
 # a copy in an empty directory works; a module in a directory the user put on LUA_PATH (or on
 # package.path) replaces the built-in copy, Lua's default directories do not; the Makefile

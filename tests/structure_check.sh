@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # No function over 120 lines: the C of core/ and lua/, the Lua of scripts/lieflow/.
 # usage: bash tests/structure_check.sh [ALLOW_FILE]   (default tests/structure_allow.txt)
 #

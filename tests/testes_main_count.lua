@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Count the checks of the official Lua test of the stand-alone interpreter (testes/main.lua of the
 -- Lua 5.4 sources, not part of this repository) that pass under an interpreter, without stopping
 -- at the first failure:

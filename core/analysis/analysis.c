@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — least-squares fits (GSL). */
 #include "analysis.h"
 

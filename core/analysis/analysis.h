@@ -1,10 +1,14 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — fits used by the analysis tools (convergence orders, energy-drift slopes).
  * Thin wrappers over GSL (gsl_fit_linear); the statistics built on them live in
  * scripts/lieflow/analysis.lua. */
 #ifndef LF_ANALYSIS_H
 #define LF_ANALYSIS_H
 
+#include "export.h"
 #include <stddef.h>
+
+LF_BEGIN_DECLS
 
 /* Ordinary least-squares line y ~ intercept + slope * x through n points (GSL gsl_fit_linear).
  * Outputs (each may be NULL):
@@ -22,5 +26,7 @@
  * on failure. */
 int lf_fit_linear(const double *x, const double *y, size_t n, double *slope, double *intercept,
                   double *slope_stderr, double *resid_std);
+
+LF_END_DECLS
 
 #endif

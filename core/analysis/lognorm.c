@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the logarithmic norm (lognorm.h): Cholesky and the symmetric eigensolver of GSL. */
 #include "lognorm.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the logarithmic norm of a matrix in a weighted Euclidean norm (Tumiotto, Cokaj,
  * Celledoni, Owren, Arnold, "Nonlinear stability of Lie group integrators", Def. 2; Dahlquist 1958,
  * Lozinskii 1958).
@@ -11,11 +12,16 @@
 #ifndef LF_LOGNORM_H
 #define LF_LOGNORM_H
 
+#include "export.h"
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 /* *mu = mu_G[A] for n x n A and G (row-major; G = NULL: the identity, mu = lambda_max((A+A^T)/2)).
  * LF_EINVAL if n < 1, an entry is not finite, G is not symmetric (|G - G^T| > 1e-12 |G|) or not
  * positive definite (the message says which). */
 int lf_lognorm(int n, const double *A, const double *G, double *mu, lf_error *err);
+
+LF_END_DECLS
 
 #endif

@@ -1,8 +1,12 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — status codes and the error record every fallible C function fills. */
 #ifndef LF_ERROR_H
 #define LF_ERROR_H
 
+#include "export.h"
 #include <stddef.h>
+
+LF_BEGIN_DECLS
 
 enum {
     LF_OK = 0,
@@ -29,5 +33,7 @@ int lf_error_set(lf_error *e, int code, const char *fmt, ...)
 
 /* Short name of a status code ("LF_ENOCONV", ...). */
 const char *lf_status_name(int code);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — calling GSL without its default error handler, which abort()s the process.
  *
  * lieflow installs, once per process (the first time a guard is entered), a GSL error handler that

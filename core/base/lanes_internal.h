@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow (internal) — lanes: B independent copies of the same small computation stored as a
  * structure of arrays, entry k of lane j at X[k * B + j], so that a loop over j runs the scalar code
  * of one copy on every lane with unit-stride loads and stores, which the compiler vectorizes.

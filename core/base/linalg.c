@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — n x n LU with partial pivoting (see linalg.h). */
 #include "linalg.h"
 

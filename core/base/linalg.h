@@ -1,14 +1,18 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — small dense linear algebra.
  * 3-vectors are double[3]; 3x3 matrices are double[9], row-major (M[3*i+j] = row i, column j).
  * The 3-vector / 3x3 helpers are static inline; the n x n LU and Newton live in linalg.c. */
 #ifndef LF_LINALG_H
 #define LF_LINALG_H
 
+#include "export.h"
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 static inline void lf_v3_set(double *r, double x, double y, double z) { r[0] = x; r[1] = y; r[2] = z; }
 static inline void lf_v3_copy(const double *a, double *r) { r[0] = a[0]; r[1] = a[1]; r[2] = a[2]; }
@@ -194,5 +198,7 @@ void lf_lu_solve(int n, const double *LU, const int *piv, double *b);
 int lf_cholesky_factor(int n, double *A, double *pivot);
 /* Solve L L^T x = b with a factor from lf_cholesky_factor; b is overwritten with x. */
 void lf_cholesky_solve(int n, const double *L, double *b);
+
+LF_END_DECLS
 
 #endif

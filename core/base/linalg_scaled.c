@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the slow paths of the 3-vector / 3x3 helpers in linalg.h that must not overflow or
  * underflow for any finite input: norms, determinant, inverse (scaling by powers of two, exact). */
 #include "linalg.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — matrix exponential, logarithm and square root (see matfun.h for the algorithms). */
 #include "matfun.h"
 

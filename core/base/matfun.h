@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — functions of small dense matrices (row-major, n x n with n <= LF_MATFUN_MAXN):
  * the exponential, the principal logarithm and the principal square root. They serve the GL(3)
  * factor of the manifold layer (exp, log and its exact dexpinv through an 18 x 18 exponential).
@@ -17,7 +18,10 @@
 #ifndef LF_MATFUN_H
 #define LF_MATFUN_H
 
+#include "export.h"
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 #define LF_MATFUN_MAXN 18
 
@@ -32,5 +36,7 @@ int lf_logm(int n, const double *A, double *L, lf_error *err);
 
 /* S = A^{1/2}, the principal square root. Same domain as lf_logm. S may alias A. */
 int lf_sqrtm(int n, const double *A, double *S, lf_error *err);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Gauss–Legendre nodes and weights (quadrature.h). */
 #include "quadrature.h"
 

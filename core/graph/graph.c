@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — expression graphs: the builder (hash-consing, folding, eager values and tangents). */
 #include "graph.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — expression graphs: the DAG of a traced function, built node by node.
  *
  * A graph holds scalar nodes in creation order (an operand is always older than its user, so the
@@ -31,9 +32,12 @@
 #ifndef LF_GRAPH_H
 #define LF_GRAPH_H
 
+#include "export.h"
 #include <stdint.h>
 
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 /* Operations. Unary ops use a; binary a, b; LF_G_SELECT(a, b, c) = a != 0 ? b : c. Comparisons and
  * logic give 1 or 0. Values follow C's <math.h> (codegen emits the same calls). */
@@ -122,5 +126,7 @@ int lf_graph_vjp(lf_graph *g, int nout, const int *out, const int *seed, int nwr
 int lf_graph_jvp(lf_graph *g, int nin, const int *in, const int *tan, int nout, const int *out, int *res);
 /* Reverse mode at the trace point (numbers, no nodes added): grad[j] = d out / d wrt[j]. */
 int lf_graph_gradient(const lf_graph *g, int out, int nwrt, const int *wrt, double *grad, lf_error *err);
+
+LF_END_DECLS
 
 #endif

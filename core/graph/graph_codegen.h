@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — C code generation from programs (graph_prog.h).
  *
  * One C function per program, with the program's own layout of inputs:
@@ -10,10 +11,15 @@
 #ifndef LF_GRAPH_CODEGEN_H
 #define LF_GRAPH_CODEGEN_H
 
+#include "export.h"
 #include "graph_prog.h"
+
+LF_BEGIN_DECLS
 
 /* The C source of n functions names[i] computing progs[i], and for each its pair loop lf_p_<name
  * without the prefix lf_> (lf_gmodule_eval_pairs); malloc'd, NUL-terminated (free it). */
 char *lf_gcodegen(int n, const lf_gprog *const *progs, const char *const *names, lf_error *err);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — derivatives of expression graphs: reverse mode (vector-Jacobian products) and forward
  * mode (Jacobian-vector products) built as new nodes of the same graph, and reverse mode evaluated
  * numerically at the trace point.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — vectors, matrices and the maps of SO(3), S^2 and unit quaternions on expression
  * graphs: the same formulas as core/lie/ (so3.h, s2.h, quat.h, linalg.h), written branch-free over
  * graph nodes so that a traced function that uses them compiles, and smooth where the map is, so
@@ -20,7 +21,10 @@
 #ifndef LF_GRAPH_LIE_H
 #define LF_GRAPH_LIE_H
 
+#include "export.h"
 #include "graph.h"
+
+LF_BEGIN_DECLS
 
 /* vectors */
 void lf_gv3_add(lf_graph *g, const int *a, const int *b, int *r);
@@ -75,5 +79,7 @@ void lf_gquat_to_matrix(lf_graph *g, const int *q, int *R);
 void lf_gquat_from_matrix(lf_graph *g, const int *R, int *q);
 void lf_gquat_exp(lf_graph *g, const int *v, int *q);
 void lf_gquat_log(lf_graph *g, const int *q, int *v);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — compiled functions: programs, code generation, the code cache, the tape fallback. */
 #include "graph_module.h"
 

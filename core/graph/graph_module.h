@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — compiled functions: several outputs sets of one expression graph, evaluated natively
  * (generated C compiled and loaded through the code cache, jit.h) or by the tape interpreter.
  *
@@ -14,10 +15,13 @@
 #ifndef LF_GRAPH_MODULE_H
 #define LF_GRAPH_MODULE_H
 
+#include "export.h"
 #include <stddef.h>
 
 #include "graph_prog.h"
 #include "jit.h"
+
+LF_BEGIN_DECLS
 
 typedef enum { LF_BACKEND_AUTO = 0, LF_BACKEND_NATIVE = 1, LF_BACKEND_TAPE = 2 } lf_backend;
 
@@ -66,5 +70,7 @@ const char *lf_gmodule_source(lf_gmodule *m);
 /* Seconds spent compiling (0 when loaded from the cache) and loading. */
 double lf_gmodule_compile_seconds(const lf_gmodule *m);
 double lf_gmodule_load_seconds(const lf_gmodule *m);
+
+LF_END_DECLS
 
 #endif

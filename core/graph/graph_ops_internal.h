@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow (internal) — the value and the partial derivatives of every graph operation, in one
  * place: the eager values of the builder, the tape interpreter and the numeric sweeps use these
  * functions, and the code generator (graph_codegen.c) emits the same expressions, so that every

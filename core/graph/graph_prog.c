@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — programs: dead-node elimination, slot allocation and the tape interpreter. */
 #include "graph_prog.h"
 

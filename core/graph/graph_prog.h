@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — programs: the part of an expression graph some outputs need, ready to evaluate.
  *
  * A program keeps the nodes its outputs depend on (dead nodes dropped), in graph order, and gives
@@ -13,9 +14,12 @@
 #ifndef LF_GRAPH_PROG_H
 #define LF_GRAPH_PROG_H
 
+#include "export.h"
 #include <stddef.h>
 
 #include "graph.h"
+
+LF_BEGIN_DECLS
 
 #define LF_GPROG_MAXSEG 8
 
@@ -64,5 +68,7 @@ int lf_gprog_nconsts(const lf_gprog *p); /* constants occupy slots 0 .. nconsts-
 const double *lf_gprog_consts(const lf_gprog *p);
 const lf_ginstr *lf_gprog_instrs(const lf_gprog *p);
 const int32_t *lf_gprog_out_slots(const lf_gprog *p);
+
+LF_END_DECLS
 
 #endif

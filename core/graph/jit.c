@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the compiler runner and code cache of compiled models (see jit.h for the contract
  * and the security checks).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the compiler runner and code cache of compiled models (DESIGN §5a): C source in,
  * function pointers out. The source is compiled by the system C compiler into a shared object,
  * kept in a private per-user cache directory under its SHA-256 key, and loaded with dlopen.
@@ -34,9 +35,12 @@
 #ifndef LF_JIT_H
 #define LF_JIT_H
 
+#include "export.h"
 #include <stddef.h>
 
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 #ifdef __cplusplus
 extern "C" {
@@ -108,5 +112,7 @@ int lf_jit_key(const char *src, const lf_jit_opts *opts, char hash[65], lf_error
 #ifdef __cplusplus
 }
 #endif
+
+LF_END_DECLS
 
 #endif

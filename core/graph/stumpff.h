@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Stumpff functions c_k(s), k = 0..24, to a few ulp for every s >= 0.
  *
  * Self-contained (only <math.h>, plain C11): the same text is pasted verbatim into generated C

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — GL(3): exp, log and the exact dexp / dexpinv (gl3.h). */
 #include "gl3.h"
 

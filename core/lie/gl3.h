@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the general linear group GL(3) and its algebra gl(3) (3x3 matrices, row-major).
  * exp and log are lf_expm / lf_logm (matfun.h: Padé scaling and squaring; inverse scaling and
  * squaring). The right-trivialized dexp_A = sum_k ad_A^k/(k+1)! = phi1(ad_A) with
@@ -8,7 +9,10 @@
 #ifndef LF_GL3_H
 #define LF_GL3_H
 
+#include "export.h"
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 /* Y = exp(A). */
 int lf_gl3_exp(const double A[9], double Y[9], lf_error *err);
@@ -20,5 +24,7 @@ int lf_gl3_dexp_matrix(const double A[9], double D[81], lf_error *err);
 /* out = dexp_A(V), out = dexpinv_A(V) (out may alias V). */
 int lf_gl3_dexp(const double A[9], const double V[9], double out[9], lf_error *err);
 int lf_gl3_dexpinv(const double A[9], const double V[9], double out[9], lf_error *err);
+
+LF_END_DECLS
 
 #endif

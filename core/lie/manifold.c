@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the product manifold (manifold.h): one record per factor kind (factor_class: its sizes,
  * action, difference, velocity, bracket, dexp and dexpinv with their transposes, distance, defect,
  * check, identity), each kind's operations in one place, in a table indexed by the kind; the

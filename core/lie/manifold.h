@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the manifold layer: a product of factors on which every generic method acts.
  *
  * A point y of the product is a vector of doubles, the factors' parameters one after the other;
@@ -30,7 +31,10 @@
 #ifndef LF_MANIFOLD_H
 #define LF_MANIFOLD_H
 
+#include "export.h"
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 typedef enum { LF_SO3 = 0, LF_S2, LF_S3, LF_GL3, LF_RM, LF_TS2, LF_TGL3 } lf_factor_kind;
 /* The largest algebra dimension of a factor other than r<m> (tgl3). */
@@ -114,5 +118,7 @@ int lf_manifold_check_factor(const lf_manifold *M, int i, const double *y, doubl
 /* A point to start from: identity (so3, gl3), e3 (s2), (1,0,0,0) (s3), 0 (r<m>), (e3, 0) (ts2),
  * (I, 0) (tgl3). */
 void lf_manifold_identity(const lf_manifold *M, double *y);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — unit quaternions [w, x, y, z] (conventions in quat.h). */
 #include "quat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the unit sphere S^2 (conventions in s2.h). */
 #include "s2.h"
 

@@ -1,8 +1,12 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the unit sphere S^2 in R^3 (points are unit double[3]). */
 #ifndef LF_S2_H
 #define LF_S2_H
 
+#include "export.h"
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 /* Great-circle distance 2 asin(|p - q|/2), evaluated as 2 atan2(|p - q|, |p + q|) (equal for unit
  * p, q) which is accurate for near, far and nearly antipodal points alike. */
@@ -19,5 +23,7 @@ int lf_s2_retract_inv(const double x[3], const double y[3], double v[3], lf_erro
 void lf_s2_tangent(const double x[3], const double v[3], double t[3]);
 /* Exponential map of the round sphere: cos|v| x + sin|v| v/|v| (series for small |v|). */
 void lf_s2_exp(const double x[3], const double v[3], double y[3]);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — SO(3) maps (conventions in so3.h). */
 #include "so3.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the rotation group SO(3) and its Lie algebra so(3) ~ R^3.
  *
  * Conventions (used everywhere in lieflow):
@@ -16,9 +17,12 @@
 #ifndef LF_SO3_H
 #define LF_SO3_H
 
+#include "export.h"
 #include <stdint.h>
 
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 /* W = hat(w). */
 void lf_so3_hat(const double w[3], double W[9]);
@@ -89,5 +93,7 @@ void lf_so3_rotate(const double x[3], double v[3]);
 /* Rodrigues' coefficients: exp(hat x) = I + a hat(x) + b hat(x)^2, a = sin t/t, b = (1 - cos t)/t^2
  * (t = |x|; Taylor series below t = 1e-3). */
 void lf_so3_exp_coeffs(const double x[3], double *a, double *b);
+
+LF_END_DECLS
 
 #endif

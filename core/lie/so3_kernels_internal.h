@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow (internal) — the SO(3) kernels of the step functions as static inline code, so that the
  * lane loops of batched steppers (lanes_internal.h) inline and vectorize the same arithmetic the
  * one-body path runs (so3.c and so3_update.c call these too: one copy of each formula). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — attitude updates R <- R exp(hat x), exp(hat x) R, R cay(x) and v <- exp(hat x) v that keep R orthogonal to
  * round-off over long runs. Instead of the matrix product R F (F = exp or cay, entries of size 1,
  * several roundings per entry), each row r of R is advanced by the small increment of F - I:

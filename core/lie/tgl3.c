@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — T*GL(3) as a Lie group (tgl3.h). */
 #include "tgl3.h"
 

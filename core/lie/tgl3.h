@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the cotangent bundle T*GL(3) as a Lie group (the phase space of a pseudo-rigid body,
  * Celledoni & Owren / Lewis and Simo): points (F, P), F invertible (deformation
  * gradient), P its momentum, two 3x3 matrices row-major (18 doubles). The cotangent-lifted group law
@@ -19,7 +20,10 @@
 #ifndef LF_TGL3_H
 #define LF_TGL3_H
 
+#include "export.h"
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 /* y <- exp(xi) y (right = 0) or y exp(xi) (right = 1), in place. LF_EDOMAIN if F is singular or
  * the exponential overflows (y is then left unchanged). */
@@ -36,5 +40,7 @@ void lf_tgl3_bracket(const double x[18], const double y[18], double out[18]);
 int lf_tgl3_dexp(const double u[18], const double v[18], int inverse, int transpose, double out[18], lf_error *err);
 /* The 6x6 representation rep(F, P) = [[F^-T, P], [0, F^-T]] (row-major). LF_EDOMAIN for singular F. */
 int lf_tgl3_rep(const double y[18], double R[36]);
+
+LF_END_DECLS
 
 #endif

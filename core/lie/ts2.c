@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — TS^2 under SE(3) and its Sasaki distance (ts2.h). */
 #include "ts2.h"
 

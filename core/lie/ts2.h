@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the tangent bundle TS^2 = {(q, w): |q| = 1, q . w = 0} as a homogeneous space of
  * SE(3) = SO(3) x| R^3 (Tumiotto, Cokaj, Celledoni, Owren, Arnold, "Nonlinear stability of Lie group
  * integrators": the TS^2 gradient flow; SO(3) alone cannot act transitively on TS^2, it keeps |w|).
@@ -20,7 +21,10 @@
 #ifndef LF_TS2_H
 #define LF_TS2_H
 
+#include "export.h"
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 /* y <- exp(a, b) . y in place (y = (q, w), xi = (a, b)). */
 void lf_ts2_act(const double xi[6], double y[6]);
@@ -60,5 +64,7 @@ int lf_ts2_sasaki_dist(const double y0[6], const double y1[6], double *d, lf_ts2
  * P w0 = w1 ...: then w and its covariant derivative stay parallel, the curvature term of the
  * geodesic equations vanishes and the curve is a geodesic). LF_EDOMAIN for antipodal q. */
 int lf_ts2_sasaki_bound(const double y0[6], const double y1[6], double *d, lf_error *err);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — composition methods (compose.h): the schemes, the composite method, and the compositions
  * the registry offers by name.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — composition methods: a symmetric method Phi of order 2 composed with itself,
  *     Psi_h = Phi_{g_s h} o ... o Phi_{g_1 h},   g palindromic, sum g_i = 1,
  * is symmetric of a higher order (Yoshida 1990; Suzuki 1990; McLachlan 1995; Kahan & Li 1997;
@@ -28,7 +29,10 @@
 #ifndef LF_COMPOSE_H
 #define LF_COMPOSE_H
 
+#include "export.h"
 #include "method.h"
+
+LF_BEGIN_DECLS
 
 typedef enum {
     LF_COMPOSE_SYMMETRIC = 0, /* stages g_i h of a symmetric method (any symmetric base) */
@@ -59,5 +63,7 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
 /* For a composite (registered or made above): its base and scheme; NULL for other methods. */
 const lf_method *lf_compose_base(const lf_method *m);
 const lf_compose_scheme *lf_compose_scheme_of(const lf_method *m);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the Crouch–Grossman family: Crouch–Grossman methods and their generalization, the
  * commutator-free methods, on any system (cg3, cf4: tables in methods.def), and the Crouch–Grossman-
  * type splittings of rigid bodies of Ortolan's thesis (mcg, new3).

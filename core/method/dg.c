@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — discrete-gradient Lie group methods: energy-preserving symmetric methods for systems in
  * the first-integral form (system.h): y' = f(y) . y with f(y) = w(y)(dH(y)), w skew
  * (Celledoni & Owren, "Preserving first integrals with symmetric Lie group methods";

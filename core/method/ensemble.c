@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — ensembles on a pool of POSIX threads (ensemble.h). */
 #include "ensemble.h"
 

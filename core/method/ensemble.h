@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — ensembles in C: many independent runs (members) on a pool of threads, for embedding
  * applications (the Lua module's lf.ensemble uses worker processes instead, because a Lua state
  * is single-threaded). Each member is a system, a method, an initial state and a step; members
@@ -7,9 +8,12 @@
 #ifndef LF_ENSEMBLE_H
 #define LF_ENSEMBLE_H
 
+#include "export.h"
 #include <signal.h>
 
 #include "method.h"
+
+LF_BEGIN_DECLS
 
 typedef struct lf_ensemble_member {
     /* in */
@@ -30,5 +34,7 @@ typedef struct lf_ensemble_member {
  * keeps its own status and message; the others still run). cancel (may be NULL): when *cancel
  * becomes nonzero the members not yet finished stop with LF_EINTR. */
 int lf_ensemble_run(lf_ensemble_member *members, int n, int nthreads, volatile sig_atomic_t *cancel, lf_error *err);
+
+LF_END_DECLS
 
 #endif

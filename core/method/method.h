@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — methods (the registry and their metadata) and the stepper that drives a method on a
  * system.
  *
@@ -9,11 +10,14 @@
 #ifndef LF_METHOD_H
 #define LF_METHOD_H
 
+#include "export.h"
 #include <signal.h>
 #include <stddef.h>
 
 #include "error.h"
 #include "system.h"
+
+LF_BEGIN_DECLS
 
 typedef struct lf_method lf_method;
 typedef struct lf_stepper lf_stepper;
@@ -141,5 +145,7 @@ double lf_stepper_time_compensation(const lf_stepper *s);
 int lf_stepper_restore(lf_stepper *s, const double *y, double t, double t_comp, double next_h);
 /* When *flag becomes nonzero, lf_stepper_step returns LF_EINTR at the next step boundary it checks. */
 void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag);
+
+LF_END_DECLS
 
 #endif

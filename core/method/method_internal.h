@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow (internal) — for method authors: the method record, the stepper's fields and the helpers
  * step functions use. Not installed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow (internal) — Newton on one body's 3-vector equation for the methods whose implicit
  * equation is small and not in the torque (eln, vlv, lgvi, prk). Same stopping rule and messages as
  * lf_newton (newton.h), analytic Jacobian, no workspace; static inline so that the residual

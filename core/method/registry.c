@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the registry of built-in methods, generated from methods.def: a record lf_method_<id> per
  * entry (its metadata joined with the family's implementation lf_class_<id>), the registry array in
  * the order of the entries, and the lookup by name. Nothing here names a method. */

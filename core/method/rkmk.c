@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Runge–Kutta–Munthe-Kaas methods (Munthe-Kaas 1998; Ortolan's thesis §7.1.2) on any
  * system, from the tableaux of their methods.def entries (RKMK).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow (internal) — the rigid-body splitting methods (step_splitting.c): no_squish, dlm and
  * split_exact, and the runner that the compositions (compose.c) use to compose them without calling
  * the base step once per stage. Not installed.

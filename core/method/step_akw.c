@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — AKW: the implicit midpoint rule of Austin, Krishnaprasad and Wang ("almost Lie-Poisson"
  * integrator) as summarized in [K], Appendix, algorithm AKW:
  *     J w_n = J w_{n-1} - h wbar x J wbar + h/2 (T_n + T_{n-1}),   wbar = (w_n + w_{n-1})/2,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — eln_spatial: the explicit Lie–Newmark method in spatial form, Ortolan's thesis (7.1),
  * on any system of form second_order y = (g_1..g_n, v_1..v_n), f = (v, a(t, y)):
  *   (7.1a)  v_{k+1/2} = v_k + h/2 a(t_k, g_k, v_k)

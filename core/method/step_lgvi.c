@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Lie group variational integrator of Lee, Leok & McClamroch (discrete Moser-Veselov /
  * RATTLE form of the rigid body with torque), as stated in our issue:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the midpoint Lie family of Krysl ([K], [Kry05]; LIEMID[EA] also [BOS] App. A
  * eqs. (13)-(18) and [O] §4.1.3 eqs. (4.6a)-(4.6f)).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Lie-Newmark integrators for rigid bodies (Simo & Vu-Quoc 1988).
  *
  *   eln      explicit Lie-Newmark (gamma = 1/2, beta = 0) with the Cayley map:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — partitioned Runge–Kutta–Munthe-Kaas method PRK (Nukala–Shelton [NJ07] as given in
  * Ortolan's thesis, [O] §4.1.4, eqs. (4.8a)-(4.8c)).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — RATTLE (Andersen 1983; Leimkuhler & Reich, Simulating Hamiltonian Dynamics, §7.2;
  * Ortolan's thesis (7.4)) for the constrained form (system.h): n points x_i in R^3 with
  * |x_i|^2 = 1, mass M (x) I_3 (W = M^{-1}), potential V. With c = h^2/2 and the constraint

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — explicit splitting methods for rigid bodies: H = U(R) + T(Pi), T = sum_k Pi_k^2 / (2 J_k).
  * Each part has an exact flow (the sub-step is tau):
  *   kick       R fixed, Pi <- Pi + tau tau_body(R)            (the torque of U, potential.h)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — variational Lie-Verlet integrator (Bou-Rabee & Marsden, Hamilton-Pontryagin, Cayley map).
  *
  *   vlv   [BOS] eqs. (8)-(10) = thesis ([O]) eqs. (4.11a)-(4.11c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the stepper: one core for every method (state, time, cache, rollback, cancellation,
  * statistics). */
 #include <math.h>

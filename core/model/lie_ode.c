@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the Lie-ODE system kind (lie_ode.h). */
 #include "lie_ode.h"
 

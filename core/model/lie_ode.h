@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Lie-group ODEs y' = f(t, y) . y (right-trivialized) or y . f(t, y) (left) on a product
  * manifold (manifold.h), with f from a callback (a C function, or a Lua function through the
  * binding) or a built-in of lie_ode_builtins.c.
@@ -6,7 +7,10 @@
 #ifndef LF_LIE_ODE_H
 #define LF_LIE_ODE_H
 
+#include "export.h"
 #include "system.h"
+
+LF_BEGIN_DECLS
 
 typedef int (*lf_lie_ode_fn)(void *ctx, double t, const double *y, double *xi, lf_error *err);
 typedef int (*lf_lie_ode_jacobian_fn)(void *ctx, double t, const double *y, double *D, lf_error *err);
@@ -83,5 +87,7 @@ const char *const *lf_lie_ode_builtin_names(void);
  * def->skew = NULL for the default skew map. */
 int lf_lie_ode_builtin_def(const char *name, const lf_manifold *M, const double *params, lf_lie_ode_def *def,
                            lf_error *err);
+
+LF_END_DECLS
 
 #endif

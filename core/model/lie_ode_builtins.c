@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — built-in Lie-ODE vector fields in C (the list and formulas are in lie_ode.h). */
 #include <math.h>
 #include <stdlib.h>

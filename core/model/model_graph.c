@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — models from expression graphs (model_graph.h): the derivatives each form needs are
  * built on the graph, compiled into one module per model, and evaluated behind the callback
  * interfaces of potentials (potential.h), Lie ODEs (lie_ode.h) and spheres (spheres.h). */

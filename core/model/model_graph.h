@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — models from expression graphs (compiled models): the potentials of rigid bodies, pair
  * kernels, the vector field and first integral of a Lie-group ODE and the potential of a system on
  * spheres, each made from a graph of its value (core/graph/, traced from a Lua function by the
@@ -18,10 +19,13 @@
 #ifndef LF_MODEL_GRAPH_H
 #define LF_MODEL_GRAPH_H
 
+#include "export.h"
 #include "graph_module.h"
 #include "lie_ode.h"
 #include "potential.h"
 #include "spheres.h"
+
+LF_BEGIN_DECLS
 
 typedef struct lf_model_graph_opts {
     int backend;               /* lf_backend */
@@ -95,5 +99,7 @@ const char *lf_spheres_def_report(const lf_spheres_def *def);
 const char *lf_spheres_graph_report(const lf_system *s);
 lf_gmodule *lf_spheres_graph_module(const lf_system *s);
 int lf_spheres_graph_set_params(lf_system *s, int n, const double *par, lf_error *err);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — potentials: the object (a callback of the host's, or a class with its parameter
  * vector) and what every class gets from its schema: creation with the generic check, the defaults,
  * the description, the lanes with a fallback lane by lane. The built-in classes themselves, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — potentials of rigid bodies: U(R_1..R_n) and the body torques tau_i = -dU/dR_i in the
  * left trivialization, tau_i . y = -d/de U(.., R_i exp(e hat(y)), ..) at e = 0 (conventions in so3.h).
  *
@@ -11,9 +12,12 @@
 #ifndef LF_POTENTIAL_H
 #define LF_POTENTIAL_H
 
+#include "export.h"
 #include <stddef.h>
 
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 typedef struct lf_potential lf_potential;
 
@@ -121,5 +125,7 @@ int lf_potential_eval(const lf_potential *p, int nb, const double *R, double *U,
  * lf_potential_eval(p, 1, R_j, NULL, tau_j, err); the built-ins run vectorized, a callback is called
  * once per lane. Results are checked finite; an error names the first failing lane. */
 int lf_potential_torque_lanes(const lf_potential *p, int B, const double *R, double *tau, lf_error *err);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the built-in potentials: one class record each (potential.h), and their registry.
  *
  * A class is its one-body kernel (U added to *U, the torque written to tau, flags where either is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the rigid-body system kind (rigid.h). */
 #include "rigid.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — rigid bodies: n >= 1 bodies with principal inertias and a potential.
  *
  * State y = (R_1..R_n, w_1..w_n): R_i (double[9] at y + 9i) and body angular velocity w_i
@@ -11,8 +12,11 @@
 #ifndef LF_RIGID_H
 #define LF_RIGID_H
 
+#include "export.h"
 #include "potential.h"
 #include "system.h"
+
+LF_BEGIN_DECLS
 
 /* nb bodies with inertias J[3 nb] (copied; finite and > 0) and a potential (borrowed: it must
  * outlive the system; NULL: free bodies). The initial state is (I, 0) for every body. */
@@ -29,5 +33,7 @@ int lf_rigid_potential_eval(const lf_system *s, const double *R, double *U, doub
 double lf_rigid_kinetic(const lf_system *s, const double *w);
 int lf_rigid_energy(const lf_system *s, const double *R, const double *w, double *E, lf_error *err);
 void lf_rigid_spatial_momentum(const lf_system *s, const double *R, const double *w, double pi[3]);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — systems on (S^2)^n lifted to SO(3) (spheres.h), after Ortolan's thesis, Part II
  * (eqs. (6.1)-(6.11), §7.1, §7.2, App. A), with the examples' potentials of §7.2.1-7.2.3.
  *

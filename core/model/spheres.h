@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — mechanical systems on products of spheres (S^2)^n, lifted to SO(3) as in Ortolan's
  * thesis (Part II, eqs. (6.5)-(6.7), §7.1): n unit vectors q_i with a symmetric positive definite
  * n x n coupling M and a potential V(q_1..q_n),
@@ -32,9 +33,12 @@
 #ifndef LF_SPHERES_H
 #define LF_SPHERES_H
 
+#include "export.h"
 #include <stddef.h>
 
 #include "system.h"
+
+LF_BEGIN_DECLS
 
 #define LF_SPHERES_STACK_N 32
 
@@ -108,5 +112,7 @@ int lf_spheres_alpha_affine(const lf_system *s, const double *q, double *alphaV,
 
 /* omega_i = q_i x qdot_i (the angular velocity of a tangent velocity qdot_i, App. A.1). */
 void lf_spheres_omega_from_qdot(int n, const double *q, const double *qdot, double *omega);
+
+LF_END_DECLS
 
 #endif

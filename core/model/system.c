@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the generic system object: construction, schema, and dispatch to the kind's class. */
 #include "system_internal.h"
 

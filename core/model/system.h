@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — systems (problems): what an integrator integrates.
  *
  * A system is an object with its own parameters and a state layout on a product manifold
@@ -19,10 +20,13 @@
 #ifndef LF_SYSTEM_H
 #define LF_SYSTEM_H
 
+#include "export.h"
 #include <stddef.h>
 
 #include "error.h"
 #include "manifold.h"
+
+LF_BEGIN_DECLS
 
 typedef struct lf_system lf_system;
 
@@ -173,5 +177,7 @@ typedef struct lf_form_constrained {
     void (*from_cartesian)(const lf_system *s, const double *x, const double *v, double *y);
 } lf_form_constrained;
 const lf_form_constrained *lf_system_constrained(const lf_system *s);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow (internal) — how a system kind is implemented: a class of operations over a private
  * context, joined with a manifold, a field/observable schema and an initial state by
  * lf_system_create. Not installed: system kinds live in core/model/. */

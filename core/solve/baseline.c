@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — non-geometric comparison solvers for rigid bodies (baseline.h). */
 #include "baseline.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — what users run otherwise: non-geometric solvers of rigid-body systems, for comparison
  * (examples/work_precision.lua). They integrate the equations of rigid.h in coordinates of an
  * embedding, as a user of a general ODE library would:
@@ -13,7 +14,10 @@
 #ifndef LF_BASELINE_H
 #define LF_BASELINE_H
 
+#include "export.h"
 #include "system.h"
+
+LF_BEGIN_DECLS
 
 typedef enum { LF_BASELINE_RK8PD, LF_BASELINE_RK4, LF_BASELINE_QUAT_RK4 } lf_baseline_kind;
 
@@ -41,5 +45,7 @@ typedef struct lf_baseline_result {
  * LF_EINVAL for a system that is not rigid or bad options, LF_ENOCONV if rk8pd fails. */
 int lf_baseline_run(const lf_system *sys, const double *y0, double T, const lf_baseline_opts *o, double *yT,
                     lf_baseline_result *res, lf_error *err);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the torque-free rigid body in closed form: body angular velocity (Jacobi elliptic
  * functions) and attitude (elliptic integral of the third kind), from GSL.
  * Formulas, derivation and sign conventions: core/solve/exact.h. */

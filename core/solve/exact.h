@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — exact solutions: the torque-free rigid body (Euler's equations) in closed form.
  *
  * Convention: R' = R hat(w), Pi = J w, so the torque-free Euler equations read
@@ -92,7 +93,10 @@
 #ifndef LF_EXACT_H
 #define LF_EXACT_H
 
+#include "export.h"
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 /* Body angular velocity w(t) of the torque-free body with principal moments J (finite, > 0, any
  * order) from w(0) = w0, for any finite t (negative too). w may alias w0. Returns LF_OK, or
@@ -122,5 +126,7 @@ int lf_exact_fb_plan_init(lf_exact_fb_plan *plan, const double J[3], const doubl
  * when not wanted). The plan is not modified: one plan may serve several threads. */
 int lf_exact_fb_plan_eval(const lf_exact_fb_plan *plan, double t, const double R0[9], double R[9], double w[3],
                           lf_error *err);
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Newton's method and the fixed-point iteration (newton.h). */
 #include "newton.h"
 

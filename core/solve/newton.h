@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the one nonlinear solver: Newton's method on F(x) = 0 in R^n with a choice of
  * Jacobian (analytic, forward differences, block-diagonal forward differences), full or
  * simplified (the Jacobian of the first iteration reused), and a fixed-point mode.
@@ -8,10 +9,13 @@
 #ifndef LF_NEWTON_H
 #define LF_NEWTON_H
 
+#include "export.h"
 #include <math.h>
 #include <stddef.h>
 
 #include "error.h"
+
+LF_BEGIN_DECLS
 
 /* Residual F(x) in R^n; if J != NULL it must also fill the n x n Jacobian (row-major, J[i*n+j] =
  * dF_i/dx_j). Return LF_OK or an error status (which aborts Newton, message in err). */
@@ -80,5 +84,7 @@ static inline double lf_maxabs(int n, const double *v)
 
 /* The stopping rule on an update dx at the new iterate x. */
 static inline int lf_newton_converged(double update, double xnorm, double tol) { return update <= tol * (1 + xnorm); }
+
+LF_END_DECLS
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — reference solutions with GSL's rk8pd in the embedding (reference.h). */
 #include "reference.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — high-accuracy reference solutions of any system: its Lie ODE y' = f(t, y) . y (or
  * y . f) written in the embedding of the state (matrix entries, unit vectors, quaternion
  * components, R^m: lf_manifold_velocity) and integrated with GSL's adaptive rk8pd
@@ -6,9 +7,12 @@
 #ifndef LF_REFERENCE_H
 #define LF_REFERENCE_H
 
+#include "export.h"
 #include <signal.h>
 
 #include "system.h"
+
+LF_BEGIN_DECLS
 
 typedef struct lf_reference_opts {
     double rtol;                    /* relative tolerance, default 1e-13 */
@@ -23,5 +27,7 @@ typedef struct lf_reference_opts {
  * defect (lf_manifold_defect) of the last state. opts may be NULL. */
 int lf_reference_solve(const lf_system *sys, const double *y0, double t0, const double *times, int ntimes, double *out,
                        double *defect, const lf_reference_opts *opts, lf_error *err);
+
+LF_END_DECLS
 
 #endif

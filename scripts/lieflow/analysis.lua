@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — analysis of integrators: convergence orders (lf.order), energy drift (lf.drift), the
 -- [BOS] stress test (lf.stress_test), least-squares fits (lf.fit_linear, GSL) and JSON output
 -- (lf.json, lf.write_json, lf.mkdir_p).

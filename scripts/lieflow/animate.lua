@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — the view of a motion as one self-contained web page: traj:animate(path [, opts]) and
 -- lf.animate{traj1, traj2, ..., path = "x.html" [, opts]} (several trajectories side by side, in sync).
 --

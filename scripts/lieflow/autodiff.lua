@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow.autodiff — automatic differentiation of Lua functions, on the expression graph.
 --
 -- A function is differentiated by running it once on traced values (lieflow.core: ltrace.c): numbers,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — the one-step contractivity diagnostic (Tumiotto, Cokaj, Celledoni, Owren, Arnold,
 -- "Nonlinear stability of Lie group integrators": Fig. 1 made into a tool).
 --

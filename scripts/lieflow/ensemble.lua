@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — lf.ensemble: many independent runs (parameter sweeps, Monte Carlo, convergence
 -- studies) on every core of a machine, and across the ranks of an MPI job.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — experiment helpers: the pieces that the example scripts (examples/*.lua) share.
 --
 --   local experiment = require "lieflow.experiment"

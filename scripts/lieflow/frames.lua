@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — the frames of a view (the page of traj:animate and the glTF of traj:write_gltf): which
 -- samples are shown, and each object's rotation and position at each of them.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — traj:write_gltf(path [, opts]): the scene of traj:animate as glTF 2.0 (one .gltf file,
 -- its buffer embedded as a base64 data URI), for Blender, the three.js editor and other viewers.
 --

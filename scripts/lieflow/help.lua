@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow.help — lf.help(x) (and help(x) in the REPL): the reference text of a lieflow function,
 -- object or topic, from docs/api.md (compiled into the lieflow executable as lieflow.apidoc;
 -- read from the source tree or the installed share/doc/lieflow/api.md otherwise).

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — geometric numerical integration on Lie groups (the Lua module).
 -- `local lf = require "lieflow"`: the C core (lieflow.core) plus the pure-Lua parts.
 local core = require "lieflow.core"
@@ -9,14 +10,15 @@ local plot = require "lieflow.plot"
 local contractivity = require "lieflow.contractivity"
 
 local lf = {
-  version = core.version,
+  version = core.version, _VERSION = "lieflow " .. core.version,
   vec3 = core.vec3, mat3 = core.mat3,
   so3 = core.so3, s2 = core.s2, quat = core.quat,
   potential = core.potential,
   rkmk = core.rkmk,
   reference = core.reference, exact = core.exact,
   math = core.math, autodiff = ad, compile = core.compile,
-  run = run.run, read_csv = run.read_csv,
+  run = run.run, read_csv = run.read_csv, read_hdf5 = run.read_hdf5,
+  hdf5_available = require("lieflow.hdf5").available,
   order = an.order, drift = an.drift, stress_test = an.stress_test, stress_system = an.stress_system,
   drift_rule = an.drift_rule, drift_threshold = an.drift_threshold,
   fit_linear = an.fit_linear, json = an.json, write_json = an.write_json, mkdir_p = an.mkdir_p,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — JSON for summaries and trajectories (lf.json).
 --
 -- encode is our own (small) so that the output is exact and reproducible:
@@ -13,7 +14,12 @@
 --     non-finite number keys are errors;
 --   * functions, threads, other userdata and reference cycles are errors naming the path
 --     (e.g. "json.encode: unsupported value of type function at $.runs[2].traj").
--- decode delegates to dkjson (Debian lua-dkjson), loaded on first use.
+-- decode is our own too (no module outside lieflow): strict RFC 8259 JSON; numbers are read by
+--   tonumber, which rounds correctly, so that decode(encode(x)) == x for every finite double x and
+--   every integer (integers stay integers, "1.0" stays a float); a number beyond the double range
+--   ("1e400") is an error; JSON null becomes nil; an empty array carries json.array_mt (so that it
+--   encodes back as []); strings: every escape, \uXXXX with surrogate pairs to UTF-8, and control
+--   characters or invalid UTF-8 inside them are errors; nesting is limited to max_depth.
 local options = require "lieflow.options"
 local M = {}
 
@@ -25,11 +31,15 @@ local function num2str(x)
   if x ~= x or x == math.huge or x == -math.huge then return "null" end
   if math.type(x) == "integer" then return string.format("%d", x) end
   if x == math.floor(x) and math.abs(x) < 2 ^ 53 then return string.format("%.1f", x) end
+  local s = ("%.17g"):format(x)
   for _, f in ipairs{"%.15g", "%.16g"} do
-    local s = f:format(x)
-    if tonumber(s) == x then return s end
+    local t = f:format(x)
+    if tonumber(t) == x then s = t; break end
   end
-  return ("%.17g"):format(x)
+  -- a float written with digits only (2^53 and above: "9007199254740992") would read back as an
+  -- integer: ".0" keeps it a float
+  if s:find("^-?%d+$") then s = s .. ".0" end
+  return s
 end
 M.number = num2str
 
@@ -151,22 +161,128 @@ function M.encode(value, opts)
   return table.concat(out)
 end
 
---- json.decode(string) -> value (dkjson; JSON null becomes nil). Errors say where parsing failed.
-function M.decode(s)
-  if type(s) ~= "string" then error(("json.decode: string expected, got %s"):format(type(s)), 2) end
-  local ok, dk = pcall(require, "dkjson")
-  if not ok then error("json.decode needs dkjson (Debian package lua-dkjson)", 2) end
-  local v, pos, err = dk.decode(s, 1, nil)
-  if err then error(("json.decode: %s (at character %s)"):format(err, tostring(pos)), 2) end
-  -- a number literal beyond the double range ("1e400") would come back as inf: refuse it
-  local function check(x, path, depth)
-    if type(x) == "number" and (x ~= x or x == math.huge or x == -math.huge) then
-      error(("json.decode: number out of the double range at %s"):format(path), 3 + depth)
-    elseif type(x) == "table" and depth < M.max_depth then
-      for k, y in next, x do check(y, path .. "." .. tostring(k), depth + 1) end
+-- ------------------------------------------------------------------ decode
+local function decode_error(s, pos, what)
+  local line = select(2, s:sub(1, pos - 1):gsub("\n", "")) + 1
+  error(("json.decode: %s at character %d (line %d)"):format(what, pos, line), 0)
+end
+
+local unescape = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', b = '\b', f = '\f', n = '\n', r = '\r', t = '\t'}
+
+local function skip_ws(s, pos) return s:find("[^ \t\r\n]", pos) or #s + 1 end
+
+local function decode_string(s, pos) -- s:sub(pos, pos) == '"'
+  local out, i = {}, pos + 1
+  while true do
+    local j = s:find('["\\%c]', i)
+    if not j then decode_error(s, pos, "unterminated string") end
+    out[#out + 1] = s:sub(i, j - 1)
+    local c = s:sub(j, j)
+    if c == '"' then
+      local str = table.concat(out)
+      if not utf8.len(str) then decode_error(s, pos, "string is not valid UTF-8") end
+      return str, j + 1
+    elseif c == "\\" then
+      local e = s:sub(j + 1, j + 1)
+      if unescape[e] then out[#out + 1] = unescape[e]; i = j + 2
+      elseif e == "u" then
+        local hex = s:match("^%x%x%x%x", j + 2)
+        if not hex then decode_error(s, j, "bad \\u escape") end
+        local cp = tonumber(hex, 16)
+        i = j + 6
+        if cp >= 0xD800 and cp <= 0xDBFF then -- a high surrogate: its low half must follow
+          local lo = s:match("^\\u([dD][c-fC-F]%x%x)", i)
+          if not lo then decode_error(s, j, "unpaired surrogate in \\u escape") end
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (tonumber(lo, 16) - 0xDC00)
+          i = i + 6
+        elseif cp >= 0xDC00 and cp <= 0xDFFF then
+          decode_error(s, j, "unpaired surrogate in \\u escape")
+        end
+        out[#out + 1] = utf8.char(cp)
+      else decode_error(s, j, "bad escape") end
+    else
+      decode_error(s, j, "control character in string")
     end
   end
-  check(v, "$", 0)
+end
+
+local function decode_number(s, pos)
+  local num = s:match("^-?%d+%.?%d*[eE]?[-+]?%d*", pos)
+  -- the JSON grammar exactly: -? (0 | [1-9] digits) (. digits)? ([eE] [+-]? digits)?
+  if not num or not (num:match("^-?0$") or num:match("^-?[1-9]%d*$") or num:match("^-?0[.eE]") or num:match("^-?[1-9]%d*[.eE]"))
+     or num:match("%.$") or num:match("%.[eE]") or num:match("[eE][-+]?$") then
+    decode_error(s, pos, "bad number")
+  end
+  local x = tonumber(num)
+  if not x then decode_error(s, pos, "bad number") end
+  if x ~= x or x == math.huge or x == -math.huge then decode_error(s, pos, "number out of the double range") end
+  return x, pos + #num
+end
+
+local decode_value
+
+local function decode_array(s, pos, depth)
+  local a, n = {}, 0
+  pos = skip_ws(s, pos + 1)
+  if s:sub(pos, pos) == "]" then return setmetatable(a, M.array_mt), pos + 1 end
+  while true do
+    local v
+    v, pos = decode_value(s, pos, depth + 1)
+    n = n + 1
+    a[n] = v
+    pos = skip_ws(s, pos)
+    local c = s:sub(pos, pos)
+    if c == "]" then return a, pos + 1 end
+    if c ~= "," then decode_error(s, pos, "',' or ']' expected") end
+    pos = skip_ws(s, pos + 1)
+  end
+end
+
+local function decode_object(s, pos, depth)
+  local o = {}
+  pos = skip_ws(s, pos + 1)
+  if s:sub(pos, pos) == "}" then return o, pos + 1 end
+  while true do
+    if s:sub(pos, pos) ~= '"' then decode_error(s, pos, "member name (a string) expected") end
+    local k, v
+    k, pos = decode_string(s, pos)
+    pos = skip_ws(s, pos)
+    if s:sub(pos, pos) ~= ":" then decode_error(s, pos, "':' expected") end
+    v, pos = decode_value(s, skip_ws(s, pos + 1), depth + 1)
+    o[k] = v
+    pos = skip_ws(s, pos)
+    local c = s:sub(pos, pos)
+    if c == "}" then return o, pos + 1 end
+    if c ~= "," then decode_error(s, pos, "',' or '}' expected") end
+    pos = skip_ws(s, pos + 1)
+  end
+end
+
+local literals = {t = {"true", true}, f = {"false", false}, n = {"null", nil}}
+
+function decode_value(s, pos, depth)
+  if depth > M.max_depth then decode_error(s, pos, ("nested more than %d levels deep"):format(M.max_depth)) end
+  local c = s:sub(pos, pos)
+  if c == "{" then return decode_object(s, pos, depth) end
+  if c == "[" then return decode_array(s, pos, depth) end
+  if c == '"' then return decode_string(s, pos) end
+  if c == "-" or c:match("%d") then return decode_number(s, pos) end
+  local lit = literals[c]
+  if lit and s:sub(pos, pos + #lit[1] - 1) == lit[1] then return lit[2], pos + #lit[1] end
+  if c == "" then decode_error(s, pos, "unexpected end of input") end
+  decode_error(s, pos, "unexpected character '" .. (c:match("%g") and c or ("\\%d"):format(c:byte())) .. "'")
+end
+
+--- json.decode(string) -> value (JSON null becomes nil). Errors say what and where parsing failed.
+function M.decode(s)
+  if type(s) ~= "string" then error(("json.decode: string expected, got %s"):format(type(s)), 2) end
+  local ok, v = pcall(function()
+    local value, pos = decode_value(s, skip_ws(s, 1), 0)
+    pos = skip_ws(s, pos)
+    if pos <= #s then decode_error(s, pos, "text after the value") end
+    return value
+  end)
+  if not ok then error(v, 2) end
   return v
 end
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — integrators written in Lua (lf.method), driven through the same interface as the
 -- built-in ones: it:step(n), it:advance_to(T), it.t, the system's fields (it.R, it.omega, it.y, ...),
 -- its observables, it:energy(), it:state(), it:set_state(s), it:observe(), it:error(ref).

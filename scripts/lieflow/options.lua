@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow.options — strict option tables: an unknown key is an error that names it, suggests the
 -- closest valid key ("did you mean") and lists the valid ones. Used by lf.run, lf.order,
 -- lf.stress_test, lf.drift, lf.plot, json.encode, ... (the C constructors do the same in

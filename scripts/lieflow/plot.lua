@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow.plot — line plots through gnuplot (exposed as lf.plot).
 --
 --   lf.plot{

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — lf.run: integrate a system and record invariants along the way (trajectories).
 --
 --   traj = lf.run(system, {method=, h=, T=, every=1, observe={...}, progress=nil|true|false,
@@ -33,11 +34,14 @@
 -- rows, flushed as it goes) instead of keeping it in memory; the trajectory then holds `file`,
 -- `samples` and `last` (the final sample, column -> value) and no arrays (traj:load() reads the
 -- file back). A run that fails keeps the samples taken so far in the file and says so.
+-- stream = "path.h5" (or .hdf5): the same into an HDF5 file (scripts/lieflow/hdf5.lua), written beside
+-- path and renamed when the run ends: complete, or, for a run that failed or was interrupted, the
+-- samples so far with the attributes complete = 0 and error; a failed write leaves no file.
 -- states = true: keep the full state of every sample (each body's R and omega, each sphere's q and
 -- omega, each factor of a Lie ODE) packed as doubles (scripts/lieflow/states.lua: 8 bytes per number
 -- of the state, 96 per rigid body); traj:state(k) -> {t =, R =, omega =, ...}, traj.R[k] (the
 -- field's value at sample k), traj:animate(path), traj:write_gltf(path); traj.scene describes what
--- the view draws (scripts/lieflow/scene.lua). With stream, the state's numbers are CSV columns.
+-- the view draws (scripts/lieflow/scene.lua). With stream, the state's numbers are columns of the file (CSV or HDF5).
 -- memory_limit (bytes, default 1e9): a run that would keep more samples in memory (about 16 bytes
 -- per value) is refused before it starts, with the advice to sample less often or to stream.
 local core = require "lieflow.core"
@@ -46,6 +50,7 @@ local luamethod = require "lieflow.luamethod"
 local json = require "lieflow.json"
 local states = require "lieflow.states"
 local scene = require "lieflow.scene"
+local hdf5 = require "lieflow.hdf5"
 
 local M = {}
 local run_interrupt_mt
@@ -64,7 +69,8 @@ end
 local reserved = {}
 for _, c in ipairs{"columns", "method", "h", "T", "every", "steps", "samples", "cpu_time", "wall_time",
                    "write_csv", "to_json", "totable", "plot", "file", "last", "load", "state", "animate",
-                   "write_gltf", "state_layout", "state_blocks", "scene", "interrupted"} do reserved[c] = true end
+                   "write_gltf", "state_layout", "state_blocks", "scene", "interrupted", "system", "params",
+                   "write_hdf5"} do reserved[c] = true end
 
 local traj_mt = {__name = "lf.trajectory"}
 local traj_methods = {}
@@ -377,6 +383,10 @@ local function open_output(r, memory_limit)
                     (n // every + 2) * per_sample / 1e6, memory_limit / 1e6,
                     math.ceil(n * per_sample / memory_limit)), 3)
     end
+  elseif hdf5.is_path(r.stream) then
+    local ok, w = pcall(hdf5.writer, r.stream, columns, fn)
+    if not ok then error(M.strip_position(w), 3) end
+    r.h5 = w
   else
     local out, err = io.open(r.stream, "w")
     if not out then error(("%s: cannot open the stream '%s' for writing: %s"):format(fn, r.stream, tostring(err)), 3) end
@@ -405,7 +415,7 @@ local function sampler(r)
   local row_vals = {}
   return function()
     r.nrow = r.nrow + 1
-    local row = out and 1 or r.nrow
+    local row = (out or r.h5) and 1 or r.nrow
     local vals = table.pack(it:observe())
     if vals.n ~= nsys + 1 then error(("%s: the integrator observed %d values, expected %d"):format(fn, vals.n - 1, nsys), 0) end
     local t = vals[1]
@@ -434,6 +444,12 @@ local function sampler(r)
       for i, c in ipairs(columns) do row_vals[i] = data[c][1] end
       local ok, err = out:write(row_fmt:format(table.unpack(row_vals, 1, #columns)))
       if not ok then error(("%s: writing the stream '%s' failed: %s"):format(fn, stream, tostring(err)), 0) end
+      r.written = r.written + 1
+    elseif r.h5 then
+      for i, c in ipairs(columns) do row_vals[i] = data[c][1] end
+      local ok, err = pcall(r.h5.append, r.h5, table.unpack(row_vals, 1, #columns))
+      if not ok then r.h5_failed = true; error(M.strip_position(err), 0) end
+      r.written = r.written + 1
     end
   end
 end
@@ -442,8 +458,8 @@ end
 local function partial(r)
   local tr = {columns = setmetatable(r.columns, columns_mt), method = r.name, h = r.h, T = r.T, every = r.every,
               steps = r.it.steps, samples = r.nrow, cpu_time = os.clock() - r.cpu0, wall_time = r.clock() - r.wall0,
-              interrupted = true}
-  if r.out then tr.file = r.stream else for c, a in pairs(r.data) do tr[c] = a end end
+              interrupted = true, system = r.desc, params = r.params}
+  if r.out or r.h5 then tr.file = r.stream else for c, a in pairs(r.data) do tr[c] = a end end
   M.attach_states(r, tr)
   return setmetatable(tr, traj_mt)
 end
@@ -455,7 +471,15 @@ local function fail(r, err, t)
   local where = ""
   if r.out then
     r.out:close()
-    where = (" (the %d samples up to there are in '%s')"):format(r.nrow, r.stream)
+    where = (" (the %d samples up to there are in '%s')"):format(r.written, r.stream)
+  elseif r.h5 and r.h5_failed then
+    r.h5:abort()
+  elseif r.h5 then -- the samples so far, marked incomplete (complete = 0, error)
+    local msg = M.strip_position(tostring(err))
+    local tr = partial(r)
+    tr.samples = r.written
+    local ok = pcall(r.h5.commit, r.h5, hdf5.attrs(tr, false, ("near t=%.15g: %s"):format(t, msg)))
+    where = ok and (" (the %d samples up to there are in '%s', marked incomplete)"):format(r.written, r.stream) or ""
   end
   local msg = M.strip_position(tostring(err))
   if msg:find("^interrupted") then
@@ -527,8 +551,14 @@ local function finish(r)
   local steps = r.it.steps or r.n
   if r.shown or r.progress == true then progress_line(r.name, r.h, r.n, r.n, r.it.t, steps / math.max(wall, 1e-9), true) end
   local traj = {columns = setmetatable(r.columns, columns_mt), method = r.name, h = r.h, T = r.T, every = r.every,
-                steps = steps, samples = r.nrow, cpu_time = cpu, wall_time = wall}
-  if r.out then
+                steps = steps, samples = r.nrow, cpu_time = cpu, wall_time = wall, system = r.desc, params = r.params}
+  if r.h5 then
+    local ok, err = pcall(r.h5.commit, r.h5, hdf5.attrs(traj, true))
+    if not ok then error(M.strip_position(err), 3) end -- ("lf.run: writing 'run.h5': No space left on device")
+    traj.file = r.stream
+    traj.last = {}
+    for c, a in pairs(r.data) do traj.last[c] = a[1] end
+  elseif r.out then
     local ok, err = r.out:close()
     if not ok then error(("%s: writing the stream '%s' failed: %s"):format(r.fn, r.stream, tostring(err)), 3) end
     traj.file = r.stream
@@ -539,6 +569,20 @@ local function finish(r)
   end
   M.attach_states(r, traj)
   return setmetatable(traj, traj_mt)
+end
+
+-- A system's description (tostring) and its parameters (a copy of system.params, or nil), which
+-- trajectories carry (and HDF5 files write).
+local function describe(system)
+  local ok, s = pcall(tostring, system)
+  return ok and type(s) == "string" and s or nil
+end
+local function system_params(system)
+  local ok, p = pcall(function() return system.params end)
+  if not ok or type(p) ~= "table" then return nil end
+  local c = {}
+  for k, v in pairs(p) do c[k] = v end
+  return c
 end
 
 --- lf.run(system, opts) -> trajectory (see the header of this file).
@@ -590,7 +634,8 @@ function M.run(system, opts)
   for _, c in ipairs(columns) do data[c] = {} end
   local r = {fn = fn, system = system, it = it, name = name, h = h, T = T, every = every, progress = progress,
              stream = stream, columns = columns, data = data, recorders = recorders, observers = observers,
-             obs_names = obs_names, nrow = 0, states_layout = lay, scene = desc}
+             obs_names = obs_names, nrow = 0, written = 0, desc = describe(system), params = system_params(system),
+             states_layout = lay, scene = desc}
   if lay and not stream then r.states_rec = states.recorder(lay) end
   r.n = step_count(T, h, fn)
   open_output(r, memory_limit)
@@ -645,12 +690,49 @@ end
 function traj_methods:load()
   check_traj(self, "traj:load")
   if not self.file then error("traj:load: this trajectory was not streamed to a file (its arrays are in memory)", 2) end
-  local d = M.read_csv(self.file)
+  local d = hdf5.is_path(self.file) and M.read_hdf5(self.file) or M.read_csv(self.file)
   local t = {}
   for k, v in pairs(self) do t[k] = v end
   t.file = nil
   for _, c in ipairs(d.columns) do t[c] = d[c] end
   return setmetatable(t, traj_mt)
+end
+
+-- The arrays of trajectory t in the order of t.columns, checked: the arrays are plain tables the
+-- caller may have changed, so one number per sample in each.
+local function checked_arrays(t, who)
+  local cols, arrays = t.columns, {}
+  for i, c in ipairs(cols) do
+    local a = rawget(t, c)
+    if type(a) ~= "table" then error(("%s: column '%s' has no array (got %s)"):format(who, c, type(a)), 0) end
+    if i > 1 and #a ~= #arrays[1] then
+      error(("%s: column '%s' has %d values, column '%s' %d (the arrays were changed after the run?)")
+        :format(who, c, #a, cols[1], #arrays[1]), 0)
+    end
+    for r = 1, #a do
+      if math.type(a[r]) == nil then error(("%s: column '%s' entry %d is %s, expected a number"):format(who, c, r, type(a[r])), 0) end
+    end
+    arrays[i] = a
+  end
+  return arrays
+end
+
+--- traj:write_hdf5(path) -> path: the trajectory as an HDF5 file (scripts/lieflow/hdf5.lua: a dataset
+--- per column, the run's attributes), complete or not at all.
+function traj_methods:write_hdf5(path)
+  if getmetatable(self) ~= traj_mt then
+    error(("write_hdf5: call it as traj:write_hdf5(path) on a trajectory, got %s"):format(type(self)), 2)
+  end
+  if type(path) ~= "string" then error(("write_hdf5: path (string) expected, got %s"):format(type(path)), 2) end
+  if path:find("\0", 1, true) then error("write_hdf5: the path contains a NUL byte", 2) end
+  check_in_memory(self, "traj:write_hdf5")
+  local ok, res = pcall(function()
+    local arrays = checked_arrays(self, "traj:write_hdf5")
+    if #arrays == 0 then error("traj:write_hdf5: the trajectory has no columns", 0) end
+    return hdf5.write(self, arrays, path, "write_hdf5")
+  end)
+  if not ok then error(M.strip_position(res), 2) end
+  return res
 end
 
 --- traj:write_csv(path) -> path: header row of column names, then one row per sample (%.17g).
@@ -664,24 +746,8 @@ function traj_methods:write_csv(path)
   if path:find("\0", 1, true) then error("write_csv: the path contains a NUL byte", 2) end
   check_in_memory(self, "traj:write_csv")
   local ok, err = pcall(function()
+    local cols, arrays = self.columns, checked_arrays(self, "traj:write_csv")
     local f <close> = core.atomic_open(path, "write_csv")
-    local cols = self.columns
-    -- the arrays are plain tables the caller may have changed: one number per sample in each
-    local arrays = {}
-    for i, c in ipairs(cols) do
-      local a = rawget(self, c)
-      if type(a) ~= "table" then error(("traj:write_csv: column '%s' has no array (got %s)"):format(c, type(a)), 0) end
-      if i > 1 and #a ~= #arrays[1] then
-        error(("traj:write_csv: column '%s' has %d values, column '%s' %d (the arrays were changed after the run?)")
-          :format(c, #a, cols[1], #arrays[1]), 0)
-      end
-      for r = 1, #a do
-        if math.type(a[r]) == nil then
-          error(("traj:write_csv: column '%s' entry %d is %s, expected a number"):format(c, r, type(a[r])), 0)
-        end
-      end
-      arrays[i] = a
-    end
     f:write(table.concat(cols, ","), "\n")
     local fmt = ("%.17g,"):rep(#cols):sub(1, -2) .. "\n"
     local vals, buf = {}, {}
@@ -847,6 +913,25 @@ function M.read_csv(path)
   return res
 end
 
+--- read_hdf5(path) -> a trajectory (what traj:write_hdf5 or a run streamed to .h5 wrote): its arrays,
+--- columns, method, h, T, every, steps, samples, cpu_time, wall_time, system, params, and for the
+--- samples of a run that did not finish incomplete = true and error (the file's attributes).
+function M.read_hdf5(path)
+  if type(path) ~= "string" then error(("read_hdf5: path (string) expected, got %s"):format(type(path)), 2) end
+  if path:find("\0", 1, true) then error("read_hdf5: the path contains a NUL byte", 2) end
+  local ok, d = pcall(hdf5.read, path, "read_hdf5")
+  if not ok then error(M.strip_position(d), 2) end
+  local a = d.attrs
+  local out = {columns = setmetatable(d.columns, columns_mt), samples = #(d.data[d.columns[1]] or {}), units = d.units}
+  for _, k in ipairs{"method", "h", "T", "every", "steps", "cpu_time", "wall_time", "system"} do out[k] = a[k] end
+  if type(a.parameters) == "string" then
+    local okp, p = pcall(json.decode, a.parameters)
+    if okp then out.params = p end
+  end
+  if a.complete ~= 1 then out.incomplete, out.error = true, a.error end
+  for _, c in ipairs(d.columns) do out[c] = d.data[c] end
+  return setmetatable(out, traj_mt)
+end
 
 M.trajectory_mt = traj_mt
 function M.is_trajectory(x) return getmetatable(x) == traj_mt end

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — what a view of a system draws (traj:animate, lf.animate, traj:write_gltf): a scene
 -- description, plain data, made from the system when lf.run records its states (traj.scene).
 --

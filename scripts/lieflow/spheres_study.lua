@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow.spheres_study — the pieces the three sphere examples share (examples/spherical_pendulum.lua,
 -- double_pendulum.lua, dipoles.lua reproduce Ortolan's thesis §7.2, Figs. 7.1-7.9, Tables 7.1-7.3):
 --   methods            ELN (eln_spatial), RKMK4, RKMKGL4 (rkmk_gl4 with the thesis's fixed-point

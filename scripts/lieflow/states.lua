@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — recorded states: lf.run{..., states = true} keeps the full state of every sample.
 --
 -- The layout of a system's state comes from its fields (system.fields: R and omega of rigid bodies,

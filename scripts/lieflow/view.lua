@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — lf.view(traj | {traj1, traj2, ...} [, opts]) -> path: the page of lf.animate, written to a
 -- private temporary file and opened in the user's browser when there is a display.
 --

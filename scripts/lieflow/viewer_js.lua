@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — the script and style of the pages traj:animate and lf.animate write (lieflow.animate
 -- puts them into the page after three.js and OrbitControls, both inlined from Debian's libjs-three).
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow.workprec — work against precision: sweeps of step sizes (or tolerances), timed runs in C,
 -- the cheapest run that reaches an accuracy, winners per accuracy, and the diagram.
 --

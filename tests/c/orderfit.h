@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Convergence orders of the high-order methods (compositions and splittings of order >= 4) over
  * their asymptotic window, shared by test_methods.c and test_compose.c. Header-only.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Test problems of the seeds, shared by the C tests and the benchmark. A problem owns its potential:
  * problem_free() releases it. States of one body are y = (R (9), w (3)) (core/model/rigid.h). */
 #ifndef LF_TEST_PROBLEMS_H

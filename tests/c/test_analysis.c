@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests of core/analysis/analysis.c (lf_fit_linear, the GSL least-squares wrapper). */
 #include <setjmp.h>
 #include <stdarg.h>

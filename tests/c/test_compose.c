@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The methods beyond the seeds, measured (core/method/step_splitting.c, compose.c):
  *  - the splittings on two independent bodies equal each body stepped alone, bitwise;
  *  - split_exact is exact for the free body: one step of any h (positive, negative, long) equals

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Contractivity of Lie group integrators (Tumiotto, Cokaj, Celledoni, Owren, Arnold) on the S^2 and
  * TS^2 gradient flows with D = diag(2, 2, 1): the closed forms of both flows against rk8pd; implicit
  * Lie–Euler (with continuation in h) against the bisected root of its latitude equation for h up

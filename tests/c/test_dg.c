@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The discrete-gradient (energy-preserving) Lie group methods of Celledoni & Owren
  * on the three problems of their §5 with C built-ins (the data of examples/energy_preserving.lua):
  * (a) the free rigid body's angular momentum on S^2 (rigid_body_s2; also the retraction methods), (b) its attitude in unit quaternions (free_rigid_quat), (c) the St Venant–Kirchhoff

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lf_ensemble_run: members on a pool of threads give the same bits as stepping them one by one,
  * for any number of threads; a failing member is reported with its index and message while the
  * others finish; a raised cancel flag stops every member with LF_EINTR; bad arguments are errors. */

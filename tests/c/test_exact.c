@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests of core/solve/exact.c: the closed-form free rigid body measured against GSL rk8pd references
  * (lf_reference_solve, rtol = atol = 1e-14) over t in [0, 100] (and [-100, 0]), and its invariants.
  * The attitude (lf_exact_free_body_flow, test_flow_*) is measured against three independent references:

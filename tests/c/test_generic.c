@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The generic Lie-group methods on every compatible problem (method x problem), measured:
  *  - fitted orders against closed forms / rk8pd references on S^2 (the gradient flow of Tumiotto et
  *    al., closed form q(t) = e^{-Dt} q0 / |e^{-Dt} q0|), GL(3) (Y' = A(t) Y, both trivializations)

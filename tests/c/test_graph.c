@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests of core/graph: the builder (merging, folding, simplifications), derivatives (symbolic
  * reverse and forward mode against the numeric sweep, central differences and each other), the tape
  * (against the eager values), generated native code (against the tape, bit for bit), the Lie group

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The chained GSL error handler (core/base/gsl_guard_internal.h): inside a guard a GSL error is recorded and
  * returned, not abort()ed; outside every guard the handler the host installed before lieflow runs. */
 #include <setjmp.h>

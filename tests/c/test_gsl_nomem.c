@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* GSL errors never abort the process (issue 13 item 2): with every allocation failing, the GSL
  * calls of core/lie/so3.c (the SVD of lf_so3_project, the generator of lf_so3_random) and
  * core/analysis/analysis.c report an lf error instead of GSL's default handler abort()ing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests of core/graph/jit.c (compiler runner and code cache) and core/graph/sha256.c.
  * Every test works in its own temporary directory (mkdtemp under /tmp, removed at the end) and
  * passes its cache directory through opts.cache_dir; hostile states of the cache are made by

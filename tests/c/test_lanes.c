@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Lanes (lf_stepper_new_lanes): B copies of a one-body rigid system stepped in lockstep with the
  * state as a structure of arrays. Measured here:
  *  - every lane's state is bitwise the state of a stepper of its own, for every method with a lane

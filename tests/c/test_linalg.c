@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests of core/base/linalg.c (LU, Newton) and a few of the inline helpers of linalg.h. */
 #include <setjmp.h>
 #include <stdarg.h>

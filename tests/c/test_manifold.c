@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One property battery over every factor of the manifold layer (core/lie/manifold.h), in both
  * trivializations (in the spirit of Sophus's generic group tests): diff is the inverse of act,
  * dexp . dexpinv = I, the transposes of dexp and dexpinv are adjoint for the inner product, the

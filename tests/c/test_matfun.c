@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix exponential, logarithm and square root (core/base/matfun.h), measured against references
  * computed independently in long double (64-bit mantissa): exp by scaling (to norm < 1/64), a
  * 30-term Taylor series and squaring; log through exp (Newton on exp(L) = A in long double); and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Every registered method on the rigid-body problems, measured: convergence order at T=5 on the stress
  * test and the slow top against GSL rk8pd references (the generic Lie-group methods integrate the
  * same problems as Lie-group ODEs on SO(3) x R^3: the two families checked against each other);

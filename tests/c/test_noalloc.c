@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* No heap allocation inside a step: malloc/calloc/realloc are wrapped (-Wl,--wrap, see the Makefile)
  * and counted while every method takes 1000 steps with a built-in C potential (methods for spheres:
  * on the built-in rigid body on S^2; the discrete-gradient methods also on the T*GL(3) and S^3

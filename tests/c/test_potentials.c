@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One battery over every registered potential class (lf_potential_class_count/at, potential.h),
  * not over a list kept here: a new class is tested from the day its record is added.
  *

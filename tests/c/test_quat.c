@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests of core/lie/quat.c, measured against so3.c and algebraic identities. */
 #include <setjmp.h>
 #include <stdarg.h>

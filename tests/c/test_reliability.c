@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Regression tests of issue 13 in the C core (core/base, core/lie, core/analysis): no overflow,
  * underflow or NaN on finite input, a correct result or a clear error, and error messages that end
  * cleanly. Each case names the input that went wrong before the fix and what it gave. */

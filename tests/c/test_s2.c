@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests of core/lie/s2.c. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests of core/lie/so3.c: every map measured against an independent reference or identity.
  * Each test prints the worst error it measured, then asserts it against the bound. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Systems on (S^2)^n lifted to SO(3) (core/model/spheres.c) and their methods, measured against
  * independent computations (Ortolan's thesis, Part II):
  *  - alpha (n x n constraint-force form) against a dense solve of the thesis's 3n x 3n system

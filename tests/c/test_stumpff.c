@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests of core/graph/stumpff.h: the Stumpff functions c_k(s) = sum_j (-s)^j/(2j+k)! against
  * __float128 references (software quad: exact under valgrind, which runs long double as double),
  * the recurrence c_k = 1/k! - s c_{k+2} and the derivative identity

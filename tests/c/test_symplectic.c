@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Symplecticity of every registered method, measured: the defect ||M^T Omega M - Omega||_max of the
  * Jacobian M of the one-step map in canonical coordinates of T*SO(3), for h = 0.5, 0.25, 0.125 on the
  * [BOS] stress problem (free_body_only methods: on the free body). The exact flow (lf_reference_solve

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Helpers shared by the C unit tests: print-then-assert checks, max-norm differences, seeded
  * random numbers (GSL mt19937). Header-only; each test program includes it once. */
 #ifndef LF_TESTUTIL_H

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — the finalizer sweep: every function and method reachable from `lf`, called while Lua
 -- code it runs finalizes an object by hand (getmetatable(x).__gc(x)).
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow Lua API fuzzer (issue 13, "make it stay fixed").
 --
 -- Calls everything reachable from `lf` at random — module functions found by walking the module
@@ -575,6 +576,18 @@ local function exprs_to_values(exprs)
   return vals
 end
 
+-- Every finite number a call returns goes through JSON and back exactly (lf.json: the same double,
+-- the same integer or float subtype, the sign of zero).
+local function check_json_number(x, line)
+  if math.type(x) == nil or not finite(x) then return end
+  local ok, s = pcall(lf.json.encode, x)
+  local ok2, y = pcall(lf.json.decode, ok and s or "")
+  if not (ok and ok2 and y == x and math.type(y) == math.type(x) and 1 / y == 1 / x) then
+    finding("json", ("%s (%s) does not round-trip through lf.json: %s -> %s"):format(("%.17g"):format(x), math.type(x),
+      tostring(s), tostring(y)), line)
+  end
+end
+
 local function run_call(c, argexprs, args_finite)
   local line, succeeded
   local args, err = exprs_to_values(argexprs)
@@ -664,6 +677,7 @@ local function run_call(c, argexprs, args_finite)
     args_finite = args_finite or c.expr:find("^ops%.") == nil
     succeeded = true
     for i = 3, res.n do
+      check_json_number(res[i], line)
       check_result(res[i], args_finite and libcall, line, c, 0, args, n)
       -- the pool keeps what the library made: lf.* objects, and plain tables and functions that
       -- a library call returned (not io files or threads the fuzzer itself passed in: fuzzing the
@@ -746,6 +760,8 @@ local SEED_CALLS = {
   ["lf.system:potential"] = {{E"@self", E"lf.so3.I"}},
   ["lf.system:torque"] = {{E"@self", E"lf.so3.exp(V.vec(0.1, 0.2, 0.3))"}},
   ["lf.trajectory:write_csv"] = {{E"@self", E'V.sandbox .. "/t.csv"'}},
+  ["lf.trajectory:write_hdf5"] = {{E"@self", E'V.sandbox .. "/t.h5"'}},
+  ["lf.read_hdf5"] = {{E'V.sandbox .. "/t.h5"'}},
   ["lf.trajectory:plot"] = {{E"@self", F{{"y", '{"energy_error"}'}}}},
 }
 local corpus = {}

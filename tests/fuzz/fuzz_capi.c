@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* libFuzzer target over lieflow's C API (make fuzz-c; issue 13, "make it stay fixed").
  *
  * The input is a little program: each operation takes a selector byte and then its numbers, each

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow compiled-model fuzzer: random expression programs through the tracer, the native code
 -- generator and the tape, checked against each other, against plain Lua and against the
 -- interpreted point trace, so that no backend differs silently.

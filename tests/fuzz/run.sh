@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Run the finalizer sweep (tests/fuzz/finalize_sweep.lua), then the Lua API fuzzer (tests/fuzz/fuzz.lua)
 # and the compiled-model fuzzer (tests/fuzz/graph_fuzz.lua), in a scratch directory and report.
 #   tests/fuzz/run.sh EXE smoke            fixed seeds, a fixed number of calls and programs (make test)

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow Lua API fuzzer — the hostile values (tests/fuzz/fuzz.lua).
 --
 -- Every value the fuzzer passes is made by one of the constructors below, called by name with

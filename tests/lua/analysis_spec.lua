@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Experiment API (issue 4, item 2): lf.run and trajectories, lf.order, lf.drift, lf.stress_test,
 -- lf.fit_linear, lf.json / lf.write_json / lf.mkdir_p — on real runs of the [BOS] stress problem.
 local lf = require "lieflow"

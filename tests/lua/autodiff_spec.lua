@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- busted spec for lf.autodiff: derivatives of Lua functions on the expression graph (lua/ltrace.c,
 -- lua/lautodiff.c, scripts/lieflow/autodiff.lua): dual numbers (forward mode), torques and gradients
 -- (reverse mode), checked against hand derivatives, central differences and the C built-ins.

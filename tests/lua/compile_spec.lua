@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- busted spec for compiled models (lua/lcompile.c, lpairs.c; core/graph, core/model/model_graph.c):
 -- every built-in potential and vector field rewritten in Lua, compiled natively and on the tape,
 -- against the C built-in and against the interpreted path (compile = false); models that use every

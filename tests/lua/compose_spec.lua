@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The methods beyond the seeds from Lua: no_squish and dlm against Lua implementations of the formulas of
 -- Miller et al. (2002) and Dullweber, Leimkuhler & McLachlan (1997); split_exact against a Lua
 -- kick / lf.exact.free_body / kick; lf.compose on names, on lf.rkmk tableaux and on Lua methods (composed

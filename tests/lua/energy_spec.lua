@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The first-integral form from Lua (H, dH written in Lua, dH by autodiff, skew maps) and the
 -- energy-preserving methods on it; the ts2 and tgl3 factors in Lua; lf.lognorm, lf.ts2 and
 -- lf.contractivity (Tumiotto, Cokaj, Celledoni, Owren, Arnold).

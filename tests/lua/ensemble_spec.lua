@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lf.ensemble (issue 11, item 2): members in worker processes, results identical to a serial loop
 -- of lf.run for any number of workers, failing members, reduce, member order, bad options, the exact
 -- serialization of records (core.proc.encode/decode), Ctrl-C.
@@ -278,7 +279,7 @@ describe("lf.ensemble", function()
   end)
 
   it("draws a progress line on stderr (forced with progress = true; by default on a terminal)", function()
-    local exe = "build/lieflow"
+    local exe = os.getenv("LIEFLOW_EXE") or "build/lieflow"
     if not io.open(exe) then pending("build/lieflow not built") return end
     local p = io.popen(exe .. [[ -e 'local r = lf.ensemble{n = 3, workers = 2, progress = true, method = "vlv", h = 0.5,
       T = 2, make = function() return lf.rigidbody{inertia = {1, 2, 3}, R = lf.so3.I, omega = {0, 0, 1}} end}
@@ -295,7 +296,7 @@ describe("lf.ensemble", function()
   end)
 
   it("stops every worker on Ctrl-C and returns what finished, leaving no process behind", function()
-    local exe = "build/lieflow"
+    local exe = os.getenv("LIEFLOW_EXE") or "build/lieflow"
     if not io.open(exe) then pending("build/lieflow not built") return end
     local dir = testlib.make_tmpdir()
     local script = dir .. "/intr.lua"

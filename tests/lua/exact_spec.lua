@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lf.exact.free_body from Lua: the closed-form free rigid body (core/solve/exact.c), angular velocity and
 -- attitude, against lf.reference (rk8pd) and 50-digit values of an independent Taylor-series solution
 -- (mpmath; the same values tests/c/test_exact.c checks the C function against), and the errors a user meets.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow.experiment: the pure helpers of the example scripts (labels, step-size strings, error
 -- ratios, arrays) and the bookkeeping that writes summary.json and raises on failures.
 local lf = require "lieflow"

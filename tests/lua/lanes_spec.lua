@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Lanes: one integrator stepping copies of a one-body rigid system from many initial states at
 -- once (vectorized in C), each lane bitwise as an integrator of its own.
 local lf = require "lieflow"

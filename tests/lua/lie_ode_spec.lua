@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lf.lie_ode (Lie-group ODEs with a Lua or built-in vector field), lf.rkmk (user tableaux), and the
 -- generic tooling (lf.integrator, lf.run, lf.order, lf.reference) on them.
 local lf = require "lieflow"

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lf.so3, lf.s2, lf.quat from Lua: agreement with the definitions and clear errors.
 local lf = require "lieflow"
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- busted spec for scripts/lieflow/plot.lua (lf.plot: gnuplot line plots, PNG/SVG/dumb terminal).
 -- Run: cd /work/main && LUA_PATH="scripts/?.lua;scripts/?/init.lua;;" LUA_CPATH="build/lua/?.so;;" \
 --        lua5.4 /usr/bin/busted --lua=lua5.4 tests/lua/plot_spec.lua

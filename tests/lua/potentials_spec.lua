@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The Lua constructors of the built-in potentials, over the registry of C classes
 -- (core.potential_classes(), not a list kept here): for every class, lf.potential.<name> is made
 -- from its record; with the same parameters (the defaults, and random ones drawn from the schema,

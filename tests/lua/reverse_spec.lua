@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- busted spec for reverse-mode automatic differentiation on the expression graph (one traced
 -- evaluation, one sweep: lf.autodiff.torque, lie_gradient, reverse.gradient), against central
 -- differences and against the compiled models' derivatives (built on the same graph by a different

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Rigid bodies from Lua: systems, potentials (built-in, Lua, autodiff), integrators, Lua methods,
 -- and the errors a user meets.
 local lf = require "lieflow"

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Regressions of the pure-Lua part of the module (scripts/lieflow/run.lua, analysis.lua, plot.lua,
 -- json.lua, autodiff.lua, luamethod.lua): each test failed before its fix.
 local lf = require "lieflow"

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lf.spheres: systems on (S^2)^n lifted to SO(3) (Ortolan's thesis Part II) — construction, strict
 -- arguments and bad input, the built-in potentials' gradients against autodiff of the potentials
 -- written in Lua, Lua potentials (with and without a gradient), the fields and observables, and the

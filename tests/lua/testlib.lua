@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Helpers shared by the Lua specs (not a spec itself): error capture, substring checks, files and
 -- temporary directories.
 local M = {}

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Trajectories that carry the state (record), checkpoints that resume bit for bit, round trips
 -- through CSV and JSON, and strict constructors.
 local lf = require "lieflow"

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- vec3 / mat3 userdata: construction, plain tables, arithmetic, indexing, methods, errors.
 local lf = require "lieflow"
 

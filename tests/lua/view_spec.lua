@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Recorded states (lf.run{states = true}), the page of traj:animate / lf.animate, traj:write_gltf and
 -- lf.view, without a browser (tests/view/ checks the pages in Chromium).
 local lf = require "lieflow"

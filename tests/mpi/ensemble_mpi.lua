@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- lf.ensemble under MPI (run by tests/mpi_test.sh): the same sweep as a serial run must come out
 -- bitwise identical when its members are spread over the ranks of `mpirun -n N`.
 --   lieflow tests/mpi/ensemble_mpi.lua dump FILE        serial (no MPI): writes the results to FILE

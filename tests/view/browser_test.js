@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The pages of traj:animate in a real browser: Debian's chromium, headless, driven by playwright-core,
 // WebGL by SwiftShader. For every page of the manifest (tests/view/pages.lua):
 //   - it loads from a file (no server, no network) to data-status="ready" with no console error;

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The pages the browser test (tests/view/browser_test.js) opens besides the examples': a page of a
 -- 10^6-sample run (its size checked here against the documented bound), and a page whose three.js
 -- is broken (it must show a message). Writes <dir>/manifest.json listing every page to check.

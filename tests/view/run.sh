@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The views in a real browser (make test-view, part of make test): the pages of the four examples
 # (stress_test, free_body, double_pendulum, dipoles, run --quick), a page of 10^6 samples and a page
 # with a broken asset (tests/view/pages.lua), checked in headless Chromium (tests/view/browser_test.js)
