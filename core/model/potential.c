@@ -174,20 +174,24 @@ static lf_potential *create_builtin(const char *name, const double *par, lf_erro
 
 lf_potential *lf_potential_stress(double alpha, const double Rm[9], lf_error *err)
 {
-    double par[10] = {alpha};
-    memcpy(par + 1, Rm, 9 * sizeof(double));
+    double par[10];
+    lf_potential_class_defaults(lf_potential_class_find("stress"), par); /* Rm NULL: the default */
+    par[0] = alpha;
+    if (Rm) memcpy(par + 1, Rm, 9 * sizeof(double));
     return create_builtin("stress", par, err);
 }
 
 lf_potential *lf_potential_field(const double B[3], const double m[3], lf_error *err)
 {
+    if (!B || !m) return lf_error_set(err, LF_EINVAL, "lf_potential_field: B and m are required"), NULL;
     const double par[6] = {B[0], B[1], B[2], m[0], m[1], m[2]};
     return create_builtin("field", par, err);
 }
 
 lf_potential *lf_potential_top(double mgl, const double chi[3], lf_error *err)
 {
-    const double par[4] = {mgl, chi[0], chi[1], chi[2]};
+    double par[4] = {mgl, 0, 0, 1}; /* chi NULL: e3 */
+    if (chi) memcpy(par + 1, chi, 3 * sizeof(double));
     return create_builtin("top", par, err);
 }
 

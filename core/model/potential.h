@@ -86,7 +86,8 @@ const double *lf_potential_params(const lf_potential *p);
 /* A potential from a callback; destroy(ctx) (may be NULL) runs in lf_potential_free. */
 lf_potential *lf_potential_new(const char *name, lf_potential_eval_fn eval, void *ctx, void (*destroy)(void *ctx),
                                lf_error *err);
-/* The built-ins by their parameters (the same as lf_potential_create of their class).
+/* The built-ins by their parameters (the same as lf_potential_create of their class); a NULL Rm or
+ * chi is the default (the stress test's exp(v_m), e3), B and m are required.
  * The stress-test potential of Bou-Rabee, Ortolan & Saccon, eq. (12):
  * U = (dist(R, I) - 1)^2 - alpha / dist(R, Rm), dist(A, B) = ||A - B||_F. */
 lf_potential *lf_potential_stress(double alpha, const double Rm[9], lf_error *err);

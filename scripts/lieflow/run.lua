@@ -79,6 +79,7 @@ traj_mt.methods = traj_methods
 traj_mt.__index = function(t, k)
   local m = traj_methods[k]
   if m ~= nil then return m end
+  if type(t) ~= "table" then return nil end -- (the metamethod called by hand on something else)
   local lay = rawget(t, "state_layout")
   if type(k) ~= "string" or type(lay) ~= "table" then return nil end
   for _, f in ipairs(lay.fields) do
