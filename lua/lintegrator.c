@@ -422,7 +422,7 @@ static int it_set_state(lua_State *L)
     return 1;
 }
 
-/* it:checkpoint() -> {t=, t_comp=, next_h=, h=, steps=, <fields>=} (what it:restore takes back). */
+/* it:checkpoint() -> {t=, t_comp=, next_h=, h=, steps=, [rho=, monitor0=,] <fields>=} (what it:restore takes back). */
 static int it_checkpoint(lua_State *L)
 {
     lfb_integrator *it = checkone(L, 1, "checkpoint");
@@ -441,6 +441,8 @@ static int it_checkpoint(lua_State *L)
     if (lf_stepper_adaptive(st)) {
         lua_pushnumber(L, lf_stepper_rho(st));
         lua_setfield(L, -2, "rho");
+        lua_pushnumber(L, lf_stepper_monitor0(st));
+        lua_setfield(L, -2, "monitor0");
     }
     return 1;
 }
@@ -457,7 +459,7 @@ static int it_restore(lua_State *L)
     double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
     memcpy(y, lf_stepper_state(it->st), (size_t)np * sizeof(double));
     double t = lf_stepper_time(it->st);
-    static const char *const extra[] = {"t_comp", "next_h", "h", "steps", "rho", NULL};
+    static const char *const extra[] = {"t_comp", "next_h", "h", "steps", "rho", "monitor0", NULL};
     lfb_read_state(L, 2, sys, y, &t, extra, "restore");
     const double t_comp = opt_number(L, 2, "t_comp", 0), next_h = opt_number(L, 2, "next_h", 0);
     const double h = opt_number(L, 2, "h", it->h);
@@ -465,10 +467,10 @@ static int it_restore(lua_State *L)
     const double steps = opt_number(L, 2, "steps", 0);
     if (!(steps >= 0 && steps <= 0x1p62 && steps == floor(steps)))
         return luaL_error(L, "restore: steps must be an integer >= 0, got %f", steps);
-    const double rho = opt_number(L, 2, "rho", 1);
+    const double rho = opt_number(L, 2, "rho", 1), q0 = opt_number(L, 2, "monitor0", 0);
     it = checkit(L, 1);
     if (lf_stepper_restore(it->st, y, t, t_comp, next_h) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
-    if (lf_stepper_adaptive(it->st) && lf_stepper_set_rho(it->st, rho) != LF_OK)
+    if (lf_stepper_adaptive(it->st) && lf_stepper_set_rho(it->st, rho, q0) != LF_OK)
         return lfb_error(L, lf_stepper_error(it->st));
     lf_stepper_stats stats = {0};
     lf_stepper_get_stats(it->st, &stats);

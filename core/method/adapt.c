@@ -1,18 +1,19 @@
 /* lieflow — time-reversible adaptive steps for symmetric methods (lf_stepper_opts.adapt).
  *
- * Hairer & Söderlind, "Explicit, time reversible, adaptive step size control", SIAM J. Sci. Comput.
- * 26 (2005) 1838: the time step is h/rho with a step density rho that is integrated along with the
- * solution in the fictitious time tau (dt/dtau = 1/rho),
- *     d rho / d tau = G(y),   G(y) = d/dt ln Q(y(t)) = grad Q(y) . f(y) / Q(y),
- * so that rho(t) = Q(y(t)) / Q(y0) on the exact flow: the steps follow a monitor Q (a rate, 1/time)
- * and h is the step at the initial state. The step of the fictitious time h is the symmetric
- * composition
- *     rho* = rho + h/2 G(y_n),   y_{n+1} = Phi_{h/rho*}(y_n),   rho' = rho* + h/2 G(y_{n+1}),
- * explicit, and symmetric whenever the method Phi is (Phi_{-t} o Phi_t = id): from (y_{n+1}, rho')
- * the step -h recovers rho*, then y_n = Phi_{-h/rho*}(y_{n+1}), then rho. (The paper staggers rho
- * at half steps, rho_{n+1/2} = rho_{n-1/2} + h G(y_n); with rho_n = rho_{n-1/2} + h/2 G(y_n) the two
- * are the same iteration.) G depends on y alone, so any monitor keeps the step reversible; how well
- * rho tracks Q depends on G's accuracy only.
+ * After Hairer & Söderlind, "Explicit, time reversible, adaptive step size control", SIAM J. Sci.
+ * Comput. 26 (2005) 1838: the time step is h/rho with a step density rho integrated along with the
+ * solution in a fictitious time tau (dt/dtau = 1/rho), so that rho(t) = Q(y(t))/Q(y0) on the exact
+ * flow for a monitor Q (a rate, 1/time): the steps follow Q, and h is the step at the initial state.
+ * Hairer & Söderlind integrate d rho/d tau = G(y) = d/dt ln Q; we integrate its logarithm,
+ *     d ln rho / d tau = G(y) = (Q(y0)/Q(y)) d/dt ln Q(y(t)),
+ * (on the exact flow ln rho - ln Q(y) is constant, as theirs), by the symmetric composition
+ *     rho* = rho e^{h/2 G(y_n)},   y_{n+1} = Phi_{h/rho*}(y_n),   rho' = rho* e^{h/2 G(y_{n+1})},
+ * explicit, symmetric whenever the method Phi is (Phi_{-t} o Phi_t = id: from (y_{n+1}, rho') the
+ * step -h recovers rho*, then y_n = Phi_{-h/rho*}(y_{n+1}), then rho), and rho > 0 at any h. The
+ * additive form rho* = rho + h/2 G(y_n) (the paper's, staggered) failed where Q drops by a large
+ * factor within a step: on the stress test with vlv, h = 0.125, rho became negative at t = 1453.
+ * G depends on y alone, so any monitor keeps the step symmetric; how well rho tracks Q depends on
+ * G's accuracy only.
  *
  * Monitors. The default, for rigid bodies: Q^2 = sum_b (|w_b|^2 + |J_b^-1 tau_b|): the inverse time
  * to turn a body by a radian at its speed, or from rest under its torque (angular acceleration
@@ -57,7 +58,15 @@ int lf_adapt_accepts(const lf_stepper *s, lf_error *err)
 
 size_t lf_adapt_work_doubles(const lf_stepper *s) { return 18 * (size_t)s->nb + (size_t)s->np + (size_t)s->nd; }
 
-/* G of the torque monitor at y (time t unused: the torque is autonomous). tau_known: the method's
+/* G (the header's, log-rate scaled by Q(y0)/Q(y)) from Q and dQ/dt at y; sets Q(y0) at the first call
+ * after set_state, which is at the initial state */
+static double log_rate(lf_stepper *s, double Q, double dQ)
+{
+    if (s->q0 == 0) s->q0 = Q;
+    return Q > 0 ? s->q0 * dQ / (Q * Q) : 0;
+}
+
+/* G of the torque monitor at y (time unused: the torque is autonomous). tau_known: the method's
  * cache holds the torque at y. */
 static int torque_rate(lf_stepper *s, const double *y, int tau_known, double *G)
 {
@@ -95,7 +104,8 @@ static int torque_rate(lf_stepper *s, const double *y, int tau_known, double *G)
         q2 += lf_v3_dot(wb, wb) + an;
         dq2 += 2 * lf_v3_dot(wb, wdot) + (an > 0 ? lf_v3_dot(a, adot) / an : 0);
     }
-    *G = q2 > 0 ? dq2 / (2 * q2) : 0;
+    const double Q = sqrt(q2);
+    *G = log_rate(s, Q, Q > 0 ? dq2 / (2 * Q) : 0);
     return LF_OK;
 }
 
@@ -118,10 +128,11 @@ static int monitor_rate(lf_stepper *s, double t, const double *y, double *G)
     if (rc != LF_OK) return rc;
     double xm = 0;
     for (int i = 0; i < nd; i++) xm = fmax(xm, fabs(xi[i]));
-    if (!(xm > 0)) {
-        *G = 0;
-        return isnan(xm) ? lf_error_set(&s->err, LF_EDOMAIN, "adapt: the vector field is not finite at t=%.17g", t)
-                         : LF_OK;
+    if (isnan(xm)) return lf_error_set(&s->err, LF_EDOMAIN, "adapt: the vector field is not finite at t=%.17g", t);
+    if (xm == 0) { /* at rest: Q is constant along the (trivial) flow */
+        if ((rc = monitor_value(s, t, y, &Qp)) != LF_OK) return rc;
+        *G = log_rate(s, Qp, 0);
+        return LF_OK;
     }
     const double delta = 1e-3 / xm;
     for (int sign = 1; sign >= -1; sign -= 2) {
@@ -131,7 +142,8 @@ static int monitor_rate(lf_stepper *s, double t, const double *y, double *G)
         rc = monitor_value(s, t + sign * delta, yp, sign == 1 ? &Qp : &Qm);
         if (rc != LF_OK) return rc;
     }
-    *G = (log(Qp) - log(Qm)) / (2 * delta);
+    const double Q = sqrt(Qp * Qm); /* Q(y) to O(delta^2), even under time reversal */
+    *G = log_rate(s, Q, Q * (log(Qp) - log(Qm)) / (2 * delta));
     return LF_OK;
 }
 
@@ -142,18 +154,23 @@ static int rate(lf_stepper *s, double t, const double *y, int tau_known, double 
 
 static int density_error(lf_stepper *s, double rho, double h)
 {
-    return lf_error_set(&s->err, LF_EDOMAIN, "adapt: the step density became %g at t=%.17g (the monitor changes "
-                                             "faster than steps of h=%g can follow); take a smaller h", rho, s->t, h);
+    return lf_error_set(&s->err, LF_EDOMAIN, "adapt: the step density became %g at t=%.17g (h=%g)", rho, s->t, h);
+}
+
+/* G at the current state (cached between steps) */
+static int start_rate(lf_stepper *s)
+{
+    if (s->g_valid) return LF_OK;
+    int rc = rate(s, s->t, s->y, s->cache_valid, &s->g);
+    if (rc == LF_OK) s->g_valid = 1;
+    return rc;
 }
 
 int lf_adapt_step(lf_stepper *s, double h)
 {
     int rc;
-    if (!s->g_valid) {
-        if ((rc = rate(s, s->t, s->y, s->cache_valid, &s->g)) != LF_OK) return rc;
-        s->g_valid = 1;
-    }
-    const double rho_half = s->rho + 0.5 * h * s->g, dt = h / rho_half;
+    if ((rc = start_rate(s)) != LF_OK) return rc;
+    const double rho_half = s->rho * exp(0.5 * h * s->g), dt = h / rho_half;
     if (!(rho_half > 0) || !isfinite(dt)) return density_error(s, rho_half, h);
     if ((rc = s->base_step(s, dt)) != LF_OK) return rc;
     s->h_taken = dt;
@@ -161,11 +178,26 @@ int lf_adapt_step(lf_stepper *s, double h)
         if (!isfinite(s->y[i])) return LF_OK; /* the stepper reports it and rolls back */
     double g1;
     if ((rc = rate(s, s->t + dt, s->y, s->cache_set, &g1)) != LF_OK) return rc;
-    const double rho1 = rho_half + 0.5 * h * g1;
+    const double rho1 = rho_half * exp(0.5 * h * g1);
     if (!(rho1 > 0) || !isfinite(rho1)) return density_error(s, rho1, h);
     s->rho = rho1;
     s->g = g1;
     return LF_OK;
+}
+
+/* The fictitious step x with x / (rho e^{x G/2}) = rest (the last step of an advance): Newton on
+ * x e^{-x G/2} = rest rho from x = rest rho; the function increases while x G/2 < 1. */
+static double last_step(double rest, double rho, double G, double h)
+{
+    double x = rest * rho;
+    for (int it = 0; it < 30; it++) {
+        const double e = exp(-0.5 * x * G), f = x * e - rest * rho, df = e * (1 - 0.5 * x * G);
+        if (!(df > 0)) break;
+        const double dx = f / df;
+        x -= dx;
+        if (fabs(dx) <= 1e-15 * fabs(x)) break;
+    }
+    return x / h > 0 && fabs(x) <= fabs(h) * (1 + 1e-9) ? x : rest * rho;
 }
 
 int lf_adapt_advance(lf_stepper *s, double T, double h, long max_steps)
@@ -174,20 +206,13 @@ int lf_adapt_advance(lf_stepper *s, double T, double h, long max_steps)
         const double rest = T - s->t;
         if (fabs(rest) <= 4e-16 * fabs(T)) break;
         int rc;
-        if (!s->g_valid) {
-            if ((rc = rate(s, s->t, s->y, s->cache_valid, &s->g)) != LF_OK) return rc;
-            s->g_valid = 1;
-        }
-        const double rho_half = s->rho + 0.5 * h * s->g;
-        if (!(rho_half > 0)) return density_error(s, rho_half, h);
+        if ((rc = start_rate(s)) != LF_OK) return rc;
+        const double rho_half = s->rho * exp(0.5 * h * s->g);
         if (h / rho_half / rest < 1 - 1e-12) {
             if ((rc = lf_stepper_step(s, h, 1)) != LF_OK) return rc;
             continue;
         }
-        /* the last step: the fictitious step hl with hl / (rho + hl G/2) = rest (in (0, h]) */
-        double hl = rest * s->rho / (1 - 0.5 * rest * s->g);
-        if (!(hl / h > 0) || fabs(hl) > fabs(h) * (1 + 1e-9)) hl = rest * rho_half;
-        if ((rc = lf_stepper_step(s, hl, 1)) != LF_OK) return rc;
+        if ((rc = lf_stepper_step(s, last_step(rest, s->rho, s->g, h), 1)) != LF_OK) return rc;
         s->t = T;
         s->t_comp = 0;
         break;

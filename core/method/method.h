@@ -80,13 +80,14 @@ typedef struct lf_stepper_opts {
     double h0;           /* adaptive methods: first trial step (default: the h of the first call) */
     int quad_nodes;      /* discrete-gradient methods: Gauss–Legendre nodes of their integrals, 1..40
                             (0: the method's default, 6) */
-    /* Time-reversible adaptive steps (adapt.c; Hairer & Söderlind 2005) for a symmetric fixed-step
-     * method: a step of "size" h in lf_stepper_step is a step of the fictitious time tau, and the
-     * time step is h / rho, where the step density rho (1 at lf_stepper_set_state) follows
-     * d rho/d tau = G(y) = d/dt ln Q(y(t)), integrated by half steps around the method's step:
-     *   rho* = rho + h/2 G(y_n),   y_{n+1} = Phi_{h/rho*}(y_n),   rho' = rho* + h/2 G(y_{n+1}).
+    /* Time-reversible adaptive steps (adapt.c; after Hairer & Söderlind 2005) for a symmetric
+     * fixed-step method: a step of "size" h in lf_stepper_step is a step of the fictitious time tau,
+     * and the time step is h / rho, where the step density rho (1 at lf_stepper_set_state) follows
+     * d ln rho/d tau = G(y) = (Q(y0)/Q(y)) d/dt ln Q(y(t)), integrated by half steps around the
+     * method's step:
+     *   rho* = rho e^{h/2 G(y_n)},   y_{n+1} = Phi_{h/rho*}(y_n),   rho' = rho* e^{h/2 G(y_{n+1})}.
      * The map (y, rho) -> (y', rho') is symmetric when Phi is: a step h then -h returns to the
-     * start. So rho = Q(y)/Q(y0) along the exact flow: h is the step at the initial state. */
+     * start. rho = Q(y)/Q(y0) along the exact flow: h is the step at the initial state. */
     int adapt;           /* 1: on (symmetric, non-adaptive methods, one lane) */
     lf_monitor_fn monitor;  /* NULL: the default torque monitor (rigid systems only):
                                Q^2 = sum_b |w_b|^2 + |J_b^-1 tau_b| */
@@ -144,11 +145,13 @@ int lf_stepper_advance_to(lf_stepper *s, double T, double h);
 /* The same, stopping after at most max_steps steps (then lf_stepper_time < T): sampling a run with
  * adaptive steps every max_steps steps. */
 int lf_stepper_advance(lf_stepper *s, double T, double h, long max_steps);
-/* Reversible adaptive steps (opts.adapt): the step density rho and the time step of the last step
- * (for any stepper: the last step taken); restoring rho resumes a run bit for bit. */
+/* Reversible adaptive steps (opts.adapt): the step density rho, the monitor at the initial state and
+ * the time step of the last step (for any stepper: the last step taken); restoring rho and q0 after
+ * lf_stepper_restore resumes a run bit for bit. */
 int lf_stepper_adaptive(const lf_stepper *s);
 double lf_stepper_rho(const lf_stepper *s);
-int lf_stepper_set_rho(lf_stepper *s, double rho);
+double lf_stepper_monitor0(const lf_stepper *s); /* Q(y0) (0 before the first step) */
+int lf_stepper_set_rho(lf_stepper *s, double rho, double q0);
 double lf_stepper_last_h(const lf_stepper *s);
 
 const double *lf_stepper_state(const lf_stepper *s); /* nparam doubles, valid until the next call */

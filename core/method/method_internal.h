@@ -78,7 +78,7 @@ struct lf_stepper {
     /* reversible adaptive steps (adapt.c): the method's own step while step is lf_adapt_step, the
      * step density, G at the current state when g_valid, workspace; saved and restored with y */
     int (*base_step)(lf_stepper *s, double h);
-    double rho, g;
+    double rho, g, q0;      /* q0: the monitor at the initial state (0: not yet evaluated) */
     int g_valid;
     double *adapt_work;
     /* rigid fast path (systems offering the rigid form only) */

@@ -179,6 +179,7 @@ int lf_stepper_set_state(lf_stepper *s, const double *y, double t)
     s->t_comp = 0;
     s->cache_valid = 0;
     s->rho = 1;
+    s->q0 = 0;
     s->g_valid = 0;
     return LF_OK;
 }
@@ -352,12 +353,15 @@ double lf_stepper_next_h(const lf_stepper *s) { return s ? s->h_next : NAN; }
 int lf_stepper_adaptive(const lf_stepper *s) { return s ? s->opts.adapt : 0; }
 double lf_stepper_rho(const lf_stepper *s) { return s ? s->rho : NAN; }
 double lf_stepper_last_h(const lf_stepper *s) { return s ? s->h_taken : NAN; }
-int lf_stepper_set_rho(lf_stepper *s, double rho)
+double lf_stepper_monitor0(const lf_stepper *s) { return s ? s->q0 : NAN; }
+int lf_stepper_set_rho(lf_stepper *s, double rho, double q0)
 {
     if (!s) return LF_EINVAL;
-    if (!(rho > 0) || !isfinite(rho))
-        return lf_error_set(&s->err, LF_EINVAL, "set_rho: the step density %g must be positive and finite", rho);
+    if (!(rho > 0) || !isfinite(rho) || !(q0 >= 0) || !isfinite(q0))
+        return lf_error_set(&s->err, LF_EINVAL, "set_rho: the step density %g must be positive and finite, the initial "
+                                                "monitor %g finite and >= 0", rho, q0);
     s->rho = rho;
+    s->q0 = q0;
     s->g_valid = 0;
     return LF_OK;
 }
