@@ -10,11 +10,19 @@
 
 #define LFB_INTEGRATOR "lf.integrator"
 
+/* A Lua monitor of reversible adaptive steps: the function (registry reference) and the state it
+ * is called in (set before every stepping call). */
+typedef struct {
+    lua_State *L;
+    int ref;
+} lfb_monitor;
+
 typedef struct {
     lf_stepper *st;
     double h;
     int busy;  /* inside lf_stepper_step: a Lua callback must not step or reset this integrator */
     int holds; /* it retains its system and method (from its creation until __gc or __close) */
+    lfb_monitor mon;
 } lfb_integrator;
 
 /* uservalues of an integrator: 1 = its system userdata, 2 = its method userdata (lf.rkmk) */
@@ -94,8 +102,61 @@ static int opt_choice(lua_State *L, int t, const char *k, const char *const *nam
     return v;
 }
 
+/* ---------------------------------------------------------------- reversible adaptive steps */
+static int push_monitor_state(lua_State *L, void *ud)
+{
+    const void **a = ud;
+    lfb_push_state(L, a[0], *(const double *)a[1], a[2]);
+    return 1;
+}
+
+static int lua_monitor(void *ctx, const lf_system *sys, double t, const double *y, double *Q, lf_error *err)
+{
+    lfb_monitor *m = ctx;
+    const void *a[3] = {sys, &t, y};
+    int rc = lfb_call(m->L, m->ref, push_monitor_state, a, 1, "the adapt monitor", err);
+    if (rc != LF_OK) return rc;
+    int isnum = 0;
+    *Q = lua_tonumberx(m->L, -1, &isnum);
+    lua_pop(m->L, 1);
+    if (!isnum) return lf_error_set(err, LF_ECALLBACK, "the adapt monitor returned no number at t=%.17g", t);
+    return LF_OK;
+}
+
+/* Option adapt = true | {monitor = "torque" | function(state) return Q end} into o (the function is
+ * referenced from it->mon) */
+static void read_adapt(lua_State *L, int t, lfb_integrator *it, lf_stepper_opts *o)
+{
+    const int ty = lua_getfield(L, t, "adapt");
+    if (ty == LUA_TNIL || (ty == LUA_TBOOLEAN && !lua_toboolean(L, -1))) {
+        lua_pop(L, 1);
+        return;
+    }
+    o->adapt = 1;
+    if (ty == LUA_TBOOLEAN) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (ty != LUA_TTABLE)
+        luaL_error(L, "lf.integrator: option 'adapt' must be true or a table {monitor = \"torque\" | function(state) "
+                      "return rate end}, got %s", lfb_typename(L, -1));
+    static const char *const keys[] = {"monitor", NULL};
+    lfb_check_keys(L, lua_gettop(L), keys, "lf.integrator", "adapt option");
+    const int mt = lua_getfield(L, -1, "monitor");
+    if (mt == LUA_TFUNCTION) {
+        lua_pushvalue(L, -1);
+        it->mon.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        it->mon.L = L;
+        o->monitor = lua_monitor;
+        o->monitor_ctx = &it->mon;
+    } else if (!(mt == LUA_TNIL || (mt == LUA_TSTRING && strcmp(lua_tostring(L, -1), "torque") == 0)))
+        luaL_error(L, "lf.integrator: adapt.monitor must be \"torque\" or a function(state) returning a positive rate, "
+                      "got %s", mt == LUA_TSTRING ? lua_tostring(L, -1) : lfb_typename(L, -1));
+    lua_pop(L, 2);
+}
+
 /* core.integrator(method, system, {h=, t0=, newton_tol=, max_iter=, dexpinv_order=, solver=,
- * jacobian=, rtol=, atol=, quadrature=}) */
+ * jacobian=, rtol=, atol=, quadrature=, adapt=}) */
 static int l_integrator(lua_State *L)
 {
     const lf_method *m = NULL;
@@ -126,7 +187,7 @@ static int l_integrator(lua_State *L)
      * may finalize either (they are checked again below); an error drops the integrator and its __gc
      * releases them. */
     lfb_integrator *it = lua_newuserdatauv(L, sizeof *it, 2);
-    *it = (lfb_integrator){.st = NULL, .h = 0, .busy = 0, .holds = 1};
+    *it = (lfb_integrator){.st = NULL, .h = 0, .busy = 0, .holds = 1, .mon = {NULL, LUA_NOREF}};
     luaL_setmetatable(L, LFB_INTEGRATOR);
     lua_pushvalue(L, 2);
     lua_setiuservalue(L, 4, 1);
@@ -137,7 +198,7 @@ static int l_integrator(lua_State *L)
         lfb_method_retain(L, 1);
     }
     static const char *const keys[] = {"h", "t0", "newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian",
-                                       "rtol", "atol", "lanes", "quadrature", NULL};
+                                       "rtol", "atol", "lanes", "quadrature", "adapt", NULL};
     lfb_check_keys(L, 3, keys, "lf.integrator", "option");
     const lf_method_info *mi = lf_method_get_info(m);
     double h = opt_number(L, 3, "h", NAN);
@@ -166,6 +227,7 @@ static int l_integrator(lua_State *L)
                          .atol = opt_number(L, 3, "atol", 1e-9),
                          .h0 = mi->adaptive ? fabs(h) : 0,
                          .quad_nodes = (int)nq};
+    read_adapt(L, 3, it, &o);
     if (!(o.newton_tol > 0)) return luaL_error(L, "lf.integrator: newton_tol must be positive, got %f", o.newton_tol);
     if (!(o.rtol > 0) || !(o.atol > 0))
         return luaL_error(L, "lf.integrator: rtol and atol must be positive, got %f and %f", o.rtol, o.atol);
@@ -209,6 +271,8 @@ static int it_gc(lua_State *L)
     check_not_busy(L, it); /* __close from a callback; __gc cannot run while a step holds it */
     if (it->st) lf_stepper_free(it->st);
     it->st = NULL;
+    if (it->mon.ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, it->mon.ref);
+    it->mon.ref = LUA_NOREF;
     if (!it->holds) return 0;
     it->holds = 0;
     lua_getiuservalue(L, 1, 1);
@@ -229,6 +293,7 @@ static void stepper_error(lua_State *L, lfb_integrator *it)
 static void stepn(lua_State *L, lfb_integrator *it, double h, lua_Integer n)
 {
     check_not_busy(L, it);
+    it->mon.L = L;
     it->busy = 1; /* no Lua error can cross lf_stepper_step: the callbacks run under lua_pcall */
     int rc = lf_stepper_step(it->st, h, (long)n);
     it->busy = 0;
@@ -247,14 +312,18 @@ static int it_step(lua_State *L)
     return 1;
 }
 
-/* it:advance_to(T): steps of h while they fit, then one shorter step landing on T exactly. */
+/* it:advance_to(T [, max_steps]): steps of h while they fit, then one shorter step landing on T
+ * exactly; with max_steps, at most that many steps (it.t < T if they did not reach T). */
 static int it_advance_to(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
     check_not_busy(L, it);
     double T = lfb_checkfinite(L, 2, "argument #1 to 'advance_to'");
+    lua_Integer nmax = luaL_optinteger(L, 3, LUA_MAXINTEGER);
+    luaL_argcheck(L, nmax >= 0, 3, "the number of steps must be >= 0");
+    it->mon.L = L;
     it->busy = 1;
-    int rc = lf_stepper_advance_to(it->st, T, it->h);
+    int rc = lf_stepper_advance(it->st, T, it->h, nmax > LONG_MAX ? LONG_MAX : (long)nmax);
     it->busy = 0;
     if (rc != LF_OK) stepper_error(L, it);
     lua_settop(L, 1);
@@ -354,7 +423,7 @@ static int it_set_state(lua_State *L)
     return 1;
 }
 
-/* it:checkpoint() -> {t=, t_comp=, next_h=, h=, steps=, <fields>=} (what it:restore takes back). */
+/* it:checkpoint() -> {t=, t_comp=, next_h=, h=, steps=, [rho=, monitor0=,] <fields>=} (what it:restore takes back). */
 static int it_checkpoint(lua_State *L)
 {
     lfb_integrator *it = checkone(L, 1, "checkpoint");
@@ -370,6 +439,12 @@ static int it_checkpoint(lua_State *L)
     lua_setfield(L, -2, "h");
     lua_pushinteger(L, stats.steps);
     lua_setfield(L, -2, "steps");
+    if (lf_stepper_adaptive(st)) {
+        lua_pushnumber(L, lf_stepper_rho(st));
+        lua_setfield(L, -2, "rho");
+        lua_pushnumber(L, lf_stepper_monitor0(st));
+        lua_setfield(L, -2, "monitor0");
+    }
     return 1;
 }
 
@@ -385,7 +460,7 @@ static int it_restore(lua_State *L)
     double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
     memcpy(y, lf_stepper_state(it->st), (size_t)np * sizeof(double));
     double t = lf_stepper_time(it->st);
-    static const char *const extra[] = {"t_comp", "next_h", "h", "steps", NULL};
+    static const char *const extra[] = {"t_comp", "next_h", "h", "steps", "rho", "monitor0", NULL};
     lfb_read_state(L, 2, sys, y, &t, extra, "restore");
     const double t_comp = opt_number(L, 2, "t_comp", 0), next_h = opt_number(L, 2, "next_h", 0);
     const double h = opt_number(L, 2, "h", it->h);
@@ -393,8 +468,11 @@ static int it_restore(lua_State *L)
     const double steps = opt_number(L, 2, "steps", 0);
     if (!(steps >= 0 && steps <= 0x1p62 && steps == floor(steps)))
         return luaL_error(L, "restore: steps must be an integer >= 0, got %f", steps);
+    const double rho = opt_number(L, 2, "rho", 1), q0 = opt_number(L, 2, "monitor0", 0);
     it = checkit(L, 1);
     if (lf_stepper_restore(it->st, y, t, t_comp, next_h) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
+    if (lf_stepper_adaptive(it->st) && lf_stepper_set_rho(it->st, rho, q0) != LF_OK)
+        return lfb_error(L, lf_stepper_error(it->st));
     lf_stepper_stats stats = {0};
     lf_stepper_get_stats(it->st, &stats);
     stats.steps = (long)steps;
@@ -481,6 +559,9 @@ static int it_index(lua_State *L)
     else if (strcmp(k, "constraint_position") == 0) lua_pushnumber(L, stats.constraint_position);
     else if (strcmp(k, "constraint_velocity") == 0) lua_pushnumber(L, stats.constraint_velocity);
     else if (strcmp(k, "next_h") == 0) lua_pushnumber(L, lf_stepper_next_h(st));
+    else if (strcmp(k, "last_h") == 0) lua_pushnumber(L, lf_stepper_last_h(st));
+    else if (strcmp(k, "rho") == 0) lf_stepper_adaptive(st) ? lua_pushnumber(L, lf_stepper_rho(st)) : lua_pushnil(L);
+    else if (strcmp(k, "adaptive") == 0) lua_pushboolean(L, lf_stepper_adaptive(st));
     else if (strcmp(k, "lanes") == 0) lua_pushinteger(L, lf_stepper_lanes(st));
     else if (strcmp(k, "columns") == 0) lua_pushcfunction(L, it_columns);
     else {
@@ -504,7 +585,8 @@ static int it_fields(lua_State *L)
     const lf_system *sys = lf_stepper_system(it->st);
     lua_newtable(L);
     int n = 0;
-    static const char *const fixed[] = {"t", "h", "method", "name", "system", "next_h", "columns", "lanes", NULL};
+    static const char *const fixed[] = {"t", "h", "method", "name", "system", "next_h", "last_h", "rho", "adaptive",
+                                        "columns", "lanes", NULL};
     for (int i = 0; fixed[i]; i++) {
         lua_pushstring(L, fixed[i]);
         lua_rawseti(L, -2, ++n);

@@ -3,7 +3,7 @@
  * method or a non-geometric baseline (core/solve/baseline.h) run from a system's initial state to T
  * in C, timed around the integration loop only, with the energy error checked every k steps.
  *
- *   core.timed_run(method, system, {T=, h=, energy_every=0, newton_tol=, max_iter=})
+ *   core.timed_run(method, system, {T=, h=, energy_every=0, newton_tol=, max_iter=, adapt=false})
  *   core.baseline(system, {solver = "rk8pd" | "rk4" | "quat_rk4", renormalize = false, T=, h=, tol=,
  *                          energy_every=0})
  * both -> {seconds=, cpu_seconds=, steps=, f_evals=, newton_iters=, max_energy_error=,
@@ -12,6 +12,7 @@
  * it (CLOCK_THREAD_CPUTIME_ID: what the wall time would be on an idle core; on a shared machine the
  * robust figure); with energy_every = k > 0 the loop also
  * evaluates the energy every k steps (and at the end) and max_energy_error is max |E - E(0)|. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,8 @@ static void push_result(lua_State *L, const lf_system *sys, double seconds, doub
     lua_setfield(L, -2, "state");
 }
 
-/* core.timed_run(method, system, {T=, h=, energy_every=, newton_tol=, max_iter=}) */
+/* core.timed_run(method, system, {T=, h=, energy_every=, newton_tol=, max_iter=, adapt=}): with adapt = true,
+ * reversible adaptive steps (the torque monitor; h: the step at the start) up to T exactly */
 static int l_timed_run(lua_State *L)
 {
     const char *fn = "timed_run";
@@ -72,17 +74,20 @@ static int l_timed_run(lua_State *L)
     luaL_checktype(L, 3, LUA_TTABLE);
     lua_settop(L, 3);
     lfb_hold(L, 2, 1); /* the options' metamethods and the callbacks may finalize them */
-    static const char *const keys[] = {"T", "h", "energy_every", "newton_tol", "max_iter", NULL};
+    static const char *const keys[] = {"T", "h", "energy_every", "newton_tol", "max_iter", "adapt", NULL};
     lfb_check_keys(L, 3, keys, fn, "option");
     const double T = field_number(L, 3, "T", NAN, fn), h = field_number(L, 3, "h", NAN, fn);
     if (!(T > 0) || !(h > 0)) return luaL_error(L, "%s: options T and h must be positive, got %f and %f", fn, T, h);
+    lua_getfield(L, 3, "adapt");
+    const int adapt = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     const double q = T / h;
-    const long n = lround(q);
-    if (n < 1 || fabs(q - (double)n) > 1e-9 * (double)n)
+    const long n = adapt ? LONG_MAX : lround(q);
+    if (!adapt && (n < 1 || fabs(q - (double)n) > 1e-9 * (double)n))
         return luaL_error(L, "%s: T/h = %f is not a whole number of steps", fn, q);
     const int every = energy_every(L, 3, fn);
     lf_stepper_opts o = {.newton_tol = field_number(L, 3, "newton_tol", 1e-14, fn),
-                         .max_iter = (int)field_number(L, 3, "max_iter", 50, fn)};
+                         .max_iter = (int)field_number(L, 3, "max_iter", 50, fn), .adapt = adapt};
     lf_error e;
     lfb_checksystem(L, 2);     /* neither finalized while the options were read */
     lfb_checkmethod(L, 1, fn);
@@ -94,12 +99,12 @@ static int l_timed_run(lua_State *L)
     int rc = every > 0 ? lf_system_energy(sys, lf_stepper_state(st), &E0, &e) : LF_OK;
     const double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID);
     if (rc == LF_OK && every == 0) {
-        rc = lf_stepper_step(st, h, n);
+        rc = adapt ? lf_stepper_advance_to(st, T, h) : lf_stepper_step(st, h, n);
         if (rc != LF_OK) e = *lf_stepper_error(st);
     }
-    for (long k = 0; rc == LF_OK && every > 0 && k < n; k += every) {
+    for (long k = 0; rc == LF_OK && every > 0 && k < n && lf_stepper_time(st) < T; k += every) {
         long chunk = n - k < every ? n - k : every;
-        rc = lf_stepper_step(st, h, chunk);
+        rc = adapt ? lf_stepper_advance(st, T, h, chunk) : lf_stepper_step(st, h, chunk);
         if (rc != LF_OK) e = *lf_stepper_error(st);
         else if ((rc = lf_system_energy(sys, lf_stepper_state(st), &E, &e)) == LF_OK) maxerr = fmax(maxerr, fabs(E - E0));
     }

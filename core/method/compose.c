@@ -88,6 +88,56 @@
 #define KL8_8 0.29501172360931029887096624
 #define KL8_9 -0.60550853383003451169892108
 
+/* Blanes & Moan (2002), Table 2, S10: the order-6 splitting with 10 stages for X = A + B,
+ * e^{a1 A} e^{b1 B} ... e^{a6 A} ... e^{b1 B} e^{a1 A} with a1..a5 = 0.0502627644003922,
+ * 0.413514300428344, 0.0450798897943977, -0.188054853819569, 0.541960678450780, a6 = 1 - 2(a1 + .. + a5),
+ * b1..b4 = 0.148816447901042, -0.132385865767784, 0.0673076046921850, 0.432666402578175,
+ * b5 = 1/2 - (b1 + .. + b4); as Phi / Phi* maps like S6 above (c1 = a1, c1 + c2 = b1, ...: 20 maps,
+ * palindromic; mpmath, 40 digits; the same construction gives S6's BM1..BM6 above digit for digit). */
+#define BM6_1 0.0502627644003922
+#define BM6_2 0.0985536835006498
+#define BM6_3 0.3149606169276942
+#define BM6_4 -0.4473464826954782
+#define BM6_5 0.4924263724898759
+#define BM6_6 -0.4251187677976909
+#define BM6_7 0.2370639139781219
+#define BM6_8 0.1956024886000531
+#define BM6_9 0.3463581898507269
+#define BM6_10 -0.3627627792543449
+/* Blanes & Moan (2002), Table 3, SRKN_14^a (order 6, 14 torques): flow a1, kick b1, flow a2, ...,
+ * kick b1, flow a1 with a1..a7 = 0.0378593198406116, 0.102635633102435, -0.0258678882665587,
+ * 0.314241403071447, -0.130144459517415, 0.106417700369543, -0.00879424312851058,
+ * a8 = 1 - 2 (a1 + .. + a7); b1..b6 = 0.0917191526244617, 0.183983170005006, -0.0565343658328883,
+ * 0.00491468877471285, 0.143761127168358, 0.328567693746804, b7 = 1/2 - (b1 + .. + b6); in the
+ * form kick, flow, kick, ... with kicks of 0 at both ends. */
+#define R6A_A1 0.0378593198406116
+#define R6A_A2 0.102635633102435
+#define R6A_A3 -0.0258678882665587
+#define R6A_A4 0.314241403071447
+#define R6A_A5 -0.130144459517415
+#define R6A_A6 0.106417700369543
+#define R6A_A7 -0.00879424312851058
+#define R6A_A8 (1 - 2 * (R6A_A1 + R6A_A2 + R6A_A3 + R6A_A4 + R6A_A5 + R6A_A6 + R6A_A7))
+#define R6A_B1 0.0917191526244617
+#define R6A_B2 0.183983170005006
+#define R6A_B3 -0.0565343658328883
+#define R6A_B4 0.00491468877471285
+#define R6A_B5 0.143761127168358
+#define R6A_B6 0.328567693746804
+#define R6A_B7 (0.5 - (R6A_B1 + R6A_B2 + R6A_B3 + R6A_B4 + R6A_B5 + R6A_B6))
+/* McLachlan, "On the numerical integration of ordinary differential equations by symmetric
+ * composition methods", SIAM J. Sci. Comput. 16 (1995) 151: the symmetric composition of order 8 with
+ * 15 stages (his error coefficient 0.14); g1..g8, then g7..g1 (26 digits; sum g = 1 and
+ * sum g^3 = sum g^5 = sum g^7 = 0 to 2e-26, mpmath) */
+#define ML8_1 0.74167036435061295344822780
+#define ML8_2 -0.40910082580003159399730010
+#define ML8_3 0.19075471029623837995387626
+#define ML8_4 -0.57386247111608226665638773
+#define ML8_5 0.29906418130365592384446354
+#define ML8_6 0.33462491824529818378495798
+#define ML8_7 0.31529309239676659663205666
+#define ML8_8 -0.79688793935291635401978884
+
 static const lf_compose_scheme schemes[] = {
     {"triple_jump4", "triple jump, order 4, 3 stages", "Yoshida 1990; Creutz & Gocksch 1989", 4, LF_COMPOSE_SYMMETRIC, 3,
      {TJ1, TJ2, TJ1}},
@@ -102,15 +152,27 @@ static const lf_compose_scheme schemes[] = {
      "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 3", 6, LF_COMPOSE_RKN, 23,
      {R6B1, R6A1, R6B2, R6A2, R6B3, R6A3, R6B4, R6A4, R6B5, R6A5, R6B6, R6A6, R6B6, R6A5, R6B5, R6A4, R6B4, R6A3,
       R6B3, R6A2, R6B2, R6A1, R6B1}},
+    {"blanes_moan6", "Blanes & Moan's optimized order-6 splitting S10 (10 stages)",
+     "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 2", 6, LF_COMPOSE_ADJOINT, 20,
+     {BM6_1, BM6_2, BM6_3, BM6_4, BM6_5, BM6_6, BM6_7, BM6_8, BM6_9, BM6_10, BM6_10, BM6_9, BM6_8, BM6_7, BM6_6, BM6_5,
+      BM6_4, BM6_3, BM6_2, BM6_1}},
+    {"rkn6a", "Blanes & Moan's Runge-Kutta-Nystrom splitting SRKN_14^a, order 6 (14 torques)",
+     "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 3", 6, LF_COMPOSE_RKN, 31,
+     {0, R6A_A1, R6A_B1, R6A_A2, R6A_B2, R6A_A3, R6A_B3, R6A_A4, R6A_B4, R6A_A5, R6A_B5, R6A_A6, R6A_B6, R6A_A7, R6A_B7,
+      R6A_A8, R6A_B7, R6A_A7, R6A_B6, R6A_A6, R6A_B5, R6A_A5, R6A_B4, R6A_A4, R6A_B3, R6A_A3, R6A_B2, R6A_A2, R6A_B1,
+      R6A_A1, 0}},
     {"kahan_li6", "Kahan & Li s9odr6a, order 6, 9 stages", "Kahan & Li, Math. Comp. 66 (1997) 1089", 6, LF_COMPOSE_SYMMETRIC, 9,
      {KL6_1, KL6_2, KL6_3, KL6_4, KL6_5, KL6_4, KL6_3, KL6_2, KL6_1}},
     {"kahan_li8", "Kahan & Li s17odr8a, order 8, 17 stages", "Kahan & Li, Math. Comp. 66 (1997) 1089", 8, LF_COMPOSE_SYMMETRIC, 17,
      {KL8_1, KL8_2, KL8_3, KL8_4, KL8_5, KL8_6, KL8_7, KL8_8, KL8_9, KL8_8, KL8_7, KL8_6, KL8_5, KL8_4, KL8_3, KL8_2,
       KL8_1}},
+    {"mclachlan8", "McLachlan's symmetric composition of order 8, 15 stages",
+     "McLachlan, SIAM J. Sci. Comput. 16 (1995) 151", 8, LF_COMPOSE_SYMMETRIC, 15,
+     {ML8_1, ML8_2, ML8_3, ML8_4, ML8_5, ML8_6, ML8_7, ML8_8, ML8_7, ML8_6, ML8_5, ML8_4, ML8_3, ML8_2, ML8_1}},
 };
 /* the schemes by name, for the COMPOSED entries of methods.def */
-enum { SCHEME_triple_jump4, SCHEME_suzuki4, SCHEME_blanes_moan4, SCHEME_rkn4, SCHEME_rkn6, SCHEME_kahan_li6,
-       SCHEME_kahan_li8 };
+enum { SCHEME_triple_jump4, SCHEME_suzuki4, SCHEME_blanes_moan4, SCHEME_rkn4, SCHEME_rkn6, SCHEME_blanes_moan6,
+       SCHEME_rkn6a, SCHEME_kahan_li6, SCHEME_kahan_li8, SCHEME_mclachlan8 };
 
 int lf_compose_scheme_count(void) { return (int)(sizeof schemes / sizeof schemes[0]); }
 const lf_compose_scheme *lf_compose_scheme_at(int i)

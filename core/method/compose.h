@@ -18,8 +18,11 @@
  *                  (6 torque evaluations) and SRKN_11^b (11): kick / free flow / kick ... with sub-steps
  *                  optimized for H = T + U with T quadratic in the momenta, which a rigid body is in its
  *                  body momenta ({U, {U, {U, T}}} = 0). They need the exact free flow: split_exact only
+ *   blanes_moan6   order 6, Blanes & Moan's (2002, Table 2) S10 as 20 maps Phi, Phi* (splitting bases)
+ *   rkn6a          order 6, Blanes & Moan's (2002, Table 3) SRKN_14^a (14 torques; split_exact only)
  *   kahan_li6      order 6, 9 stages (Kahan & Li 1997, s9odr6a)
  *   kahan_li8      order 8, 17 stages (Kahan & Li 1997, s17odr8a)
+ *   mclachlan8     order 8, 15 stages (McLachlan 1995)
  * The orders are those reached from a base of order 2; from a base of order p >= 4 the composite
  * has order max(p, scheme order) (the schemes also satisfy the conditions of the higher bases).
  * The coefficients were checked in 50-digit arithmetic (mpmath) before use: Blanes & Moan's S6 has
@@ -48,7 +51,7 @@ typedef struct lf_compose_scheme {
     int order;             /* from a symmetric base of order 2 */
     int form;              /* lf_compose_form: how the coefficients are used */
     int n;                 /* number of coefficients (stages, maps Phi / Phi*, or sub-steps) */
-    double c[23];
+    double c[32];
 } lf_compose_scheme;
 
 int lf_compose_scheme_count(void);

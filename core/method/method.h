@@ -67,6 +67,11 @@ void lf_method_free(lf_method *m); /* no-op for registry methods */
 
 typedef enum { LF_SOLVER_DEFAULT = 0, LF_SOLVER_NEWTON, LF_SOLVER_FIXED_POINT } lf_solver_kind;
 
+/* A step-size monitor for reversible adaptive steps (lf_stepper_opts.adapt): *Q = a positive rate
+ * (1/time) at the state y at time t; the steps are h Q(y0)/Q(y) to first order. A nonzero return
+ * (with err filled) fails the step. */
+typedef int (*lf_monitor_fn)(void *ctx, const lf_system *sys, double t, const double *y, double *Q, lf_error *err);
+
 typedef struct lf_stepper_opts {
     double newton_tol;   /* default 1e-14: stop on a relative update below it */
     int max_iter;        /* default 50 */
@@ -79,6 +84,18 @@ typedef struct lf_stepper_opts {
     double h0;           /* adaptive methods: first trial step (default: the h of the first call) */
     int quad_nodes;      /* discrete-gradient methods: Gauss–Legendre nodes of their integrals, 1..40
                             (0: the method's default, 6) */
+    /* Time-reversible adaptive steps (adapt.c; after Hairer & Söderlind 2005) for a symmetric
+     * fixed-step method: a step of "size" h in lf_stepper_step is a step of the fictitious time tau,
+     * and the time step is h / rho, where the step density rho (1 at lf_stepper_set_state) follows
+     * d ln rho/d tau = G(y) = (Q(y0)/Q(y)) d/dt ln Q(y(t)), integrated by half steps around the
+     * method's step:
+     *   rho* = rho e^{h/2 G(y_n)},   y_{n+1} = Phi_{h/rho*}(y_n),   rho' = rho* e^{h/2 G(y_{n+1})}.
+     * The map (y, rho) -> (y', rho') is symmetric when Phi is: a step h then -h returns to the
+     * start. rho = Q(y)/Q(y0) along the exact flow: h is the step at the initial state. */
+    int adapt;           /* 1: on (symmetric, non-adaptive methods, one lane) */
+    lf_monitor_fn monitor;  /* NULL: the default torque monitor (rigid systems only):
+                               Q^2 = sum_b |w_b|^2 + |J_b^-1 tau_b| */
+    void *monitor_ctx;
 } lf_stepper_opts;
 
 typedef struct lf_stepper_stats {
@@ -126,8 +143,20 @@ int lf_stepper_set_state(lf_stepper *s, const double *y, double t);
  * rolled back. Returns LF_EINTR if the cancel flag is set (checked every 256 steps). */
 int lf_stepper_step(lf_stepper *s, double h, long n);
 /* Steps of h towards T and one shorter last step landing on T exactly (adaptive methods: their own
- * steps, the last one clipped at T). */
+ * steps, the last one clipped at T; reversible adaptive steps: a last step of a shorter fictitious
+ * time that lands on T). */
 int lf_stepper_advance_to(lf_stepper *s, double T, double h);
+/* The same, stopping after at most max_steps steps (then lf_stepper_time < T): sampling a run with
+ * adaptive steps every max_steps steps. */
+int lf_stepper_advance(lf_stepper *s, double T, double h, long max_steps);
+/* Reversible adaptive steps (opts.adapt): the step density rho, the monitor at the initial state and
+ * the time step of the last step (for any stepper: the last step taken); restoring rho and q0 after
+ * lf_stepper_restore resumes a run bit for bit. */
+int lf_stepper_adaptive(const lf_stepper *s);
+double lf_stepper_rho(const lf_stepper *s);
+double lf_stepper_monitor0(const lf_stepper *s); /* Q(y0) (0 before the first step) */
+int lf_stepper_set_rho(lf_stepper *s, double rho, double q0);
+double lf_stepper_last_h(const lf_stepper *s);
 
 const double *lf_stepper_state(const lf_stepper *s); /* nparam doubles, valid until the next call */
 double lf_stepper_time(const lf_stepper *s);

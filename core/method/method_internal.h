@@ -76,6 +76,12 @@ struct lf_stepper {
     lf_stepper_stats stats;
     double h_taken;         /* the step the method actually took (adaptive methods set it) */
     double h_next;          /* adaptive methods: the next trial step (0: not yet chosen) */
+    /* reversible adaptive steps (adapt.c): the method's own step while step is lf_adapt_step, the
+     * step density, G at the current state when g_valid, workspace; saved and restored with y */
+    int (*base_step)(lf_stepper *s, double h);
+    double rho, g, q0;      /* q0: the monitor at the initial state (0: not yet evaluated) */
+    int g_valid;
+    double *adapt_work;
     /* rigid fast path (systems offering the rigid form only) */
     const lf_form_rigid *rigid; /* the system's record of the form (system.h), or NULL */
     int nb;
@@ -96,6 +102,15 @@ int lf_stepper_has_torque_jacobian(const lf_stepper *s);
 int lf_stepper_torque_jacobian(lf_stepper *s, const double *R, double *K);
 /* A step function that computed the torque at its new state may store it for the next step. */
 void lf_stepper_cache_torque(lf_stepper *s, const double *tau);
+
+/* ---- reversible adaptive steps (adapt.c) */
+/* Checks that s can step adaptively (symmetric, fixed-step, one lane, a monitor for its system). */
+int lf_adapt_accepts(const lf_stepper *s, lf_error *err);
+size_t lf_adapt_work_doubles(const lf_stepper *s);
+/* The step of the fictitious time h (s->step when adapting): sets s->h_taken to the time step. */
+int lf_adapt_step(lf_stepper *s, double h);
+/* lf_stepper_advance for an adapting stepper. */
+int lf_adapt_advance(lf_stepper *s, double T, double h, long max_steps);
 
 /* ---- generic methods */
 /* xi = f(t, y) of the system (counted, checked finite). */

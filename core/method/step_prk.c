@@ -30,6 +30,7 @@
 #include "method_internal.h"
 #include "newton3_internal.h"
 #include "so3.h"
+#include "so3_kernels_internal.h"
 
 /* (4.8a) times nothing: J w + h/2 w x J w = mu is the gyroscopic equation lf_gyro_residual of
  * newton3_internal.h (J w - h/2 (J w x w) - mu), solved by the inline 3x3 Newton. */
@@ -59,7 +60,7 @@ static int prk_step(lf_stepper *s, double h)
         if (rc != LF_OK) return rc;
         lf_v3_copy(x, w);                                          /* w now holds w_{k+1/2} */
         lf_v3_scale(x, h, x);
-        lf_so3_rmul_cay(R, x);                                     /* (4.8b) */
+        lf_so3_rmul_cay_kernel(R, x);                              /* (4.8b) */
     }
     rc = lf_stepper_torque(s, s->R, tau1);
     if (rc != LF_OK) return rc;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the stepper: one core for every method (state, time, cache, rollback, cancellation,
  * statistics). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +70,10 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     if (opts && (!(opts->newton_tol >= 0) || opts->max_iter < 0 || opts->dexpinv_order < 0 || !(opts->rtol >= 0) ||
                  !(opts->atol >= 0) || !(opts->h0 >= 0) || opts->solver < 0 || opts->solver > LF_SOLVER_FIXED_POINT ||
                  opts->jacobian < 0 || opts->jacobian > LF_JAC_BLOCK_FD || opts->quad_nodes < 0 ||
-                 opts->quad_nodes > 40)) {
+                 opts->quad_nodes > 40 || opts->adapt < 0 || opts->adapt > 1)) {
         lf_error_set(err, LF_EINVAL, "lf_stepper_new: invalid options (negative tolerance, iteration count, order "
-                                     "or step, unknown solver/jacobian, or quadrature nodes outside 0..40)");
+                                     "or step, unknown solver/jacobian, quadrature nodes outside 0..40, or adapt "
+                                     "not 0 or 1)");
         return NULL;
     }
     lf_stepper *s = calloc(1, sizeof *s);
@@ -98,10 +100,18 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->opts.atol = (opts && opts->atol > 0) ? opts->atol : 1e-9;
     s->opts.h0 = opts ? opts->h0 : 0;
     s->opts.quad_nodes = opts ? opts->quad_nodes : 0;
+    s->opts.adapt = opts ? opts->adapt : 0;
+    s->opts.monitor = opts ? opts->monitor : NULL;
+    s->opts.monitor_ctx = opts ? opts->monitor_ctx : NULL;
     s->h_next = s->opts.h0;
+    if (s->opts.adapt && lf_adapt_accepts(s, err) != LF_OK) {
+        free(s);
+        return NULL;
+    }
     s->ncache = m->cls->cache_doubles ? m->cls->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
     size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->cls->work_doubles ? m->cls->work_doubles(s) : 0;
-    double *mem = calloc(2 * nst + nwork + 1, sizeof(double));
+    const size_t nadapt = s->opts.adapt ? lf_adapt_work_doubles(s) : 0;
+    double *mem = calloc(2 * nst + nwork + nadapt + 1, sizeof(double));
     int *imem = calloc(lf_stepper_iwork_ints(s), sizeof(int));
     if (!mem || !imem) {
         free(mem);
@@ -114,7 +124,12 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->cache = mem + (size_t)s->np * lanes;
     s->save = mem + nst;
     s->work = mem + 2 * nst;
+    s->adapt_work = s->work + nwork;
     s->iwork = imem;
+    if (s->opts.adapt) {
+        s->base_step = s->step;
+        s->step = lf_adapt_step;
+    }
     if (s->nb) {
         s->R = s->y;
         s->w = s->y + 9 * s->nb * lanes;
@@ -164,6 +179,9 @@ int lf_stepper_set_state(lf_stepper *s, const double *y, double t)
     s->t = t;
     s->t_comp = 0;
     s->cache_valid = 0;
+    s->rho = 1;
+    s->q0 = 0;
+    s->g_valid = 0;
     return LF_OK;
 }
 
@@ -199,8 +217,8 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
     for (long k = 0; k < n; k++) {
         if ((k & 255) == 0 && s->cancel && *s->cancel)
             return lf_error_set(&s->err, LF_EINTR, "%s: interrupted at t=%.17g", s->method->info.name, s->t);
-        const int valid = s->cache_valid;
-        const double h_next = s->h_next;
+        const int valid = s->cache_valid, g_valid = s->g_valid;
+        const double h_next = s->h_next, rho = s->rho, g = s->g;
         memcpy(s->save, s->y, nst * sizeof(double));
         s->cache_set = 0;
         s->h_taken = h;
@@ -220,6 +238,7 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
             memcpy(s->y, s->save, nst * sizeof(double));
             s->cache_valid = valid;
             s->h_next = h_next;
+            s->rho = rho, s->g = g, s->g_valid = g_valid;
             char msg[sizeof s->err.msg];
             memcpy(msg, s->err.msg, sizeof msg);
             if (rc == LF_EINTR) return lf_error_set(&s->err, rc, "%s", msg);
@@ -232,6 +251,7 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
             memcpy(s->y, s->save, nst * sizeof(double));
             s->cache_valid = valid;
             s->h_next = h_next;
+            s->rho = rho, s->g = g, s->g_valid = g_valid;
             return lf_error_set(&s->err, LF_EDOMAIN, "%s: the time overflows (t=%g + h=%g)", s->method->info.name,
                                 s->t, hk);
         }
@@ -243,9 +263,14 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
     return LF_OK;
 }
 
-int lf_stepper_advance_to(lf_stepper *s, double T, double h)
+int lf_stepper_advance_to(lf_stepper *s, double T, double h) { return lf_stepper_advance(s, T, h, LONG_MAX); }
+
+int lf_stepper_advance(lf_stepper *s, double T, double h, long max_steps)
 {
     if (!s) return LF_EINVAL;
+    if (max_steps < 0)
+        return lf_error_set(&s->err, LF_EINVAL, "%s: advance: max_steps=%ld must be >= 0", s->method->info.name,
+                            max_steps);
     const char *name = s->method->info.name;
     if (!isfinite(T)) return lf_error_set(&s->err, LF_EINVAL, "%s: advance_to: target time %g is not finite", name, T);
     if (!isfinite(h) || h == 0)
@@ -253,11 +278,13 @@ int lf_stepper_advance_to(lf_stepper *s, double T, double h)
     if ((T - s->t) * h < 0)
         return lf_error_set(&s->err, LF_EINVAL, "%s: advance_to(%g): target lies behind t=%g for step size h=%g", name,
                             T, s->t, h);
+    if (s->opts.adapt) return lf_adapt_advance(s, T, h, max_steps);
     if (s->method->info.adaptive) {
         if (s->h_next == 0) s->h_next = fabs(h);
         for (long k = 0; s->t != T; k++) {
             double rest = T - s->t;
             if (fabs(rest) <= 4e-16 * fabs(T)) break; /* within rounding of T */
+            if (k >= max_steps) return LF_OK;
             if (k > 100000000L)
                 return lf_error_set(&s->err, LF_ENOCONV, "%s: advance_to(%g): more than 1e8 steps", name, T);
             int rc = lf_stepper_step(s, rest, 1);
@@ -268,6 +295,7 @@ int lf_stepper_advance_to(lf_stepper *s, double T, double h)
         if (!(nf < 0x1p62))
             return lf_error_set(&s->err, LF_EINVAL, "%s: advance_to(%g): %g steps of h=%g from t=%g are too many", name,
                                 T, nf, h, s->t);
+        if (nf >= (double)max_steps) return lf_stepper_step(s, h, max_steps);
         int rc = lf_stepper_step(s, h, (long)nf);
         if (rc != LF_OK) return rc;
         double rest = T - s->t;
@@ -323,6 +351,21 @@ int lf_stepper_set_stats(lf_stepper *s, const lf_stepper_stats *stats)
     return LF_OK;
 }
 double lf_stepper_next_h(const lf_stepper *s) { return s ? s->h_next : NAN; }
+int lf_stepper_adaptive(const lf_stepper *s) { return s ? s->opts.adapt : 0; }
+double lf_stepper_rho(const lf_stepper *s) { return s ? s->rho : NAN; }
+double lf_stepper_last_h(const lf_stepper *s) { return s ? s->h_taken : NAN; }
+double lf_stepper_monitor0(const lf_stepper *s) { return s ? s->q0 : NAN; }
+int lf_stepper_set_rho(lf_stepper *s, double rho, double q0)
+{
+    if (!s) return LF_EINVAL;
+    if (!(rho > 0) || !isfinite(rho) || !(q0 >= 0) || !isfinite(q0))
+        return lf_error_set(&s->err, LF_EINVAL, "set_rho: the step density %g must be positive and finite, the initial "
+                                                "monitor %g finite and >= 0", rho, q0);
+    s->rho = rho;
+    s->q0 = q0;
+    s->g_valid = 0;
+    return LF_OK;
+}
 double lf_stepper_time_compensation(const lf_stepper *s) { return s ? s->t_comp : NAN; }
 
 int lf_stepper_restore(lf_stepper *s, const double *y, double t, double t_comp, double next_h)

@@ -5,7 +5,7 @@
 --   local res = lf.ensemble{
 --     n = 100,                       -- members 1..n ... or params = {p1, p2, ...} (member i gets params[i])
 --     make = function(i, p) return system, opts end,  -- builds member i; opts (optional) override
---                                    -- method, h, T, every, observe, newton_tol, max_iter below
+--                                    -- method, h, T, every, observe, newton_tol, max_iter, adapt below
 --     method = "vlv", h = 0.125, T = 1000, every = 40, observe = {...},   -- as for lf.run
 --     states = true,                 -- as for lf.run: each member's trajectory keeps its states (traj:state(k),
 --                                    -- traj:animate); they travel as the packed bytes
@@ -70,9 +70,9 @@ local clock = core.wall_time or os.clock
 local M = {}
 
 local CAPTURE = "__lf_ensemble_integrator" -- hidden observer: keeps the integrator for it:state()
-local RUN_KEYS = {"method", "h", "T", "every", "observe", "newton_tol", "max_iter", "states"}
+local RUN_KEYS = {"method", "h", "T", "every", "observe", "newton_tol", "max_iter", "adapt", "states"}
 local KNOWN = {}
-for _, k in ipairs{"n", "params", "make", "method", "h", "T", "every", "observe", "newton_tol", "max_iter", "states",
+for _, k in ipairs{"n", "params", "make", "method", "h", "T", "every", "observe", "newton_tol", "max_iter", "adapt", "states",
                    "reduce", "summarize", "trajectory", "workers", "progress", "mpi", "gather", "seed",
                    "quiet", "lanes"} do KNOWN[k] = true end
 
@@ -248,7 +248,8 @@ local function run_lanes(spec, idxs)
     local o = {}
     for _, k in ipairs(RUN_KEYS) do o[k] = spec[k] end
     for k, v in pairs(mopts or {}) do o[k] = v end
-    if o.observe ~= nil or type(o.method) ~= "string" or o.h == nil or o.T == nil then return nil end
+    -- lanes share one step size: adaptive members run one by one
+    if o.observe ~= nil or o.adapt or type(o.method) ~= "string" or o.h == nil or o.T == nil then return nil end
     local okk, kj = pcall(system.lane_model, system)
     if not okk or kj == nil or (key and kj ~= key) then return nil end
     if o1 and (o.method ~= o1.method or o.h ~= o1.h or o.T ~= o1.T or o.every ~= o1.every

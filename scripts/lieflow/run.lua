@@ -22,6 +22,9 @@
 -- characters, as they head CSV columns); array entries may also name the system's columns
 -- ("energy", ...), which are always recorded anyway. An observer that errors or returns a
 -- non-number stops the run with an error naming it and the time.
+-- adapt = true | {monitor = "torque" | function(state) return rate end}: reversible adaptive steps
+-- (lf.integrator's option; h is the step at the start): samples every `every` steps, the last step
+-- landing on T, and the columns step (the last time step) and rho (the step density).
 -- progress: nil = a progress line on stderr (\r, percentage, steps/s) when stderr is a terminal
 -- and the run has lasted more than 1 s; true = always; false = never.
 -- record = {"R", "omega", "quaternion", "euler_zyx", ...}: columns of the state itself, without one
@@ -294,7 +297,8 @@ end
 
 -- ------------------------------------------------------------------ options
 -- The integrator options a run forwards to lf.integrator (solver and tolerances of the methods).
-M.INTEGRATOR_KEYS = {"newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian", "rtol", "atol", "quadrature"}
+M.INTEGRATOR_KEYS = {"newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian", "rtol", "atol", "quadrature",
+                     "adapt"}
 
 --- M.integrator_opts(opts, h [, skip]) -> the lf.integrator options in opts (M.INTEGRATOR_KEYS, but
 --- those in the set skip) with h.
@@ -519,6 +523,20 @@ end
 local function step_all(r, take)
   local it, n, every, h = r.it, r.n, r.every, r.h
   take()
+  if r.adapt then -- reversible adaptive steps: every `every` steps, the last one landing on T
+    local k = 0
+    while it.t < r.T do
+      local ok, err = pcall(it.advance_to, it, r.T, every)
+      if not ok then fail(r, err, it.t) end
+      take()
+      k = k + 1
+      if r.show and k % r.check_every == 0 and r.clock() - r.last > 0.2 and (r.progress == true or r.clock() - r.wall0 > 1) then
+        progress_line(r.name, h, math.floor(n * it.t / r.T), n, it.t, it.steps / (r.clock() - r.wall0), false)
+        r.shown, r.last = true, r.clock()
+      end
+    end
+    return
+  end
   local done, k = 0, 0
   while done < n do
     local m = math.min(every, n - done)
@@ -611,6 +629,10 @@ function M.run(system, opts)
   local memory_limit = opts.memory_limit == nil and 1e9 or opts.memory_limit
   positive(memory_limit, "option 'memory_limit' (bytes)", fn)
   local recorders = M.recorders(system, opts.record, fn)
+  -- reversible adaptive steps: every sample records the last step and the step density
+  if opts.adapt then
+    recorders[#recorders + 1] = {columns = {"step", "rho"}, values = function(it) return {it.last_h, it.rho} end}
+  end
   if opts.states ~= nil and type(opts.states) ~= "boolean" then
     error(("%s: option 'states' must be true or false, got %s"):format(fn, type(opts.states)), 2)
   end
@@ -643,6 +665,7 @@ function M.run(system, opts)
   local sample = sampler(r)
   start_clocks(r)
   r.adaptive = type(it.method) == "table" and it.method.adaptive
+  r.adapt = it.adaptive
   local function take()
     local ok, err = pcall(sample)
     if not ok then fail(r, err, it.t) end

@@ -4,6 +4,8 @@
 --
 --   local wp = require "lieflow.workprec"
 --   local pts = wp.sweep(system, {method = "split_exact_s4"}, {T = 1e4, mode = "energy", h0 = 1})
+--   local pts = wp.sweep(system, {method = "dlm_s4", adapt = true}, ...)  (reversible adaptive steps:
+--                        h is the step at the start, lf.integrator's option adapt)
 --   local pts = wp.sweep(system, {solver = "rk8pd", renormalize = true}, {T = 10, mode = "global",
 --                        reference = ref})
 --   wp.time_to(pts, 1e-6) -> seconds, point          (nil if no run reached 1e-6)
@@ -54,7 +56,7 @@ local function run_once(system, spec, T, param, every)
                                   h = spec.solver ~= "rk8pd" and param or nil,
                                   tol = spec.solver == "rk8pd" and param or nil, energy_every = every})
   end
-  return core.timed_run(spec.method, system, {T = T, h = param, energy_every = every})
+  return core.timed_run(spec.method, system, {T = T, h = param, energy_every = every, adapt = spec.adapt})
 end
 
 --- One measured point: {param=, err=, seconds= (CPU, median), seconds_all=, wall_seconds= (median),

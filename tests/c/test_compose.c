@@ -226,6 +226,7 @@ static void test_orders(void **state)
         {"no_squish", "blanes_moan4", 4},  {"no_squish", "kahan_li6", 6}, {"split_exact", "blanes_moan4", 4},
         {"split_exact", "rkn4", 4},        {"split_exact", "rkn6", 6},   {"split_exact", "kahan_li8", 8},
         {"rkmk_gl4_sym", "triple_jump4", 4}, {"rkmk_gl4_sym", "kahan_li6", 6},
+        {"dlm", "blanes_moan6", 6},        {"no_squish", "blanes_moan6", 6}, {"split_exact", "rkn6a", 6},
     };
     for (size_t i = 0; i < sizeof combos / sizeof combos[0]; i++) {
         lf_method *m = compose(combos[i].base, combos[i].scheme);
@@ -237,6 +238,13 @@ static void test_orders(void **state)
         problem_free(&pt);
         lf_method_free(m);
     }
+    /* McLachlan's order 8 on the stress test (on the slow top vlv + mclachlan8 fits 7.75 over its last
+     * three halvings before the floor, outside the +-0.15 of a fit) */
+    lf_method *m = compose("vlv", "mclachlan8");
+    problem ps = problem_stress();
+    order_of(m, &ps, 1, 1e-13, 8);
+    problem_free(&ps);
+    lf_method_free(m);
 }
 
 /* ---------------------------------------------------------------- refusals and metadata */

@@ -124,8 +124,37 @@ static void test_steps_do_not_allocate(void **state)
     problem_free(&p);
 }
 
+/* reversible adaptive steps (adapt.c): every symmetric fixed-step rigid method, 1000 steps of the
+ * Coulomb wall with the torque monitor, and advance_to (its last, shortened step) */
+static void test_adaptive_steps_do_not_allocate(void **state)
+{
+    (void)state;
+    for (int i = 0; i < lf_method_count(); i++) {
+        const lf_method *m = lf_method_at(i);
+        const lf_method_info *mi = lf_method_get_info(m);
+        if (mi->form != LF_FORM_RIGID || !mi->symmetric || lf_method_get_rigid_info(m)->free_body_only) continue;
+        problem p = problem_coulomb_wall();
+        lf_error e;
+        double y0[12];
+        lf_system *sys = problem_system(&p, y0, &e);
+        lf_stepper_opts o = {.adapt = 1};
+        lf_stepper *st = lf_stepper_new(m, sys, y0, 0, &o, &e);
+        assert_non_null(st);
+        long before = allocations;
+        assert_int_equal(lf_stepper_step(st, 0.05, 1000), LF_OK);
+        assert_int_equal(lf_stepper_advance_to(st, lf_stepper_time(st) + 1.234, 0.05), LF_OK);
+        long during = allocations - before;
+        printf("  %-18s allocations in 1000 adaptive steps: %ld\n", mi->name, during);
+        assert_int_equal(during, 0);
+        lf_stepper_free(st);
+        lf_system_free(sys);
+        problem_free(&p);
+    }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_steps_do_not_allocate)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_steps_do_not_allocate),
+                                       cmocka_unit_test(test_adaptive_steps_do_not_allocate)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
