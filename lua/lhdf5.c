@@ -34,6 +34,7 @@
 #define LFB_H5W "lf.h5writer"
 #define H5_CHUNK 4096
 #define H5_MAX_ROWS ((hsize_t)1 << 28) /* a dataset longer than this is refused when read */
+#define H5_MAX_COMPACT 10000           /* links and attributes kept in object headers (checksummed) */
 
 typedef struct {
     hid_t file, group;
@@ -134,6 +135,7 @@ static hid_t create_column(hid_t group, const char *name)
             H5Pset_shuffle(dcpl);
             H5Pset_deflate(dcpl, 4);
         }
+        H5Pset_fletcher32(dcpl); /* each stored chunk checksummed: a damaged file is an error, not numbers */
         d = H5Dcreate2(group, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     }
     if (dcpl >= 0) H5Pclose(dcpl);
@@ -192,9 +194,22 @@ static int l_h5_create(lua_State *L)
     w->ncol = ncol;
     set_target(L, w, path);
     errno = 0;
-    w->file = H5Fcreate(w->tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    /* Checksums on everything the reader parses, so that a damaged file is refused by HDF5 instead of
+     * parsed (HDF5 1.10 can crash on a damaged heap): the file format of HDF5 1.10 (superblock, object
+     * headers and chunk indexes with checksums; such files need HDF5 1.10 or later to read), the root's
+     * attributes and the links of /columns kept in the object headers (compact: the fractal heaps of
+     * dense storage are not checksummed), and each chunk's Fletcher-32 (create_column). */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = H5Pcreate(H5P_FILE_CREATE), gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    if (fapl >= 0) H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110);
+    if (fcpl >= 0) H5Pset_attr_phase_change(fcpl, H5_MAX_COMPACT, H5_MAX_COMPACT);
+    if (gcpl >= 0) H5Pset_link_phase_change(gcpl, H5_MAX_COMPACT, H5_MAX_COMPACT);
+    w->file = H5Fcreate(w->tmp, H5F_ACC_EXCL, fcpl >= 0 ? fcpl : H5P_DEFAULT, fapl >= 0 ? fapl : H5P_DEFAULT);
+    if (w->file >= 0)
+        w->group = H5Gcreate2(w->file, "columns", H5P_DEFAULT, gcpl >= 0 ? gcpl : H5P_DEFAULT, H5P_DEFAULT);
+    if (fapl >= 0) H5Pclose(fapl);
+    if (fcpl >= 0) H5Pclose(fcpl);
+    if (gcpl >= 0) H5Pclose(gcpl);
     if (w->file < 0) return h5w_fail(L, w, "cannot create", errno);
-    w->group = H5Gcreate2(w->file, "columns", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (w->group < 0) return h5w_fail(L, w, "cannot write", errno);
     for (int c = 0; c < ncol; c++) {
         lua_geti(L, 2, c + 1);
@@ -343,11 +358,70 @@ static herr_t read_attr(hid_t obj, const char *name, const H5A_info_t *info, voi
     return 0;
 }
 
-/* Push the values of the 1-D float dataset /columns/name as an array, or return an error message. */
-static const char *read_column(lua_State *L, hid_t group, const char *name)
+/* H5Ewalk2 callback (walking upward: the innermost error first): keeps the first description */
+static herr_t first_error(unsigned n, const H5E_error2_t *e, void *data)
 {
-    hid_t d = H5Dopen2(group, name, H5P_DEFAULT);
-    if (d < 0) return "no such dataset";
+    char *buf = data;
+    if (n == 0 && e->desc && e->desc[0]) snprintf(buf, 160, "%s", e->desc);
+    return 0;
+}
+
+/* Why the last HDF5 call failed, from the error stack: " (HDF5: incorrect metadata checksum ...)" */
+static const char *h5_reason(char buf[200])
+{
+    char desc[160] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_error, desc);
+    if (!desc[0]) return "";
+    snprintf(buf, 200, " (HDF5: %s)", desc);
+    return buf;
+}
+
+/* Push the values of the 1-D float dataset /columns/name as an array, or return an error message
+ * (and HDF5's reason in why). */
+/* NULL when the file holds storage for all n values of dataset d, else what is wrong: every chunk a
+ * chunked layout needs (H5Dget_num_chunks counts those its index finds; H5Dget_space_status cannot
+ * tell, it compares compressed bytes with the full size), the whole extent of a contiguous one; a
+ * compact one is whole. Other layouts (virtual, external files) are not stored in this file. */
+static const char *unstored(hid_t d, hid_t space, hid_t type, hsize_t n, char why[200])
+{
+    const char *bad = "damaged: its values are not stored in the file (an unknown layout)";
+    hid_t dcpl = H5Dget_create_plist(d);
+    if (dcpl < 0) return "damaged: cannot read its layout";
+    switch (H5Pget_layout(dcpl)) {
+    case H5D_CHUNKED: {
+        hsize_t c = 0, have = 0;
+        if (H5Pget_chunk(dcpl, 1, &c) != 1 || c == 0) bad = "damaged: a chunked layout without a chunk size";
+        else if (H5Dget_num_chunks(d, space, &have) < 0) {
+            bad = "damaged: cannot read its chunk index";
+            h5_reason(why);
+        } else if (have < n / c + (n % c != 0))
+            bad = "damaged: its size claims more values than its chunks hold";
+        else bad = NULL;
+        break;
+    }
+    case H5D_CONTIGUOUS: {
+        size_t size = H5Tget_size(type);
+        if (H5Pget_external_count(dcpl) != 0) bad = "its values are in another file (refused)";
+        else if (size == 0 || H5Dget_storage_size(d) / size < n) bad = "damaged: its size claims more values than the file stores";
+        else bad = NULL;
+        break;
+    }
+    case H5D_COMPACT: bad = NULL; break;
+    default: break;
+    }
+    H5Pclose(dcpl);
+    return bad;
+}
+
+static const char *read_column(lua_State *L, hid_t group, const char *name, char why[200])
+{
+    why[0] = '\0';
+    htri_t has = H5Lexists(group, name, H5P_DEFAULT);
+    hid_t d = has > 0 ? H5Dopen2(group, name, H5P_DEFAULT) : H5I_INVALID_HID;
+    if (d < 0) {
+        h5_reason(why);
+        return has == 0 ? "no such dataset" : "damaged: cannot open it";
+    }
     hid_t space = H5Dget_space(d), type = H5Dget_type(d);
     const char *bad = NULL;
     hsize_t n = 0;
@@ -355,9 +429,16 @@ static const char *read_column(lua_State *L, hid_t group, const char *name)
         bad = "not a 1-D dataset of floating-point numbers";
     else if (H5Sget_simple_extent_dims(space, &n, NULL) < 0 || n > H5_MAX_ROWS)
         bad = "too many values";
+    /* lieflow writes every value of a column; a dimension that claims more than the file stores
+     * (a damaged size field: unallocated chunks would read as fill values, megabytes from nothing)
+     * is refused before anything is allocated */
+    if (!bad && n > 0) bad = unstored(d, space, type, n, why);
     double *x = bad || n == 0 ? NULL : malloc(sizeof *x * (size_t)n);
     if (!bad && n > 0 && !x) bad = "out of memory";
-    if (!bad && n > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0) bad = "cannot read it";
+    if (!bad && n > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0) {
+        bad = "damaged: cannot read its values"; /* a chunk's checksum, its compressed stream */
+        h5_reason(why);
+    }
     if (!bad) {
         lua_createtable(L, (int)n, 0);
         for (hsize_t i = 0; i < n; i++) {
@@ -395,13 +476,17 @@ static int l_h5_read(lua_State *L)
     struct stat st;
     if (stat(path, &st) != 0) return luaL_error(L, "%s: cannot open '%s': %s", who, path, strerror(errno));
     if (!S_ISREG(st.st_mode)) return luaL_error(L, "%s: cannot read '%s': not a regular file", who, path);
-    if (H5Fis_hdf5(path) <= 0) return luaL_error(L, "%s: '%s' is not an HDF5 file", who, path);
+    char why[200];
+    if (H5Fis_hdf5(path) <= 0) return luaL_error(L, "%s: '%s' is not an HDF5 file%s", who, path, h5_reason(why));
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return luaL_error(L, "%s: cannot open '%s' as HDF5", who, path);
-    hid_t g = H5Gopen2(f, "columns", H5P_DEFAULT);
+    if (f < 0) return luaL_error(L, "%s: cannot open '%s' as HDF5: damaged%s", who, path, h5_reason(why));
+    htri_t has = H5Lexists(f, "columns", H5P_DEFAULT);
+    hid_t g = has > 0 ? H5Gopen2(f, "columns", H5P_DEFAULT) : H5I_INVALID_HID;
     if (g < 0) {
+        h5_reason(why);
         H5Fclose(f);
-        return luaL_error(L, "%s: '%s' has no group /columns: not a lieflow trajectory", who, path);
+        if (has == 0) return luaL_error(L, "%s: '%s' has no group /columns: not a lieflow trajectory", who, path);
+        return luaL_error(L, "%s: '%s' is damaged: cannot open its group /columns%s", who, path, why);
     }
     lua_newtable(L); /* result: 3 */
     lua_newtable(L);
@@ -425,9 +510,9 @@ static int l_h5_read(lua_State *L)
     for (lua_Integer i = 1; i <= luaL_len(L, 4); i++) {
         lua_rawgeti(L, 4, i);
         const char *name = lua_tostring(L, -1);
-        const char *bad = read_column(L, g, name);
+        const char *bad = *name ? read_column(L, g, name, why) : "a column without a name: not a lieflow trajectory";
         if (bad) {
-            lua_pushfstring(L, "%s: '%s': column '%s': %s", who, path, name, bad);
+            lua_pushfstring(L, "%s: '%s': column '%s': %s%s", who, path, name, bad, why);
             H5Gclose(g), H5Fclose(f);
             return lua_error(L);
         }

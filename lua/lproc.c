@@ -4,9 +4,11 @@
  *
  *   proc.ncpu()                 -> CPUs this process may run on (sched_getaffinity), CPUs online
  *   proc.socketpair()           -> fd_parent, fd_child (a connected AF_UNIX stream pair, close-on-exec)
- *   proc.fork()                 -> pid in the parent, 0 in the child. Stdio is flushed before the fork;
+ *   proc.fork([quiet])          -> pid in the parent, 0 in the child. Stdio is flushed before the fork;
  *                                  the child gets SIGINT, SIGTERM, SIGPIPE at their defaults, no Lua
- *                                  hook, and dies with its parent (PR_SET_PDEATHSIG SIGKILL).
+ *                                  hook, and dies with its parent (PR_SET_PDEATHSIG SIGKILL). quiet:
+ *                                  the child's stderr goes to /dev/null (a library's abort message
+ *                                  that its parent reports in its own words: lieflow.hdf5's reader)
  *   proc.close(fd)
  *   proc.send(fd, s)            -> true | nil, message: one frame (8-byte length, then s), blocking
  *   proc.recv(fd)               -> s | nil at end of file: one frame, blocking (a worker reads its tasks)
@@ -35,6 +37,7 @@
  *      (checked). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
@@ -109,6 +112,7 @@ static void set_default(int sig)
 
 static int l_fork(lua_State *L)
 {
+    int quiet = lua_toboolean(L, 1);
     pid_t parent = getpid();
     fflush(NULL); /* no buffered output is written twice */
     pid_t pid = fork();
@@ -124,6 +128,10 @@ static int l_fork(lua_State *L)
         /* a worker never outlives its parent (killed with SIGKILL, or a crash of the parent) */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(70); /* the parent died before prctl */
+        if (quiet) {
+            int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+            if (null >= 0) dup2(null, 2), close(null);
+        }
     }
     lua_pushinteger(L, pid);
     return 1;

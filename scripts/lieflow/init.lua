@@ -199,6 +199,14 @@ function lf.load(path, system, method)
   if not ok or type(c) ~= "table" or c.format ~= checkpoint_format then
     error(("lf.load: '%s' is not a lieflow checkpoint (written by it:save)"):format(path), 2)
   end
+  -- the fields lf.integrator needs, checked first: a damaged file is named as such
+  for _, f in ipairs{{"system_kind", "string"}, {"method", "string"}, {"h", "number"}} do
+    local v = c[f[1]]
+    if type(v) ~= f[2] or (f[2] == "number" and not (v == v and math.abs(v) < math.huge)) then
+      error(("lf.load: '%s' is damaged: its field %s (a %s%s) is %s"):format(path, f[1],
+        f[2] == "number" and "finite " or "", f[2], type(v) == f[2] and tostring(v) or type(v)), 2)
+    end
+  end
   -- (the kind read under pcall: argument #2 may be anything, a number or a table whose fields raise)
   local okk, kind = pcall(function() return system.kind end)
   if not okk or kind == nil or kind ~= c.system_kind then

@@ -73,7 +73,16 @@ local reserved = {}
 for _, c in ipairs{"columns", "method", "h", "T", "every", "steps", "samples", "cpu_time", "wall_time",
                    "write_csv", "to_json", "totable", "plot", "file", "last", "load", "state", "animate",
                    "write_gltf", "state_layout", "state_blocks", "scene", "interrupted", "system", "params",
-                   "write_hdf5"} do reserved[c] = true end
+                   "write_hdf5", "units", "incomplete", "error"} do reserved[c] = true end
+
+-- A column name read from a file: a trajectory field or method would be overwritten by it (a file
+-- that is not lieflow's, or a damaged one), and an empty name is no column.
+local function check_column_name(who, path, c)
+  if reserved[c] or c == "" then
+    error(("%s: '%s' has a column named '%s', which is a trajectory field or method: not a lieflow trajectory")
+      :format(who, path, c), 0)
+  end
+end
 
 local traj_mt = {__name = "lf.trajectory"}
 local traj_methods = {}
@@ -714,10 +723,11 @@ end
 function traj_methods:load()
   check_traj(self, "traj:load")
   if not self.file then error("traj:load: this trajectory was not streamed to a file (its arrays are in memory)", 2) end
-  local d = hdf5.is_path(self.file) and M.read_hdf5(self.file) or M.read_csv(self.file)
+  local ok, d = pcall(hdf5.is_path(self.file) and M.read_hdf5 or M.read_csv, self.file)
+  if not ok then error("traj:load: " .. M.strip_position(d), 2) end
   local t = {}
   for k, v in pairs(self) do t[k] = v end
-  t.file = nil
+  t.file, t.samples, t.columns = nil, d.samples, d.columns
   for _, c in ipairs(d.columns) do t[c] = d[c] end
   return setmetatable(t, traj_mt)
 end
@@ -906,7 +916,13 @@ function M.read_csv(path)
     -- readable end of file is "empty"
     if not header then error(("read_csv: '%s' is empty"):format(path), 0) end
     local out = {columns = {}}
-    for c in header:gmatch("[^,]+") do out.columns[#out.columns + 1] = c; out[c] = {} end
+    for c in header:gmatch("[^,]+") do
+      check_column_name("read_csv", path, c)
+      if out[c] then error(("read_csv: '%s' has two columns named '%s'"):format(path, c), 0) end
+      out.columns[#out.columns + 1] = c
+      out[c] = {}
+    end
+    if #out.columns == 0 then error(("read_csv: '%s' has no columns (its first line names none)"):format(path), 0) end
     local r = 0
     for line in next_line do
       if line ~= "" then
@@ -945,8 +961,18 @@ function M.read_hdf5(path)
   if path:find("\0", 1, true) then error("read_hdf5: the path contains a NUL byte", 2) end
   local ok, d = pcall(hdf5.read, path, "read_hdf5")
   if not ok then error(M.strip_position(d), 2) end
-  local a = d.attrs
-  local out = {columns = setmetatable(d.columns, columns_mt), samples = #(d.data[d.columns[1]] or {}), units = d.units}
+  if #d.columns == 0 then error(("read_hdf5: '%s' has no columns: not a lieflow trajectory"):format(path), 2) end
+  local a, n, seen = d.attrs, nil, {}
+  for _, c in ipairs(d.columns) do
+    check_column_name("read_hdf5", path, c)
+    if seen[c] then error(("read_hdf5: '%s' has two columns named '%s'"):format(path, c), 2) end
+    seen[c] = true
+    if n and #d.data[c] ~= n then
+      error(("read_hdf5: '%s': column '%s' has %d values, column '%s' %d"):format(path, c, #d.data[c], d.columns[1], n), 2)
+    end
+    n = #d.data[c]
+  end
+  local out = {columns = setmetatable(d.columns, columns_mt), samples = n or 0, units = d.units}
   for _, k in ipairs{"method", "h", "T", "every", "steps", "cpu_time", "wall_time", "system"} do out[k] = a[k] end
   if type(a.parameters) == "string" then
     local okp, p = pcall(json.decode, a.parameters)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Run the finalizer sweep (tests/fuzz/finalize_sweep.lua), then the Lua API fuzzer (tests/fuzz/fuzz.lua)
-# and the compiled-model fuzzer (tests/fuzz/graph_fuzz.lua), in a scratch directory and report.
+# Run the finalizer sweep (tests/fuzz/finalize_sweep.lua), then the Lua API fuzzer (tests/fuzz/fuzz.lua),
+# the compiled-model fuzzer (tests/fuzz/graph_fuzz.lua) and the files fuzzer (tests/fuzz/files_fuzz.lua),
+# in a scratch directory and report.
 #   tests/fuzz/run.sh EXE smoke            fixed seeds, a fixed number of calls and programs (make test)
 #   tests/fuzz/run.sh EXE SECONDS [SEED]   seeds SEED, SEED+1, ... until SECONDS have passed (make fuzz):
-#                                          3/4 of the time fuzz.lua, 1/4 graph_fuzz.lua
+#                                          3/5 of the time fuzz.lua, 1/5 graph_fuzz.lua, 1/5 files_fuzz.lua
 # A finding (exit 1 of fuzz.lua or graph_fuzz.lua), a crash (signal, sanitizer report) or a hang
 # (the process outlives its time by 60 s) stops the run: the tail of the call log is printed (the
 # log itself, a replayable Lua script, is kept and its path printed); for graph_fuzz.lua the
@@ -65,6 +66,25 @@ run_graph() {  # run_graph SEED PROGRAMS SECONDS: the compiled-model fuzzer, wit
     return 1
 }
 
+run_files() {  # run_files SEED CASES SECONDS: the files fuzzer (files_fuzz.lua)
+    local seed=$1 cases=$2 secs=$3 dir="$OUT/files-seed-$1" rc
+    rm -rf "$dir" && mkdir -p "$dir"
+    # a reader that believes a lying size fails under the address-space limit instead of taking the
+    # machine (not under ASan, whose shadow memory needs terabytes of address space)
+    local limit="ulimit -v 4000000;"
+    ldd "$EXE" 2>/dev/null | grep -q libasan && limit=""
+    (cd "$dir" && XDG_CACHE_HOME="$dir/cache" timeout -s KILL $((secs + 60)) bash -c "$limit exec \"\$@\"" files_fuzz \
+        "$EXE" "$HERE/files_fuzz.lua" --seed "$seed" --cases "$cases" --seconds "$secs" \
+        >"$dir/out.txt" 2>"$dir/err.txt")
+    rc=$?
+    grep -a -A2 -E "^(files_fuzz:|  [0-9]+x)" "$dir/err.txt" | head -40
+    if [ $rc -eq 0 ]; then rm -rf "$dir"; return 0; fi
+    explain $rc "in files_fuzz.lua with seed $seed" "$dir" $((secs + 60))
+    echo "files_fuzz: the last case (its file is kept in $dir):"
+    cat "$dir/last-case.txt" 2>/dev/null
+    return 1
+}
+
 run_sweep() {  # the finalizer sweep (finalize_sweep.lua): deterministic, a few seconds
     local dir="$OUT/finalize-sweep" rc
     rm -rf "$dir" && mkdir -p "$dir"
@@ -84,14 +104,18 @@ if [ "$MODE" = smoke ]; then
     for s in 1 2 3; do run_one "$s" 2500 120 || status=1; done
     # 20 programs per seed, 5 of them compiled natively (a few seconds)
     for s in 1 2 3; do run_graph "$s" 20 120 || status=1; done
-    [ $status -eq 0 ] && rm -rf "$OUT" && echo "fuzz: smoke run clean: 3 seeds x 2500 calls, 3 seeds x 20 compiled programs"
+    # 500 mutated files per seed (a few seconds)
+    for s in 1 2; do run_files "$s" 500 120 || status=1; done
+    [ $status -eq 0 ] && rm -rf "$OUT" && echo "fuzz: smoke run clean: 3 seeds x 2500 calls, 3 seeds x 20 compiled programs, 2 seeds x 500 files"
     exit $status
 fi
 
-# the time: 3/4 for fuzz.lua, 1/4 for graph_fuzz.lua (each seed at most 120 s)
-GSECS=$(( MODE / 4 ))
+# the time: 3/5 for fuzz.lua, 1/5 for graph_fuzz.lua, 1/5 for files_fuzz.lua (each seed at most 120 s)
+GSECS=$(( MODE / 5 ))
+FSECS=$(( MODE / 5 ))
 GSEED=$SEED
-end=$(( $(date +%s) + MODE - GSECS ))
+FSEED=$SEED
+end=$(( $(date +%s) + MODE - GSECS - FSECS ))
 while [ "$(date +%s)" -lt "$end" ]; do
     left=$(( end - $(date +%s) ))
     [ $left -gt 120 ] && left=120
@@ -107,5 +131,13 @@ while [ "$(date +%s)" -lt "$end" ]; do
     run_graph "$GSEED" 100000000 "$left" || exit 1
     GSEED=$((GSEED + 1))
 done
+end=$(( $(date +%s) + FSECS ))
+while [ "$(date +%s)" -lt "$end" ]; do
+    left=$(( end - $(date +%s) ))
+    [ $left -gt 120 ] && left=120
+    [ $left -lt 1 ] && break
+    run_files "$FSEED" 100000000 "$left" || exit 1
+    FSEED=$((FSEED + 1))
+done
 rm -rf "$OUT"
-echo "fuzz: clean for $MODE s (fuzz.lua seeds up to $((SEED - 1)), graph_fuzz.lua seeds up to $((GSEED - 1)))"
+echo "fuzz: clean for $MODE s (fuzz.lua seeds up to $((SEED - 1)), graph_fuzz.lua seeds up to $((GSEED - 1)), files_fuzz.lua seeds up to $((FSEED - 1)))"
