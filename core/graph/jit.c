@@ -395,6 +395,19 @@ static const char *elf_problem(const unsigned char *b, size_t n)
 }
 
 /* the bytes hold the key followed by its NUL, as the string lf_jit_key does */
+/* Every cache file ends with SUM_MAGIC and the SHA-256 of the bytes before them (install_output
+ * appends them; the ELF loader ignores bytes past its headers and segments): a flipped byte in the
+ * code is "corrupt" and recompiled, where it would have been loaded and crashed the process. */
+#define SUM_MAGIC "lfsha256"
+#define SUM_LEN (8 + 32)
+static int sum_ok(const unsigned char *b, size_t n)
+{
+    unsigned char d[32];
+    if (n < SUM_LEN || memcmp(b + n - SUM_LEN, SUM_MAGIC, 8) != 0) return 0;
+    lf_sha256(b, n - SUM_LEN, d);
+    return memcmp(b + n - 32, d, 32) == 0;
+}
+
 static int has_key(const unsigned char *b, size_t n, const char *hash)
 {
     if (n < 65) return 0;
@@ -496,6 +509,7 @@ static int read_entry(int fd, size_t n, const char *hash, const char *path, unsi
         got += (size_t)k;
     }
     const char *p = got < n ? "shorter than its size" : elf_problem(*buf, n);
+    if (!p && !sum_ok(*buf, n)) p = "its bytes do not match the SHA-256 written after them";
     if (p) {
         snprintf(why, whysz, "was truncated or corrupt (%s)", p);
         *bad = why;
@@ -868,13 +882,43 @@ static int compiler_result(const jit_conf *c, const char *exe, const char *cname
     return LF_OK;
 }
 
+/* Append SUM_MAGIC and the SHA-256 of the file's n bytes to the file fd. -1: errno set. */
+static int append_sum(int fd, size_t n)
+{
+    unsigned char *b = malloc(n + SUM_LEN);
+    if (!b) return errno = ENOMEM, -1;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, b + got, n - got, (off_t)got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    int rc = -1;
+    if (got == n) {
+        memcpy(b + n, SUM_MAGIC, 8);
+        lf_sha256(b, n, b + n + 8);
+        rc = 0;
+        for (size_t off = n; off < n + SUM_LEN && rc == 0;) {
+            ssize_t k = pwrite(fd, b + off, n + SUM_LEN - off, (off_t)off);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) rc = -1;
+            else off += (size_t)k;
+        }
+    } else if (errno == 0) {
+        errno = EIO;
+    }
+    free(b);
+    return rc;
+}
+
 /* The compiler's output sname (r: how it ended; r->out its trimmed output) checked (a non-empty
  * regular file, not a link, owned by you), made 0600 and renamed to final atomically. */
 static int install_output(const jit_conf *c, const cache_ref *cr, const char *sname, const char *final,
                           const run_result *r, const lf_jit_info *info, lf_error *err)
 {
     const char *out = r->out[0] ? r->out : "(no output)";
-    int fd = openat(cr->fd, sname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    int fd = openat(cr->fd, sname, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
         if (fd >= 0) close(fd);
@@ -886,6 +930,16 @@ static int install_output(const jit_conf *c, const cache_ref *cr, const char *sn
         return lf_error_set(err, LF_EDOMAIN,
                             "the compiler's output in %s is owned by uid %u, not by you (uid %u): refused",
                             cr->dir, (unsigned)st.st_uid, (unsigned)geteuid());
+    }
+    if (st.st_size > MAX_SO) {
+        close(fd);
+        return lf_error_set(err, LF_EINVAL, "the compiled file in %s is larger than %ld bytes: refused", cr->dir, MAX_SO);
+    }
+    if (append_sum(fd, (size_t)st.st_size) < 0) {
+        int e = errno;
+        close(fd);
+        return lf_error_set(err, LF_EDOMAIN, "cannot write the checksum of the compiled file in %s: %s", cr->dir,
+                            strerror(e));
     }
     /* the linker creates its output 0777 & ~umask: make it private */
     if (fchmod(fd, 0600) < 0 || close(fd) < 0)

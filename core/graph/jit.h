@@ -13,8 +13,9 @@
  *    or swapped under its path after the check cannot redirect them.
  *  - Cache file <hash>.so: opened with O_NOFOLLOW|O_NONBLOCK and checked on the descriptor: a
  *    regular file, owned by you, not writable by group or others. Its ELF headers are checked
- *    against its size (dlopen of a truncated object dies of SIGBUS) and its bytes must carry its
- *    key. It is dlopen'ed (RTLD_NOW|RTLD_LOCAL) as /proc/self/fd/<dir fd>/<hash>.so, i.e. inside
+ *    against its size (dlopen of a truncated object dies of SIGBUS), the SHA-256 appended to it
+ *    when it was compiled must match its bytes (a flipped byte in the code would crash the
+ *    process that runs it) and its bytes must carry its key. It is dlopen'ed (RTLD_NOW|RTLD_LOCAL) as /proc/self/fd/<dir fd>/<hash>.so, i.e. inside
  *    the checked directory inode; afterwards the entry must still be the checked inode (dev/ino)
  *    and dlsym(lf_jit_key) must equal the key. (Not /proc/self/fd/<file fd>: glibc returns any
  *    library already loaded under the same name without opening the file, so a reused fd number
@@ -50,7 +51,7 @@ extern "C" {
 #define LF_JIT_CACHE_MAX 2000
 
 /* Version tag hashed into every cache key; bump it when the generated code's ABI changes. */
-#define LF_JIT_TAG "lieflow-jit-1"
+#define LF_JIT_TAG "lieflow-jit-2"
 
 /* Options; a NULL lf_jit_opts pointer or a zero-initialised struct means all defaults. */
 typedef struct lf_jit_opts {

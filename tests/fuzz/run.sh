@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Run the finalizer sweep (tests/fuzz/finalize_sweep.lua), then the Lua API fuzzer (tests/fuzz/fuzz.lua),
-# the compiled-model fuzzer (tests/fuzz/graph_fuzz.lua) and the files fuzzer (tests/fuzz/files_fuzz.lua),
-# in a scratch directory and report.
+# the compiled-model fuzzer (tests/fuzz/graph_fuzz.lua), the files fuzzer (tests/fuzz/files_fuzz.lua)
+# and the code-cache fuzzer (tests/fuzz/cache_fuzz.lua), in a scratch directory and report.
 #   tests/fuzz/run.sh EXE smoke            fixed seeds, a fixed number of calls and programs (make test)
 #   tests/fuzz/run.sh EXE SECONDS [SEED]   seeds SEED, SEED+1, ... until SECONDS have passed (make fuzz):
-#                                          3/5 of the time fuzz.lua, 1/5 graph_fuzz.lua, 1/5 files_fuzz.lua
+#                                          1/2 of the time fuzz.lua, 1/6 each graph_fuzz.lua,
+#                                          files_fuzz.lua and cache_fuzz.lua
 # A finding (exit 1 of fuzz.lua or graph_fuzz.lua), a crash (signal, sanitizer report) or a hang
 # (the process outlives its time by 60 s) stops the run: the tail of the call log is printed (the
 # log itself, a replayable Lua script, is kept and its path printed); for graph_fuzz.lua the
@@ -85,6 +86,21 @@ run_files() {  # run_files SEED CASES SECONDS: the files fuzzer (files_fuzz.lua)
     return 1
 }
 
+run_cache() {  # run_cache SEED CASES SECONDS: the code-cache fuzzer (cache_fuzz.lua), in a cache of its own
+    local seed=$1 cases=$2 secs=$3 dir="$OUT/cache-seed-$1" rc
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && XDG_CACHE_HOME="$dir/cache" timeout -s KILL $((secs + 60)) \
+        "$EXE" "$HERE/cache_fuzz.lua" --seed "$seed" --cases "$cases" --seconds "$secs" --verbose \
+        >"$dir/out.txt" 2>"$dir/err.txt")
+    rc=$?
+    grep -a -A2 -E "^(cache_fuzz: (seed|FINDING|no native)|  [0-9]+x)" "$dir/err.txt" | head -40
+    if [ $rc -eq 0 ]; then rm -rf "$dir"; return 0; fi
+    explain $rc "in cache_fuzz.lua with seed $seed" "$dir" $((secs + 60))
+    echo "cache_fuzz: the last case (the cache is kept in $dir/cache):"
+    grep -a "^cache_fuzz: case " "$dir/err.txt" | tail -1
+    return 1
+}
+
 run_sweep() {  # the finalizer sweep (finalize_sweep.lua): deterministic, a few seconds
     local dir="$OUT/finalize-sweep" rc
     rm -rf "$dir" && mkdir -p "$dir"
@@ -106,38 +122,30 @@ if [ "$MODE" = smoke ]; then
     for s in 1 2 3; do run_graph "$s" 20 120 || status=1; done
     # 500 mutated files per seed (a few seconds)
     for s in 1 2; do run_files "$s" 500 120 || status=1; done
-    [ $status -eq 0 ] && rm -rf "$OUT" && echo "fuzz: smoke run clean: 3 seeds x 2500 calls, 3 seeds x 20 compiled programs, 2 seeds x 500 files"
+    # 100 states of the code cache (a few seconds)
+    run_cache 1 100 120 || status=1
+    [ $status -eq 0 ] && rm -rf "$OUT" && echo "fuzz: smoke run clean: 3 seeds x 2500 calls, 3 seeds x 20 compiled programs, 2 seeds x 500 files, 100 cache states"
     exit $status
 fi
 
-# the time: 3/5 for fuzz.lua, 1/5 for graph_fuzz.lua, 1/5 for files_fuzz.lua (each seed at most 120 s)
-GSECS=$(( MODE / 5 ))
-FSECS=$(( MODE / 5 ))
-GSEED=$SEED
-FSEED=$SEED
-end=$(( $(date +%s) + MODE - GSECS - FSECS ))
-while [ "$(date +%s)" -lt "$end" ]; do
-    left=$(( end - $(date +%s) ))
-    [ $left -gt 120 ] && left=120
-    [ $left -lt 1 ] && break
-    run_one "$SEED" 100000000 "$left" || exit 1
-    SEED=$((SEED + 1))
-done
-end=$(( $(date +%s) + GSECS ))
-while [ "$(date +%s)" -lt "$end" ]; do
-    left=$(( end - $(date +%s) ))
-    [ $left -gt 120 ] && left=120
-    [ $left -lt 1 ] && break
-    run_graph "$GSEED" 100000000 "$left" || exit 1
-    GSEED=$((GSEED + 1))
-done
-end=$(( $(date +%s) + FSECS ))
-while [ "$(date +%s)" -lt "$end" ]; do
-    left=$(( end - $(date +%s) ))
-    [ $left -gt 120 ] && left=120
-    [ $left -lt 1 ] && break
-    run_files "$FSEED" 100000000 "$left" || exit 1
-    FSEED=$((FSEED + 1))
-done
+# the time: 1/2 for fuzz.lua, 1/6 each for graph_fuzz.lua, files_fuzz.lua and cache_fuzz.lua (each
+# seed at most 120 s, seed after seed)
+timed() {  # timed RUNNER SECONDS FIRST_SEED CASES: prints the next seed
+    local runner=$1 secs=$2 seed=$3 cases=$4 end left
+    end=$(( $(date +%s) + secs ))
+    while [ "$(date +%s)" -lt "$end" ]; do
+        left=$(( end - $(date +%s) ))
+        [ $left -gt 120 ] && left=120
+        [ $left -lt 1 ] && break
+        $runner "$seed" "$cases" "$left" >&2 || return 1
+        seed=$((seed + 1))
+    done
+    echo "$seed"
+}
+SIXTH=$(( MODE / 6 ))
+S1=$(timed run_one $(( MODE - 3 * SIXTH )) "$SEED" 100000000) || exit 1
+S2=$(timed run_graph "$SIXTH" "$SEED" 100000000) || exit 1
+S3=$(timed run_files "$SIXTH" "$SEED" 100000000) || exit 1
+S4=$(timed run_cache "$SIXTH" "$SEED" 100000000) || exit 1
 rm -rf "$OUT"
-echo "fuzz: clean for $MODE s (fuzz.lua seeds up to $((SEED - 1)), graph_fuzz.lua seeds up to $((GSEED - 1)), files_fuzz.lua seeds up to $((FSEED - 1)))"
+echo "fuzz: clean for $MODE s (seeds $SEED to: fuzz.lua $((S1 - 1)), graph_fuzz.lua $((S2 - 1)), files_fuzz.lua $((S3 - 1)), cache_fuzz.lua $((S4 - 1)))"
