@@ -144,9 +144,12 @@ $(BIND_A): $(BIND_OBJ) $(SCRIPTS_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# Lua symbols come from the host program (-llua5.4), the core from liblieflow.so.
+# Lua symbols come from the host program (-llua5.4), the core from liblieflow.so, found beside
+# liblieflow_lua.so (RUNPATH $ORIGIN): a host that calls only luaopen_lieflow does not list
+# liblieflow.so itself when the linker drops unused libraries (--as-needed), and a program's own
+# RUNPATH does not apply to the dependencies of its libraries.
 $(BIND_SO_REAL): $(BIND_OBJ) $(SCRIPTS_OBJ) $(LIB_SO)
-	$(CC) -shared -Wl,-soname,$(BIND_SONAME) -o $@ $(BIND_OBJ) $(SCRIPTS_OBJ) -L$(B) -llieflow $(HDF5_LIBS) $(GSL_LIBS) $(LDFLAGS)
+	$(CC) -shared -Wl,-soname,$(BIND_SONAME) -Wl,-rpath,'$$ORIGIN' -o $@ $(BIND_OBJ) $(SCRIPTS_OBJ) -L$(B) -llieflow $(HDF5_LIBS) $(GSL_LIBS) $(LDFLAGS)
 $(BIND_SO): $(BIND_SO_REAL)
 	@ln -sf $(notdir $<) $(B)/$(BIND_SONAME) && ln -sf $(BIND_SONAME) $@
 

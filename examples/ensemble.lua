@@ -12,7 +12,7 @@
 --      member with --quick; in the full run the members at the two largest step sizes);
 --   2. the drifting methods (eln, tln, liemid_ea, prk, mcg, new3) drift at every h with one sign,
 --      and their slopes scale like h^2: the least-squares exponent of |slope| against h over
---      h <= 1/8 is 2 +- 0.25 (tln at h = 1/4 leaves the asymptotic regime: README, stress test);
+--      h <= 1/8 is 2 +- 0.25 (tln at h = 1/4 leaves the asymptotic regime: docs/experiments.md, stress_test.lua);
 --   3. vlv is bounded at every h, its |slope| (noise) at least 20x below every drifting method's
 --      (90x at T = 2000, h = 1/16, the closest case; ~1000x at T = 10000).
 -- Writes out/ensemble/summary.json and out/ensemble/drift_slope_vs_h.png. `--quick` (make test):
@@ -139,7 +139,7 @@ for _, h in ipairs(hs) do
     min_drift_abs[h]))
 end
 
-experiment.label_hidden_series(series) -- mcg and new3 coincide (README: the same method shifted by h/2)
+experiment.label_hidden_series(series) -- mcg and new3 coincide (docs/methods.md: the same method shifted by h/2)
 lf.plot{x = hs, y = series, logx = true, logy = true, style = "linespoints", key = "outside",
         slopes = {{order = 2, label = "h^2", through = {hs[#hs], 0.3 * min_drift_abs[hs[#hs]]}}},
         title = ("Energy-drift slope of the stress test, T = %g (lf.ensemble, %d members)"):format(T, res.n),

@@ -2,7 +2,7 @@
 -- Models written in Lua, at the speed of C: run with `lieflow examples/lua_models.lua [--quick]`.
 --
 -- A potential, a pair kernel or any function written in Lua is traced into an expression graph,
--- differentiated on it and compiled (README: "Compiled models"). This example writes a model that
+-- differentiated on it and compiled (docs/guide.md: "Compiled models"). This example writes a model that
 -- lieflow does not have built in — a rigid body in a gravity-gradient field, as a spacecraft in a
 -- circular orbit feels it when the orbit's rotation is neglected — and checks it: the compiled
 -- torque against the torque derived by hand, a parameter sweep without recompiling, a built-in model

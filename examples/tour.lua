@@ -59,4 +59,4 @@ for _, name in ipairs{"eln", "vlv"} do
   it:step(steps)
   show(("%s: energy error after %d steps (t = %g)"):format(name, steps, it.t), ("%.3e"):format(it:energy() - E0))
 end
-print("\nSee README.md for the integrators and experiments.")
+print("\nSee docs/guide.md for the module, docs/methods.md for the integrators and docs/experiments.md\nfor the experiments.")

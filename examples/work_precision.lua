@@ -25,7 +25,7 @@
 -- non-geometric one and the speed ratio; for the stress test's energy error (the comparison of the
 -- issue) the winner, the best rk8pd and the best quaternion RK4 runs are then timed again, 5 times
 -- interleaved, with the next two lieflow candidates, and the median ratios are the numbers quoted in
--- the README.
+-- docs/work_precision.md.
 -- Also: bounded energy (lf.stress_test at T = 1e4) for every method beyond the papers.
 -- Writes out/work_precision/summary.json, wp_<problem>_<accuracy>.png (+ .dat, .gp).
 -- `--quick`: short times, few methods, one repetition (for make test; no timing claims).
@@ -319,8 +319,8 @@ summary.bounded_energy = bounded
 -- ------------------------------------------------------------------ every cell
 -- The claim: lieflow's fastest run is at least as fast as the fastest non-geometric one in every cell
 -- (problem, measure, target; from the sweeps). The cells where it is not are printed; each one fails
--- the example unless it is listed here with its reason, which the README's closing note shows with
--- the measurement (README, "Work–precision").
+-- the example unless it is listed here with its reason, which docs/work_precision.md's closing note
+-- shows with the measurement ("Where lieflow does not win, and why").
 local smooth_triaxial = "smooth motion, no wall contact from this state (1.1 + R33 >= 0.69 over T = 1e4): a "
   .. "triaxial body (exact free flow 1 us, dlm's axis splitting) against rk8pd's 13 cheap stages of order 8"
 local expected_losses = {

@@ -5,7 +5,8 @@
 # - the installed executable works, puts its own module directories after the user's paths, and
 #   can load C modules (it exports the Lua API);
 # - help() of the installed module shows docs/api.md; the man page is installed and renders cleanly;
-# - C programs build with exactly the documented lines (README "Embedding", examples/embed/host.c),
+# - C programs build with exactly the documented lines (docs/embedding.md, examples/embed/host.c;
+#   the build lines of the README's "## Embedding in five lines" must be among those of docs/embedding.md),
 #   shared and static, and run: a program of the C API that uses the inline helpers (needs -lm),
 #   and the Lua host example;
 # - the headers are installed as <lieflow/NAME.h> and cannot collide with a system header: every one
@@ -100,10 +101,16 @@ int main(void)
 }
 EOC
 cp "$ROOT/examples/embed/host.c" "$dir/host.c"
-readme_lines=$(sed -n '/^## Embedding/,/^## /p' "$ROOT/README.md" | grep -E '^cc (prog|host)\.c ' || true)
+doc_lines=$(grep -E '^cc (prog|host)\.c ' "$ROOT/docs/embedding.md" || true)
 host_lines=$(sed -n 's/^ \*   \(cc host\.c .*\)$/\1/p' "$ROOT/examples/embed/host.c")
-[ "$(echo "$readme_lines" | grep -c '^cc prog.c')" -ge 2 ] || die "README 'Embedding' lists no shared and static build lines for prog.c"
-[ "$(echo "$readme_lines" | grep -c '^cc host.c')" -ge 2 ] || die "README 'Embedding' lists no shared and static build lines for host.c"
+[ "$(echo "$doc_lines" | grep -c '^cc prog.c')" -ge 2 ] || die "docs/embedding.md lists no shared and static build lines for prog.c"
+[ "$(echo "$doc_lines" | grep -c '^cc host.c')" -ge 2 ] || die "docs/embedding.md lists no shared and static build lines for host.c"
+readme_lines=$(sed -n '/^## Embedding/,/^## /p' "$ROOT/README.md" | grep -E '^cc (prog|host)\.c ' || true)
+[ -n "$readme_lines" ] || die "the README's '## Embedding' section shows no build line"
+while IFS= read -r line; do
+    grep -qxF -- "$line" <<< "$doc_lines" || die "the README's build line is not one of docs/embedding.md (which this test runs): $line"
+done <<< "$readme_lines"
+ok "the README's build lines ($(grep -c . <<< "$readme_lines")) are among those of docs/embedding.md"
 [ "$(echo "$host_lines" | grep -c '^cc host.c')" -ge 2 ] || die "examples/embed/host.c documents no shared and static build lines"
 while IFS= read -r line; do
     [ -n "$line" ] || continue
@@ -131,8 +138,30 @@ while IFS= read -r line; do
         grep -q '^embed: ok$' <<< "$out" || die "host without share/lua printed '$out'"
         ok "  ... and runs lf.run + JSON with share/lua moved away and LUA_PATH, LUA_CPATH empty"
     fi
-done <<< "$readme_lines
+done <<< "$doc_lines
 $host_lines"
+
+# The README's "embedding in five lines": its ```c block, in a main() with the three includes the
+# README names, built with the README's build line(s), run with no Lua file on disk. It calls only
+# luaopen_lieflow, so with the linker's --as-needed the program does not list liblieflow.so itself:
+# liblieflow_lua.so must find it (its RUNPATH $ORIGIN).
+five=$(sed -n '/^## Embedding/,/^## /p' "$ROOT/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d')
+[ "$(grep -c . <<< "$five")" -eq 5 ] || die "the README's '## Embedding' section has no C block of five lines"
+{
+    printf '#include <lauxlib.h>\n#include <lualib.h>\n#include <lieflow/lieflow_lua.h>\n#include <stdio.h>\n'
+    printf 'int main(void)\n{\n%s\n' "$five"
+    printf '    if (lua_gettop(L) != 0) { fprintf(stderr, "%%s\\n", lua_tostring(L, -1)); return 1; }\n'
+    printf '    puts("five lines: ok");\n    lua_close(L);\n    return 0;\n}\n'
+} > "$dir/host.c"
+while IFS= read -r line; do
+    rm -f "$dir/host"
+    (cd "$dir" && bash -c "$line") > "$dir/build.log" 2>&1 || { cat "$dir/build.log"; die "the README's line failed on its five lines: $line"; }
+    mv "$dir/share/lua" "$dir/share/lua.away"
+    out=$(cd "$dir" && env -u LD_LIBRARY_PATH LUA_PATH= LUA_CPATH= "$dir/host" 2>&1) || { mv "$dir/share/lua.away" "$dir/share/lua"; die "the README's five lines do not run: $out"; }
+    mv "$dir/share/lua.away" "$dir/share/lua"
+    [ "$out" = "five lines: ok" ] || die "the README's five lines printed '$out'"
+    ok "the README's five lines build with '$line' and run lf.run with no Lua file on disk"
+done <<< "$(grep '^cc host\.c ' <<< "$readme_lines")"
 
 # The installed headers. PREFIX/include holds nothing but lieflow/ and the Cflags are
 # -IPREFIX/include, so a client's #include <NAME.h> never reaches a lieflow header: those are only
@@ -166,7 +195,7 @@ ok "each of the $nh installed headers compiles alone as <lieflow/NAME.h> (${comp
 
 # A client of glibc's <error.h> (error(), error_message_count: declared by glibc's header only) and
 # of <lieflow/lieflow.h> (which includes lieflow's own error.h: lf_error, lf_error_set), in both
-# orders, built with the README's shared line for prog.c by each compiler (no warning allowed: an
+# orders, built with the documented shared line for prog.c by each compiler (no warning allowed: an
 # undeclared error() would be one) and run.
 cat > "$dir/errclient.c" <<'EOC'
 #include <error.h>           /* glibc's */
@@ -184,7 +213,7 @@ int main(void)
 }
 EOC
 sed -e '1{h;d}' -e '2{G}' "$dir/errclient.c" > "$dir/errclient2.c" # the two #include lines swapped
-shared_line=$(grep -m1 -- '^cc prog\.c .*rpath' <<< "$readme_lines")
+shared_line=$(grep -m1 -- '^cc prog\.c .*rpath' <<< "$doc_lines")
 for c in $compilers; do
     for src in errclient errclient2; do
         line=$(sed -e "s/^cc prog\.c -o prog /$c $src.c -o $src /" <<< "$shared_line")

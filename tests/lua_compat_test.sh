@@ -3,7 +3,7 @@
 # lieflow is a drop-in `lua` (make test-compat): every case runs the same command line under the
 # stock lua5.4 and under lieflow, both started with argv[0] = "lua" (or "mylua"), and compares
 # stdout, stderr and the exit code byte for byte. Before the comparison only the documented
-# differences are normalized (README, "lieflow as lua"):
+# differences are normalized (docs/guide.md, "`lieflow` as `lua`"):
 #   - the version line: lieflow prints "lieflow X.Y.Z — " in front of lua's copyright line;
 #   - after a bad option, lieflow's usage message lists its extra options (-h, --help, --version)
 #     after lua's option lines.

@@ -323,8 +323,8 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
 }
 
 /* ---------------------------------------------------------------- registered compositions */
-/* The COMPOSED entries of methods.def (chosen by measurement: examples/work_precision.lua, README
- * "Work–precision"): their base and scheme; test_compose.c checks their metadata against what
+/* The COMPOSED entries of methods.def (chosen by measurement: examples/work_precision.lua,
+ * docs/work_precision.md): their base and scheme; test_compose.c checks their metadata against what
  * lf_compose_method_new derives. */
 #define METHOD_ID(id) extern const lf_method lf_method_##id;
 #include "methods.def"

@@ -13,7 +13,7 @@
  *    (On the stress test, which is chaotic, the reversible adaptive steps do drift: lf.stress_test
  *    statistics 4 to 13 at T = 2000 for vlv and split_exact_s4, h = 0.125 ... 0.03125, where fixed
  *    steps stay bounded; Hairer & Söderlind's near-conservation is for integrable reversible
- *    systems. README, "Reversible adaptive steps".)
+ *    systems. docs/methods.md, "Reversible adaptive steps".)
  *  - refusals name the method: not symmetric, adaptive already, lanes, no monitor. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -454,7 +454,7 @@ static void test_orders(void **state)
     lf_stepper_opts fp = {.solver = LF_SOLVER_FIXED_POINT};
     for (int k = 0; k < 3; k++) {
         /* rkmk_gl4/gl6 on 16 dipoles: the thesis's fixed-point iteration (the default Newton with a
-         * block-diagonal Jacobian converges too slowly there: 192 unknowns, see README) */
+         * block-diagonal Jacobian converges too slowly there: 192 unknowns, see docs/methods.md) */
         const lf_stepper_opts *o = k == 2 ? &fp : NULL;
         check_orders(names[k], sys[k], kmin[k], 9, "eln_spatial", 2, 0, 1e-11, NULL);
         check_orders(names[k], sys[k], k == 2 ? 5 : kmin[k], 9, "rattle", 2, 0, 1e-11, NULL);
