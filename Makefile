@@ -86,7 +86,7 @@ EXE      := $(B)/lieflow
 EMBED    := $(B)/embed_host
 
 .PHONY: FORCE all rockspec rock rock-install test-abi test-version test-rock deps deps-build deps-run deps-test deps-opt test test-run test-minimal demo-run test-c test-lua test-repl test-compat test-standalone test-embed test-examples test-mpi \
-        test-install test-license test-view test-fuzz demo bench install clean asan asan-build valgrind valgrind-examples fuzz \
+        test-install test-license test-view test-fuzz demo bench install clean asan asan-build valgrind valgrind-deps valgrind-examples fuzz \
         fuzz-c fuzz-c-build \
         fuzz-c-corpus fuzz-c-deps
 .DEFAULT_GOAL := all
@@ -389,10 +389,11 @@ asan: asan-build
 	@set -e; for f in $(wildcard examples/*.lua); do echo "== asan $$f --quick"; $(ASAN_ENV) $(ASAN_B)/lieflow $$f --quick >/dev/null; done
 	bash tests/fuzz/run.sh $(ASAN_B)/lieflow smoke
 
-# `make fuzz SECONDS=n`: the Lua API fuzzer for n seconds (default 60), seed after seed.
+# `make fuzz SECONDS=n [SEED=s] [ONLY=api|graph|files|cache]`: the Lua-level fuzzers for n seconds
+# (default 60), seed after seed (tests/fuzz/run.sh: half to the API fuzzer, a sixth to each other one).
 FUZZ_SECONDS = $(if $(SECONDS),$(SECONDS),60)
 fuzz: $(EXE)
-	bash tests/fuzz/run.sh $(EXE) $(FUZZ_SECONDS) $(if $(SEED),$(SEED),1)
+	FUZZ_ONLY=$(ONLY) bash tests/fuzz/run.sh $(EXE) $(FUZZ_SECONDS) $(if $(SEED),$(SEED),1)
 
 # `make fuzz-c SECONDS=n`: libFuzzer over the C API (tests/fuzz/fuzz_capi.c) with ASan + UBSan,
 # clang from Debian (package clang); the corpus in tests/fuzz/corpus_c grows in build-fuzz/corpus.
@@ -420,11 +421,18 @@ fuzz-c: $(FUZZ_B)/fuzz_capi
 fuzz-c-corpus: $(FUZZ_B)/fuzz_capi
 	$(FUZZ_B)/fuzz_capi -runs=0 tests/fuzz/corpus_c
 
-valgrind: $(CTEST_BIN)
+valgrind: $(CTEST_BIN) valgrind-deps
 	@set -e; for t in $(CTEST_BIN); do valgrind -q --error-exitcode=1 --leak-check=full $$t; done
 
+# valgrind from Debian, installed like the other packages (as root), else the command is printed
+valgrind-deps:
+	@command -v valgrind >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind; \
+	else echo "make valgrind needs valgrind: sudo apt-get install -y valgrind"; exit 1; fi
+
 # the examples with compiled models (native and tape) under valgrind, with a fresh code cache
-valgrind-examples: $(EXE)
+valgrind-examples: $(EXE) valgrind-deps
 	@set -e; d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; for f in examples/lua_models.lua examples/tour.lua; do \
 	  echo "== valgrind $$f --quick"; XDG_CACHE_HOME="$$d" valgrind -q --error-exitcode=1 $(EXE) $$f --quick > /dev/null; done; \
 	echo "valgrind-examples: clean"

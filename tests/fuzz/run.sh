@@ -6,7 +6,8 @@
 #   tests/fuzz/run.sh EXE smoke            fixed seeds, a fixed number of calls and programs (make test)
 #   tests/fuzz/run.sh EXE SECONDS [SEED]   seeds SEED, SEED+1, ... until SECONDS have passed (make fuzz):
 #                                          1/2 of the time fuzz.lua, 1/6 each graph_fuzz.lua,
-#                                          files_fuzz.lua and cache_fuzz.lua
+#                                          files_fuzz.lua and cache_fuzz.lua; with FUZZ_ONLY=api|graph|
+#                                          files|cache all of it to that one (make fuzz ONLY=...)
 # A finding (exit 1 of fuzz.lua or graph_fuzz.lua), a crash (signal, sanitizer report) or a hang
 # (the process outlives its time by 60 s) stops the run: the tail of the call log is printed (the
 # log itself, a replayable Lua script, is kept and its path printed); for graph_fuzz.lua the
@@ -142,6 +143,17 @@ timed() {  # timed RUNNER SECONDS FIRST_SEED CASES: prints the next seed
     done
     echo "$seed"
 }
+# FUZZ_ONLY=api|graph|files|cache: all the time to that one fuzzer (make fuzz ONLY=...)
+case "${FUZZ_ONLY:-}" in
+    "") ;;
+    api|graph|files|cache)
+        runner=$(case $FUZZ_ONLY in api) echo run_one;; graph) echo run_graph;; files) echo run_files;; cache) echo run_cache;; esac)
+        next=$(timed "$runner" "$MODE" "$SEED" 100000000) || exit 1
+        rm -rf "$OUT"
+        echo "fuzz: $FUZZ_ONLY clean for $MODE s (seeds $SEED to $((next - 1)))"
+        exit 0;;
+    *) echo "FUZZ_ONLY must be api, graph, files or cache, got '$FUZZ_ONLY'" >&2; exit 2;;
+esac
 SIXTH=$(( MODE / 6 ))
 S1=$(timed run_one $(( MODE - 3 * SIXTH )) "$SEED" 100000000) || exit 1
 S2=$(timed run_graph "$SIXTH" "$SEED" 100000000) || exit 1
