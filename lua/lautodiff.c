@@ -383,7 +383,12 @@ static int l_traced_grad(lua_State *L)
     if (lf_graph_ntangents(g) < 3) return luaL_error(L, "ad.grad: a traced value without directions (not made by ad.dual)");
     for (int k = 0; k < 3; k++) {
         double v[9];
-        for (int i = 0; i < n; i++) v[i] = lf_graph_tangent(g, ids[i])[k];
+        for (int i = 0; i < n; i++) {
+            v[i] = lf_graph_tangent(g, ids[i])[k];
+            if (!isfinite(v[i])) /* as ad.value: an error, never a silent NaN (fuzz finding) */
+                return luaL_error(L, "ad.grad: the derivative is not finite (the value went through a singular "
+                                     "point of a function, e.g. sqrt or |v| at 0)");
+        }
         push_numbers(L, n, v);
     }
     return 3;

@@ -81,7 +81,7 @@ end
 -- damaged files: a flipped byte in a heap or a B-tree of the file can make it crash, free memory
 -- twice or loop (tests/fuzz/files_fuzz.lua crashed it within seconds). The child reads the file and
 -- sends back the exact bytes of what it read (core.proc.encode); its crash is an error naming the
--- file, and Ctrl-C ends it. The files lieflow writes carry checksums (lua/lhdf5.c), so that most
+-- file, and Ctrl-C or a time limit (30 s, and 1 s per 20 MB of the file) ends it. The files lieflow writes carry checksums (lua/lhdf5.c), so that most
 -- damage is refused by HDF5 before it parses it; the child covers the rest and other writers' files.
 local function read_in_child(path, who)
   local proc = core.proc
@@ -99,11 +99,21 @@ local function read_in_child(path, who)
   local group <close> = proc.group() -- no zombie and no orphan, whatever happens below
   group:add(pid, fd)
   proc.close(child_fd)
+  -- a damaged file can make HDF5 loop: the child gets 30 s and one more per 20 MB of the file
+  local f = io.open(path, "rb")
+  local size = f and f:seek("end") or 0
+  if f then f:close() end
+  local limit = 30 + size / 20e6
+  local deadline = core.wall_time() + limit
   local reader, frames, eof = proc.reader(fd), {}, false
   while not frames[1] and not eof do
     local _, interrupted = proc.poll({fd}, 1000)
     if interrupted then error("interrupted!", 0) end
     frames, eof = reader:pump()
+    if not frames[1] and not eof and core.wall_time() > deadline then
+      proc.kill(pid, "KILL")
+      error(("%s: '%s' is damaged: the HDF5 library did not finish reading it in %.0f s (stopped)"):format(who, path, limit), 0)
+    end
   end
   local how, code, name = group:reap(pid)
   if frames[1] then

@@ -10,13 +10,7 @@
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local ROOT = here .. "/../.."
 
-local function read(p)
-  local f = io.open(p, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read = require("testlib").read
 
 local function lines(s)
   local t = {}

@@ -557,6 +557,18 @@ describe("the three findings of issue 22 (fifteen minutes of fuzzing the public 
   end)
 end)
 
+describe("forward-mode derivatives that are not finite (found by the fifteen-minute fuzz of issue 22)", function()
+  it("ad.grad of a dual value whose derivative is infinite or NaN is an error, as ad.value is (before: -nan returned)", function()
+    local ad = lf.autodiff
+    local x = ad.dual(0, {1, 0, 0})
+    has(errmsg(ad.grad, ad.math.sqrt(x)), "ad.grad: the derivative is not finite")
+    -- the binding's own function, which the fuzzer calls directly
+    has(errmsg(lf.core.traced_grad, ad.math.sqrt(x)), "ad.grad: the derivative is not finite")
+    local d1, d2, d3 = ad.grad(ad.math.sqrt(ad.dual(4, {1, 0, 0})))
+    assert.are.same({0.25, 0, 0}, {d1, d2, d3})
+  end)
+end)
+
 describe("lf.lognorm with extreme entries (found by the fuzzer: NaN)", function()
   local A = {{-1, 2, 0}, {0.5, -3, 1}, {0, 1, -2}}
   local G = {{2, 0.5, 0}, {0.5, 1, 0}, {0, 0, 3}}
