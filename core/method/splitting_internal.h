@@ -29,6 +29,13 @@ typedef struct lf_split_method {
     lf_split_op half[4];  /* Phi, first order */
 } lf_split_method;
 
+/* The exact torque-free flow (free_flow.c). lf_split_consts: the constants of the bodies (symmetry
+ * axis, ...), found at the first call on a stepper and kept in its workspace (lf_split_work counts
+ * them); lf_free_flow: the flow of body b over tau on its R (s->R) and Pi, in place, errors in
+ * s->err; lf_split_strang_exact: split_exact's step. */
+const double *lf_split_consts(lf_stepper *s);
+int lf_free_flow(lf_stepper *s, const double *fc, int b, double *Pi, double tau);
+int lf_split_strang_exact(lf_stepper *s, double h);
 /* The splitting data of a registered splitting method (NULL for any other method). */
 const lf_split_method *lf_split_of(const lf_method *m);
 /* 1 if b is kick / exact free flow (the parts of a Runge–Kutta–Nystrom splitting). */

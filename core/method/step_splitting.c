@@ -24,11 +24,9 @@
  *   split_exact  kick(h/2), exact free flow(h), kick(h/2): the Strang splitting of Celledoni, Fasso,
  *                Safstrom & Zanna, SIAM J. Sci. Comput. 30 (2008) 2084 (there with the flow of their
  *                quaternion formulation; here lf_exact_free_body_flow). Exact for the free body.
- *                Axisymmetric bodies (J_a = J_b = A, J_d = C, exactly) use the closed form of the free
- *                flow: T = |Pi|^2/(2A) + (1/C - 1/A) Pi_d^2/2, two commuting parts (|Pi|^2 is a
- *                Casimir), so  R <- R exp(tau hat(Pi)/A) exp(theta e_d^), Pi <- exp(-theta e_d^) Pi with
- *                theta = tau Pi_d (A - C)/(A C), applied as one rotation (axisym_flow) — about 6x cheaper
- *                than the general evaluation.
+ *                The free flow and split_exact's step are in free_flow.c (lf_free_flow: the closed
+ *                form of axisymmetric bodies, about 6x cheaper than the general evaluation, and the
+ *                triaxial one; the bodies' symmetry axes found once per stepper).
  * Every part is a Hamiltonian flow, so every composition of them is symplectic on T*SO(3) and
  * conserves the spatial momentum R Pi of a free body (each rotation R exp(theta e^) with
  * Pi exp(-theta e^) keeps R Pi); the palindromic sequences are symmetric. All three are measured
@@ -104,62 +102,6 @@ static void ns_rotate(double *q, double *p, int k, double Jk, double tau)
     }
 }
 
-/* Axisymmetric free flow: R <- R exp(hat x) exp(theta e_d^), Pi <- exp(-theta e_d^) Pi, as one rotation
- * R <- R + R (R(q) - I) with the quaternion q = q_x q_theta (Hamilton product, R(q) v = q v q*), so
- * that a step costs two sincos and one increment (R(q) - I = 2 [..], entries O(|x| + |theta|)). */
-static void axisym_flow(double *R, double *Pi, const double *x, int d, double theta)
-{
-    const double t2 = lf_v3_dot(x, x);
-    double c1, s1; /* cos(t/2) and sin(t/2)/t, t = |x| (series below t = 1e-4: error < 1e-25) */
-    if (t2 < 1e-8) {
-        c1 = 1 - t2 / 8 * (1 - t2 / 48);
-        s1 = 0.5 * (1 - t2 / 24 * (1 - t2 / 80));
-    } else {
-        const double t = sqrt(t2);
-        c1 = cos(0.5 * t);
-        s1 = sin(0.5 * t) / t;
-    }
-    const double c2 = cos(0.5 * theta), s2 = sin(0.5 * theta);
-    /* q = (c1, s1 x) (c2, s2 e_d) */
-    double v[3] = {s1 * x[0], s1 * x[1], s1 * x[2]}, e[3] = {0, 0, 0}, cr[3];
-    e[d] = s2;
-    lf_v3_cross(v, e, cr);
-    const double w = c1 * c2 - v[d] * s2;
-    const double qx = c2 * v[0] + c1 * e[0] + cr[0], qy = c2 * v[1] + c1 * e[1] + cr[1], qz = c2 * v[2] + c1 * e[2] + cr[2];
-    const double M[9] = {-2 * (qy * qy + qz * qz), 2 * (qx * qy - w * qz),     2 * (qx * qz + w * qy),
-                         2 * (qx * qy + w * qz),     -2 * (qx * qx + qz * qz), 2 * (qy * qz - w * qx),
-                         2 * (qx * qz - w * qy),     2 * (qy * qz + w * qx),     -2 * (qx * qx + qy * qy)};
-    for (int r = 0; r < 3; r++) {
-        double *row = R + 3 * r, inc[3];
-        for (int k = 0; k < 3; k++) inc[k] = row[0] * M[k] + row[1] * M[3 + k] + row[2] * M[6 + k];
-        for (int k = 0; k < 3; k++) row[k] += inc[k];
-    }
-    const int i = axis_i[d], j = axis_j[d];
-    const double sn = 2 * s2 * c2, cm1 = -2 * s2 * s2, a = Pi[i], b = Pi[j];
-    Pi[i] = a + (cm1 * a + sn * b);
-    Pi[j] = b + (cm1 * b - sn * a);
-}
-
-/* the exact free flow of one body over tau on (R, Pi) */
-static int free_flow(lf_stepper *s, const double *J, double *R, double *Pi, double tau)
-{
-    int d = -1;
-    if (J[0] == J[1]) d = 2;
-    else if (J[1] == J[2]) d = 0;
-    else if (J[0] == J[2]) d = 1;
-    if (d >= 0) { /* axisymmetric (or a sphere): the closed form of the header */
-        const double A = J[(d + 1) % 3], C = J[d];
-        const double x[3] = {tau * Pi[0] / A, tau * Pi[1] / A, tau * Pi[2] / A};
-        axisym_flow(R, Pi, x, d, tau * Pi[d] * ((A - C) / (A * C)));
-        return LF_OK;
-    }
-    double w[3] = {Pi[0] / J[0], Pi[1] / J[1], Pi[2] / J[2]};
-    int rc = lf_exact_free_body_flow(J, R, w, tau, R, w, &s->err);
-    if (rc != LF_OK) return rc;
-    lf_v3_mul(J, w, Pi);
-    return LF_OK;
-}
-
 /* ---------------------------------------------------------------- the runner */
 /* R_b = R(q_b) (lf_quat_to_matrix normalizes). The rotations keep |q| = 1 to a random walk of
  * O(eps phi) roundings; (q, p) is rescaled (p = 2 S(q)(0, Pi) scales with q) only once |q|^2 is
@@ -185,6 +127,7 @@ typedef struct {
     lf_stepper *s;
     int quat;
     double *Pi, *q, *p, *tbuf;
+    const double *fc;   /* the free flow's body constants */
     const double *tau;  /* torque at the current R, valid if tau_ok */
     int tau_ok;
     int R_fresh;        /* quaternion variables: R = R(q) is up to date */
@@ -192,7 +135,8 @@ typedef struct {
     double sub;         /* its accumulated sub-step */
 } runner;
 
-size_t lf_split_work(const lf_stepper *s) { return 14 * (size_t)s->nb; }
+/* the runner's 14 nb doubles, then the free flow's body constants (lf_split_consts) */
+size_t lf_split_work(const lf_stepper *s) { return 16 * (size_t)s->nb + 1; }
 
 static int apply(runner *u)
 {
@@ -222,7 +166,7 @@ static int apply(runner *u)
     for (int b = 0; b < nb; b++) {
         const double *J = s->J + 3 * b;
         if (kind == LF_SPLIT_FLOW) {
-            int rc = free_flow(s, J, s->R + 9 * b, u->Pi + 3 * b, tau);
+            int rc = lf_free_flow(s, u->fc, b, u->Pi + 3 * b, tau);
             if (rc != LF_OK) return rc;
         } else {
             const int k = kind - LF_SPLIT_R1;
@@ -254,6 +198,7 @@ int lf_split_run(lf_stepper *s, const lf_split_method *b, const double *c, int n
     u.Pi = u.tbuf + 3 * nb;
     u.q = u.Pi + 3 * nb;
     u.p = u.q + 4 * nb;
+    u.fc = lf_split_consts(s);
     /* NO_SQUISH keeps its variables (q, p) in the cache (after the torque) while it is valid: they
      * are its state, (R, w) is computed from them after each step, and the conversion (R, w) -> (q, p)
      * happens after set_state only (each conversion costs O(eps) roundings that, repeated every step,
@@ -313,34 +258,10 @@ int lf_split_run(lf_stepper *s, const lf_split_method *b, const double *c, int n
 /* ---------------------------------------------------------------- the methods */
 static const lf_split_method split_exact_split;
 
-/* split_exact's step written out: kick h/2, free flow h, kick h/2 with the torque cached between
- * steps; the same operations as lf_split_run on this sequence (bitwise), without the queue of parts
- * (measured: the runner took half of a step's time, bench/steppers.c) */
-static int strang_exact(lf_stepper *s, double h)
-{
-    const int nb = s->nb;
-    const double *tau0;
-    double *tau1 = s->work, *Pi = tau1 + 3 * nb;
-    int rc = lf_stepper_torque_start(s, &tau0);
-    if (rc != LF_OK) return rc;
-    for (int b = 0; b < nb; b++) {
-        lf_v3_mul(s->J + 3 * b, s->w + 3 * b, Pi + 3 * b);
-        lf_v3_axpy(Pi + 3 * b, 0.5 * h, tau0 + 3 * b, Pi + 3 * b);
-        if ((rc = free_flow(s, s->J + 3 * b, s->R + 9 * b, Pi + 3 * b, h)) != LF_OK) return rc;
-    }
-    if ((rc = lf_stepper_torque(s, s->R, tau1)) != LF_OK) return rc;
-    for (int b = 0; b < nb; b++) {
-        lf_v3_axpy(Pi + 3 * b, 0.5 * h, tau1 + 3 * b, Pi + 3 * b);
-        lf_v3_div(Pi + 3 * b, s->J + 3 * b, s->w + 3 * b);
-    }
-    lf_stepper_cache_torque(s, tau1);
-    return LF_OK;
-}
-
 static int split_step(lf_stepper *s, double h)
 {
     static const double one = 1;
-    if (s->method->cls->data == &split_exact_split) return strang_exact(s, h);
+    if (s->method->cls->data == &split_exact_split) return lf_split_strang_exact(s, h);
     return lf_split_run(s, s->method->cls->data, &one, 1, 0, h);
 }
 
