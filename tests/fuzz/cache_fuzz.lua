@@ -190,11 +190,14 @@ actions[REPAIR] = {"repair", function()
     :format(q(DIR), q(DIR), q(DIR), "$(id -u)", q(DIR), q(DIR), q(DIR)))
 end}
 
--- the racer: swaps objects and links in and out of the directory until stopped
+-- the racer: swaps objects and links in and out of the directory until stopped. Not the compiler's
+-- temporary output (lf-tmp-*.so): the compiler (ld) writes through a link put in its place, and only
+-- the cache's owner can put one there (the directory is private), who can write its target anyway.
 local RACER = [[
 d=$1; v=$2
 while :; do
   for f in "$d"/*.so; do
+    case ${f##*/} in lf-tmp-*) continue;; esac
     [ -f "$f" ] || continue
     cp "$v" "$d/.race" 2>/dev/null && mv -f "$d/.race" "$f" 2>/dev/null
     ln -sf "$v" "$d/.race" 2>/dev/null && mv -f "$d/.race" "$f" 2>/dev/null
