@@ -376,8 +376,6 @@ static const char *h5_reason(char buf[200])
     return buf;
 }
 
-/* Push the values of the 1-D float dataset /columns/name as an array, or return an error message
- * (and HDF5's reason in why). */
 /* NULL when the file holds storage for all n values of dataset d, else what is wrong: every chunk a
  * chunked layout needs (H5Dget_num_chunks counts those its index finds; H5Dget_space_status cannot
  * tell, it compares compressed bytes with the full size), the whole extent of a contiguous one; a
@@ -413,6 +411,8 @@ static const char *unstored(hid_t d, hid_t space, hid_t type, hsize_t n, char wh
     return bad;
 }
 
+/* Push the values of the 1-D float dataset /columns/name as an array, or return an error message
+ * (and HDF5's reason in why). */
 static const char *read_column(lua_State *L, hid_t group, const char *name, char why[200])
 {
     why[0] = '\0';

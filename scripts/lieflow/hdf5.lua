@@ -81,8 +81,9 @@ end
 -- damaged files: a flipped byte in a heap or a B-tree of the file can make it crash, free memory
 -- twice or loop (tests/fuzz/files_fuzz.lua crashed it within seconds). The child reads the file and
 -- sends back the exact bytes of what it read (core.proc.encode); its crash is an error naming the
--- file, and Ctrl-C or a time limit (30 s, and 1 s per 20 MB of the file) ends it. The files lieflow writes carry checksums (lua/lhdf5.c), so that most
--- damage is refused by HDF5 before it parses it; the child covers the rest and other writers' files.
+-- file, and Ctrl-C or a time limit (30 s, and 1 s per 20 MB of the file) ends it. The files lieflow
+-- writes carry checksums (lua/lhdf5.c), so that most damage is refused by HDF5 before it parses it;
+-- the child covers the rest and other writers' files.
 local function read_in_child(path, who)
   local proc = core.proc
   local fd, child_fd = proc.socketpair()
