@@ -7,7 +7,7 @@
  * or an entry of ours that is not a valid cache file (removed), compile once and load again.
  *
  * Loading: the file is opened O_NOFOLLOW and checked on the descriptor (regular, owner, mode,
- * ELF headers within the file size, the key in its bytes), then loaded through the name
+ * ELF headers within the file size, the SHA-256 appended at install, the key in its bytes), then loaded through the name
  * /proc/self/fd/<dirfd>/<key>.so: the path resolves inside the directory inode that was checked,
  * whatever happens to the directory's path meanwhile, and only its owner (you) can change the
  * entry, which must still be the checked inode after dlopen (dev/ino). Why not the file's own
@@ -394,7 +394,6 @@ static const char *elf_problem(const unsigned char *b, size_t n)
     return NULL;
 }
 
-/* the bytes hold the key followed by its NUL, as the string lf_jit_key does */
 /* Every cache file ends with SUM_MAGIC and the SHA-256 of the bytes before them (install_output
  * appends them; the ELF loader ignores bytes past its headers and segments): a flipped byte in the
  * code is "corrupt" and recompiled, where it would have been loaded and crashed the process. */
@@ -408,6 +407,7 @@ static int sum_ok(const unsigned char *b, size_t n)
     return memcmp(b + n - 32, d, 32) == 0;
 }
 
+/* the bytes hold the key followed by its NUL, as the string lf_jit_key does */
 static int has_key(const unsigned char *b, size_t n, const char *hash)
 {
     if (n < 65) return 0;
@@ -888,9 +888,11 @@ static int append_sum(int fd, size_t n)
     unsigned char *b = malloc(n + SUM_LEN);
     if (!b) return errno = ENOMEM, -1;
     size_t got = 0;
+    int e = EIO; /* a file shorter than its size */
     while (got < n) {
         ssize_t k = pread(fd, b + got, n - got, (off_t)got);
         if (k < 0 && errno == EINTR) continue;
+        if (k < 0) e = errno;
         if (k <= 0) break;
         got += (size_t)k;
     }
@@ -905,8 +907,8 @@ static int append_sum(int fd, size_t n)
             if (k <= 0) rc = -1;
             else off += (size_t)k;
         }
-    } else if (errno == 0) {
-        errno = EIO;
+    } else {
+        errno = e;
     }
     free(b);
     return rc;
