@@ -18,8 +18,9 @@
  *       executable's Ctrl-C flag stops the child (SIGTERM) and raises "interrupted".
  *       core.spawn(argv, nil, timeout, "null"): the child's stdin, stdout and stderr are /dev/null
  *       (nothing captured; lf.view starts `setsid -f BROWSER page` this way and returns).
- *   core.file_info(path) -> {uid =, mode =, kind = "file"|"dir"|"link"|"other", real =} | nil, reason:
- *       lstat of path (mode: the permission bits) and its canonical path (realpath; nil when dangling).
+ *   core.file_info(path) -> {uid =, mode =, size =, kind = "file"|"dir"|"link"|"other", real =} | nil,
+ *       reason: lstat of path (mode: the permission bits; size in bytes) and its canonical path
+ *       (realpath; nil when dangling).
  *   core.uid() -> the effective user id.
  *   core.private_dir(path) -> path: a directory only this user may enter: created with mode 0700, or
  *       an existing one that is a directory (not a link), owned by this user, without group or other
@@ -398,6 +399,21 @@ static int reap(const child *c, int why)
     return status;
 }
 
+/* How a child ended, as spawn returns it: "timeout", seconds | "signaled", signal | "exited", status */
+static void push_how(lua_State *L, int timed_out, int status, double timeout)
+{
+    if (timed_out) {
+        lua_pushliteral(L, "timeout");
+        lua_pushnumber(L, timeout);
+    } else if (WIFSIGNALED(status)) {
+        lua_pushliteral(L, "signaled");
+        lua_pushinteger(L, WTERMSIG(status));
+    } else {
+        lua_pushliteral(L, "exited");
+        lua_pushinteger(L, WEXITSTATUS(status));
+    }
+}
+
 /* core.spawn(argv, nil, timeout, "null"): run argv with /dev/null as stdin, stdout and stderr and
  * wait for it (polling, so that Ctrl-C and the timeout are seen); the same results, "" outputs. */
 static int spawn_null(lua_State *L, char **argv, double timeout)
@@ -426,16 +442,7 @@ static int spawn_null(lua_State *L, char **argv, double timeout)
         nanosleep(&nap, NULL);
     }
     if (why == INTERRUPTED) return luaL_error(L, "interrupted!");
-    if (why == TIMEDOUT) {
-        lua_pushliteral(L, "timeout");
-        lua_pushnumber(L, timeout);
-    } else if (WIFSIGNALED(status)) {
-        lua_pushliteral(L, "signaled");
-        lua_pushinteger(L, WTERMSIG(status));
-    } else {
-        lua_pushliteral(L, "exited");
-        lua_pushinteger(L, WEXITSTATUS(status));
-    }
+    push_how(L, why == TIMEDOUT, status, timeout);
     lua_pushliteral(L, "");
     lua_pushliteral(L, "");
     return 4;
@@ -473,16 +480,7 @@ static int l_spawn(lua_State *L)
         return luaL_error(L, why == INTERRUPTED ? "interrupted!" : "spawn: not enough memory for the output of '%s'",
                           argv[0]);
     }
-    if (why == TIMEDOUT) {
-        lua_pushliteral(L, "timeout");
-        lua_pushnumber(L, timeout);
-    } else if (WIFSIGNALED(status)) {
-        lua_pushliteral(L, "signaled");
-        lua_pushinteger(L, WTERMSIG(status));
-    } else {
-        lua_pushliteral(L, "exited");
-        lua_pushinteger(L, WEXITSTATUS(status));
-    }
+    push_how(L, why == TIMEDOUT, status, timeout);
     lua_pushlstring(L, out.p ? out.p : "", out.n);
     lua_pushlstring(L, err.p ? err.p : "", err.n);
     free(out.p);
@@ -506,7 +504,9 @@ static int l_file_info(lua_State *L)
         lua_pushstring(L, strerror(errno));
         return 2;
     }
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, (lua_Integer)st.st_size);
+    lua_setfield(L, -2, "size");
     lua_pushinteger(L, (lua_Integer)st.st_uid);
     lua_setfield(L, -2, "uid");
     lua_pushinteger(L, (lua_Integer)(st.st_mode & 07777));

@@ -100,11 +100,11 @@ local function read_in_child(path, who)
   local group <close> = proc.group() -- no zombie and no orphan, whatever happens below
   group:add(pid, fd)
   proc.close(child_fd)
-  -- a damaged file can make HDF5 loop: the child gets 30 s and one more per 20 MB of the file
-  local f = io.open(path, "rb")
-  local size = f and f:seek("end") or 0
-  if f then f:close() end
-  local limit = 30 + size / 20e6
+  -- a damaged file can make HDF5 loop: the child gets 30 s and one more per 20 MB of the file (its
+  -- size by lstat of the path's target: never opened here, a FIFO would block the open)
+  local info = core.file_info(path)
+  if info and info.kind == "link" and info.real then info = core.file_info(info.real) end
+  local limit = 30 + (info and info.kind == "file" and info.size or 0) / 20e6
   local deadline = core.wall_time() + limit
   local reader, frames, eof = proc.reader(fd), {}, false
   while not frames[1] and not eof do

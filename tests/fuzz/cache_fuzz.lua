@@ -47,6 +47,13 @@ local clock = lf.core.wall_time
 
 local function sh(cmd) return os.execute("{ " .. cmd .. "; } 2>/dev/null") == true end
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+-- the first line a shell command prints (its pipe closed)
+local function first_line(cmd)
+  local p = io.popen(cmd)
+  local l = p:read("l")
+  p:close()
+  return l
+end
 local function slurp(p)
   local f = io.open(p, "rb")
   if not f then return nil end
@@ -85,7 +92,7 @@ local victim = "victim.txt"
 do local f = assert(io.open(victim, "w")); f:write("not an object\n"); f:close() end
 local victim_so = "victim.so"
 do
-  local any = io.popen("ls " .. q(DIR) .. "/*.so 2>/dev/null | head -1"):read("l") -- the probe's object
+  local any = first_line("ls " .. q(DIR) .. "/*.so 2>/dev/null | head -1") -- the probe's object
   if any then sh("cp " .. q(any) .. " " .. q(victim_so)) end
 end
 local victims = {[victim] = slurp(victim), [victim_so] = slurp(victim_so)}
@@ -207,10 +214,7 @@ done
 ]]
 do local f = assert(io.open("racer.sh", "w")); f:write(RACER); f:close() end
 local function racer_start()
-  local p = io.popen(("sh racer.sh %s %s >/dev/null 2>&1 & echo $!"):format(q(DIR), q(cwd .. "/" .. victim_so)))
-  local pid = p:read("l")
-  p:close()
-  return pid
+  return first_line(("sh racer.sh %s %s >/dev/null 2>&1 & echo $!"):format(q(DIR), q(cwd .. "/" .. victim_so)))
 end
 local function racer_stop(pid) sh("kill " .. pid .. " 2>/dev/null; wait " .. pid .. " 2>/dev/null; true") end
 
@@ -240,7 +244,7 @@ while cases < opt.cases and clock() < t_end do
   local raced = not clean and rnd(5) == 1
   local case = ("%d of seed %d: %s%s"):format(cases, opt.seed, table.concat(names, "; "), raced and "; racer" or "")
   if opt.verbose then io.stderr:write("cache_fuzz: case ", case, "\n") end
-  local function owner(p) return io.popen("stat -c %U " .. q(p) .. " 2>/dev/null"):read("l") end
+  local function owner(p) return first_line("stat -c %U " .. q(p) .. " 2>/dev/null") end
   local owned = {} -- the entries of nobody that the actions left: lf.compile must leave them
   if not raced then -- (the racer replaces entries whoever owns them)
     for p in pairs(foreign) do if owner(p) == "nobody" then owned[p] = true end end
