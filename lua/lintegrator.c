@@ -439,6 +439,14 @@ static int it_checkpoint(lua_State *L)
     lua_setfield(L, -2, "h");
     lua_pushinteger(L, stats.steps);
     lua_setfield(L, -2, "steps");
+    double h_proc;
+    const double *z = lf_stepper_kernel_state(st, &h_proc);
+    if (h_proc > 0) { /* a processed method: its kernel's variable, for a bit-for-bit resume */
+        lfb_push_state(L, lf_stepper_system(st), lf_stepper_time(st), z);
+        lua_setfield(L, -2, "kernel");
+        lua_pushnumber(L, h_proc);
+        lua_setfield(L, -2, "h_proc");
+    }
     if (lf_stepper_adaptive(st)) {
         lua_pushnumber(L, lf_stepper_rho(st));
         lua_setfield(L, -2, "rho");
@@ -460,8 +468,21 @@ static int it_restore(lua_State *L)
     double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
     memcpy(y, lf_stepper_state(it->st), (size_t)np * sizeof(double));
     double t = lf_stepper_time(it->st);
-    static const char *const extra[] = {"t_comp", "next_h", "h", "steps", "rho", "monitor0", NULL};
+    static const char *const extra[] = {"t_comp", "next_h", "h", "steps", "rho", "monitor0", "kernel", "h_proc", NULL};
     lfb_read_state(L, 2, sys, y, &t, extra, "restore");
+    /* a processed method's kernel variable (it:checkpoint of a processed run) */
+    const double h_proc = opt_number(L, 2, "h_proc", 0);
+    double *z = NULL;
+    if (lua_getfield(L, 2, "kernel") != LUA_TNIL) {
+        if (!lua_istable(L, -1)) return luaL_error(L, "restore: kernel must be a state table, got %s", luaL_typename(L, -1));
+        if (!(h_proc > 0)) return luaL_error(L, "restore: a kernel state needs h_proc > 0, got %f", h_proc);
+        z = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
+        memcpy(z, y, (size_t)np * sizeof(double));
+        double tk = t;
+        lfb_read_state(L, -2, sys, z, &tk, NULL, "restore: kernel");
+        lua_replace(L, -2); /* keep the userdata (z) alive in the slot of the table */
+    } else if (h_proc != 0)
+        return luaL_error(L, "restore: h_proc=%f without a kernel state", h_proc);
     const double t_comp = opt_number(L, 2, "t_comp", 0), next_h = opt_number(L, 2, "next_h", 0);
     const double h = opt_number(L, 2, "h", it->h);
     if (h == 0) return luaL_error(L, "restore: h must be nonzero");
@@ -473,6 +494,7 @@ static int it_restore(lua_State *L)
     if (lf_stepper_restore(it->st, y, t, t_comp, next_h) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
     if (lf_stepper_adaptive(it->st) && lf_stepper_set_rho(it->st, rho, q0) != LF_OK)
         return lfb_error(L, lf_stepper_error(it->st));
+    if (z && lf_stepper_set_kernel_state(it->st, z, h_proc) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
     lf_stepper_stats stats = {0};
     lf_stepper_get_stats(it->st, &stats);
     stats.steps = (long)steps;

@@ -108,7 +108,7 @@ static int l_compose(lua_State *L)
 }
 
 /* core.compose_schemes() -> {{name=, title=, reference=, order=, form = "symmetric" | "adjoint" | "rkn",
- *                              coefficients={...}}, ...} */
+ *                              coefficients={...} [, processor={...}]}, ...} */
 static int l_compose_schemes(lua_State *L)
 {
     const int n = lf_compose_scheme_count();
@@ -133,6 +133,14 @@ static int l_compose_schemes(lua_State *L)
             lua_rawseti(L, -2, k + 1);
         }
         lua_setfield(L, -2, "coefficients");
+        if (sc->np > 0) { /* a processed scheme: its processor, in the same form */
+            lua_createtable(L, sc->np, 0);
+            for (int k = 0; k < sc->np; k++) {
+                lua_pushnumber(L, sc->p[k]);
+                lua_rawseti(L, -2, k + 1);
+            }
+            lua_setfield(L, -2, "processor");
+        }
         lua_rawseti(L, -2, i + 1);
     }
     return 1;

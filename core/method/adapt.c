@@ -48,6 +48,10 @@ int lf_adapt_accepts(const lf_stepper *s, lf_error *err)
         return lf_error_set(err, LF_EINVAL, "adapt: %s is not symmetric (a step h then -h does not return), so its "
                                             "adaptive steps would not be reversible; use a symmetric method (vlv, dlm, "
                                             "split_exact, their compositions, rkmk_gl4_sym, ...)", mi->name);
+    if (s->method->cls->process)
+        return lf_error_set(err, LF_EINVAL, "adapt: %s is a processed method, whose kernel runs in variables that "
+                                            "depend on the step size (a change of step costs two processor maps); "
+                                            "reversible adaptive steps need a method without processing", mi->name);
     if (s->lanes > 1)
         return lf_error_set(err, LF_EINVAL, "adapt: each state takes its own steps; not with lanes (%d lanes)",
                             s->lanes);

@@ -138,41 +138,83 @@
 #define ML8_7 0.31529309239676659663205666
 #define ML8_8 -0.79688793935291635401978884
 
+/* Processed compositions (Blanes, Casas & Ros, SIAM J. Sci. Comput. 21 (1999) 711): kernel a_1..a_mid
+ * (palindromic) and processor p_1..p_k, derived for lieflow (tools/processed/README.md: the published
+ * tables were not at hand) to 45 digits, printed to 24; tools/processed/check.py recomputes the
+ * residuals of these digits (1.2e-23), test_compose.c measures the effective orders 6 and 8. */
+#define PR6_A1 0.431536873432457497101024
+#define PR6_A2 0.430814570569786998370505
+#define PR6_A3 -0.834161353671636100611274
+#define PR6_A4 0.943619819338783210279487
+#define PR6_P1 0.154051919964961184368490
+#define PR6_P2 0.104505894995483373652117
+#define PR6_P3 -0.359029725939573394718046
+#define PR6_P4 -0.171227427078014490437725
+#define PR6_P5 0.359605130060070129047025
+#define PR8_A1 0.289354318126985995363808
+#define PR8_A2 0.773259981733696684337399
+#define PR8_A3 -0.610269206533014705515396
+#define PR8_A4 0.249038749957091196694066
+#define PR8_A5 0.212889811269204592538731
+#define PR8_A6 -0.828547309107927526837219
+#define PR8_P1 -0.539825116806797512211327
+#define PR8_P2 0.011930921570564170712731
+#define PR8_P3 0.563040506979716117652920
+#define PR8_P4 0.536495748102781144419773
+#define PR8_P5 -0.328387983311454058915540
+#define PR8_P6 -0.223393419570854479105253
+#define PR8_P7 0.199332630204416574824845
+#define PR8_P8 0.336109944517059151019215
+#define PR8_P9 -0.560732366263511674899009
+#define PR8_P10 0.111217194768459859885931
+
+/* the processor of a scheme without one */
+#define UNPROCESSED 0, {0}
+
 static const lf_compose_scheme schemes[] = {
     {"triple_jump4", "triple jump, order 4, 3 stages", "Yoshida 1990; Creutz & Gocksch 1989", 4, LF_COMPOSE_SYMMETRIC, 3,
-     {TJ1, TJ2, TJ1}},
-    {"suzuki4", "Suzuki's fractal, order 4, 5 stages", "Suzuki 1990", 4, LF_COMPOSE_SYMMETRIC, 5, {SZ1, SZ1, SZ3, SZ1, SZ1}},
+     {TJ1, TJ2, TJ1}, UNPROCESSED},
+    {"suzuki4", "Suzuki's fractal, order 4, 5 stages", "Suzuki 1990", 4, LF_COMPOSE_SYMMETRIC, 5, {SZ1, SZ1, SZ3, SZ1, SZ1}, UNPROCESSED},
     {"blanes_moan4", "Blanes & Moan's optimized order-4 splitting S6 (6 stages)",
      "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 2", 4, LF_COMPOSE_ADJOINT, 12,
-     {BM1, BM2, BM3, BM4, BM5, BM6, BM6, BM5, BM4, BM3, BM2, BM1}},
+     {BM1, BM2, BM3, BM4, BM5, BM6, BM6, BM5, BM4, BM3, BM2, BM1}, UNPROCESSED},
     {"rkn4", "Blanes & Moan's Runge-Kutta-Nystrom splitting SRKN_6^b, order 4 (6 torques)",
      "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 3", 4, LF_COMPOSE_RKN, 13,
-     {R4B1, R4A1, R4B2, R4A2, R4B3, R4A3, R4B4, R4A3, R4B3, R4A2, R4B2, R4A1, R4B1}},
+     {R4B1, R4A1, R4B2, R4A2, R4B3, R4A3, R4B4, R4A3, R4B3, R4A2, R4B2, R4A1, R4B1}, UNPROCESSED},
     {"rkn6", "Blanes & Moan's Runge-Kutta-Nystrom splitting SRKN_11^b, order 6 (11 torques)",
      "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 3", 6, LF_COMPOSE_RKN, 23,
      {R6B1, R6A1, R6B2, R6A2, R6B3, R6A3, R6B4, R6A4, R6B5, R6A5, R6B6, R6A6, R6B6, R6A5, R6B5, R6A4, R6B4, R6A3,
-      R6B3, R6A2, R6B2, R6A1, R6B1}},
+      R6B3, R6A2, R6B2, R6A1, R6B1}, UNPROCESSED},
     {"blanes_moan6", "Blanes & Moan's optimized order-6 splitting S10 (10 stages)",
      "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 2", 6, LF_COMPOSE_ADJOINT, 20,
      {BM6_1, BM6_2, BM6_3, BM6_4, BM6_5, BM6_6, BM6_7, BM6_8, BM6_9, BM6_10, BM6_10, BM6_9, BM6_8, BM6_7, BM6_6, BM6_5,
-      BM6_4, BM6_3, BM6_2, BM6_1}},
+      BM6_4, BM6_3, BM6_2, BM6_1}, UNPROCESSED},
     {"rkn6a", "Blanes & Moan's Runge-Kutta-Nystrom splitting SRKN_14^a, order 6 (14 torques)",
      "Blanes & Moan, J. Comput. Appl. Math. 142 (2002) 313, Table 3", 6, LF_COMPOSE_RKN, 31,
      {0, R6A_A1, R6A_B1, R6A_A2, R6A_B2, R6A_A3, R6A_B3, R6A_A4, R6A_B4, R6A_A5, R6A_B5, R6A_A6, R6A_B6, R6A_A7, R6A_B7,
       R6A_A8, R6A_B7, R6A_A7, R6A_B6, R6A_A6, R6A_B5, R6A_A5, R6A_B4, R6A_A4, R6A_B3, R6A_A3, R6A_B2, R6A_A2, R6A_B1,
-      R6A_A1, 0}},
+      R6A_A1, 0}, UNPROCESSED},
     {"kahan_li6", "Kahan & Li s9odr6a, order 6, 9 stages", "Kahan & Li, Math. Comp. 66 (1997) 1089", 6, LF_COMPOSE_SYMMETRIC, 9,
-     {KL6_1, KL6_2, KL6_3, KL6_4, KL6_5, KL6_4, KL6_3, KL6_2, KL6_1}},
+     {KL6_1, KL6_2, KL6_3, KL6_4, KL6_5, KL6_4, KL6_3, KL6_2, KL6_1}, UNPROCESSED},
     {"kahan_li8", "Kahan & Li s17odr8a, order 8, 17 stages", "Kahan & Li, Math. Comp. 66 (1997) 1089", 8, LF_COMPOSE_SYMMETRIC, 17,
      {KL8_1, KL8_2, KL8_3, KL8_4, KL8_5, KL8_6, KL8_7, KL8_8, KL8_9, KL8_8, KL8_7, KL8_6, KL8_5, KL8_4, KL8_3, KL8_2,
-      KL8_1}},
+      KL8_1}, UNPROCESSED},
     {"mclachlan8", "McLachlan's symmetric composition of order 8, 15 stages",
      "McLachlan, SIAM J. Sci. Comput. 16 (1995) 151", 8, LF_COMPOSE_SYMMETRIC, 15,
-     {ML8_1, ML8_2, ML8_3, ML8_4, ML8_5, ML8_6, ML8_7, ML8_8, ML8_7, ML8_6, ML8_5, ML8_4, ML8_3, ML8_2, ML8_1}},
+     {ML8_1, ML8_2, ML8_3, ML8_4, ML8_5, ML8_6, ML8_7, ML8_8, ML8_7, ML8_6, ML8_5, ML8_4, ML8_3, ML8_2, ML8_1}, UNPROCESSED},
+    {"processed6", "processed composition of effective order 6, 7 stages (processor: 5 stages)",
+     "kernel and processor derived for lieflow after Blanes, Casas & Ros, SIAM J. Sci. Comput. 21 (1999) 711", 6,
+     LF_COMPOSE_SYMMETRIC, 7, {PR6_A1, PR6_A2, PR6_A3, PR6_A4, PR6_A3, PR6_A2, PR6_A1}, 5,
+     {PR6_P1, PR6_P2, PR6_P3, PR6_P4, PR6_P5}},
+    {"processed8", "processed composition of effective order 8, 11 stages (processor: 10 stages)",
+     "kernel and processor derived for lieflow after Blanes, Casas & Ros, SIAM J. Sci. Comput. 21 (1999) 711", 8,
+     LF_COMPOSE_SYMMETRIC, 11, {PR8_A1, PR8_A2, PR8_A3, PR8_A4, PR8_A5, PR8_A6, PR8_A5, PR8_A4, PR8_A3, PR8_A2, PR8_A1},
+     10, {PR8_P1, PR8_P2, PR8_P3, PR8_P4, PR8_P5, PR8_P6, PR8_P7, PR8_P8, PR8_P9, PR8_P10}},
 };
 /* the schemes by name, for the COMPOSED entries of methods.def */
 enum { SCHEME_triple_jump4, SCHEME_suzuki4, SCHEME_blanes_moan4, SCHEME_rkn4, SCHEME_rkn6, SCHEME_blanes_moan6,
-       SCHEME_rkn6a, SCHEME_kahan_li6, SCHEME_kahan_li8, SCHEME_mclachlan8 };
+       SCHEME_rkn6a, SCHEME_kahan_li6, SCHEME_kahan_li8, SCHEME_mclachlan8,
+       SCHEME_processed6, SCHEME_processed8 };
 
 int lf_compose_scheme_count(void) { return (int)(sizeof schemes / sizeof schemes[0]); }
 const lf_compose_scheme *lf_compose_scheme_at(int i)
@@ -217,23 +259,22 @@ static int compose_accepts(const lf_method *m, const lf_system *sys, lf_error *e
     return lf_method_accepts(((const compose_data *)m->cls->data)->base, sys, err);
 }
 
-static int compose_step(lf_stepper *s, double h)
+/* The composition of d's base with coefficients c[0..n-1] in d's form over h (c[0] first). */
+static int run(lf_stepper *s, const compose_data *d, const double *c, int n, double h)
 {
     const lf_method *self = s->method;
-    const compose_data *d = self->cls->data;
-    const lf_compose_scheme *sc = d->scheme;
     const lf_split_method *split = lf_split_of(d->base);
-    if (split) return lf_split_run(s, split, sc->c, sc->n, sc->form, h);
+    if (split) return lf_split_run(s, split, c, n, d->scheme->form, h);
     const double t0 = s->t, tc0 = s->t_comp;
     double elapsed = 0;
     int rc = LF_OK;
     s->method = d->base;
-    for (int i = 0; i < sc->n && rc == LF_OK; i++) {
+    for (int i = 0; i < n && rc == LF_OK; i++) {
         if (i > 0) { /* the stepper's rule between two steps (lf_stepper_step) */
             s->cache_valid = s->cache_set;
             s->cache_set = 0;
         }
-        const double hi = sc->c[i] * h;
+        const double hi = c[i] * h;
         s->t = t0 + elapsed;
         rc = d->base->cls->step(s, hi);
         elapsed += hi;
@@ -242,6 +283,24 @@ static int compose_step(lf_stepper *s, double h)
     s->t = t0;
     s->t_comp = tc0;
     return rc;
+}
+
+static int compose_step(lf_stepper *s, double h)
+{
+    const compose_data *d = s->method->cls->data;
+    return run(s, d, d->scheme->c, d->scheme->n, h);
+}
+
+/* The processor P_h of a processed scheme, or P_h^{-1}: its maps reversed, each inverted (a symmetric
+ * base: S_{-c h} = S_{c h}^{-1}; the kicks and flows of the RKN form: exact flows). The time runs
+ * through the stages from s->t and is restored: a processed method is for autonomous systems. */
+static int compose_process(lf_stepper *s, double h, int inverse)
+{
+    const compose_data *d = s->method->cls->data;
+    const lf_compose_scheme *sc = d->scheme;
+    double c[32];
+    for (int i = 0; i < sc->np; i++) c[i] = inverse ? -sc->p[sc->np - 1 - i] : sc->p[i];
+    return run(s, d, c, sc->np, h);
 }
 
 const lf_method *lf_compose_base(const lf_method *m)
@@ -316,7 +375,8 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
     u->m.info.family = "composition";
     u->m.info.order = b->order > sc->order ? b->order : sc->order;
     u->m.rigid = base->rigid; /* the base's claims hold for its compositions */
-    u->cls = (lf_method_class){compose_work, compose_cache, compose_accepts, compose_step, NULL, &u->d};
+    u->cls = (lf_method_class){compose_work, compose_cache, compose_accepts, compose_step, NULL, &u->d,
+                               sc->np > 0 ? compose_process : NULL};
     u->m.cls = &u->cls;
     u->m.allocated = 1;
     return &u->m;
@@ -331,5 +391,6 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
 
 #define COMPOSED(id, title, ref, order, props, base, scheme)                                                       \
     const lf_method_class lf_class_##id = {compose_work, compose_cache, compose_accepts, compose_step, NULL,      \
-                                           &(const compose_data){&lf_method_##base, &schemes[SCHEME_##scheme]}};
+                                           &(const compose_data){&lf_method_##base, &schemes[SCHEME_##scheme]},   \
+                                           schemes[SCHEME_##scheme].np > 0 ? compose_process : NULL};
 #include "methods.def"

@@ -23,6 +23,10 @@
  *   kahan_li6      order 6, 9 stages (Kahan & Li 1997, s9odr6a)
  *   kahan_li8      order 8, 17 stages (Kahan & Li 1997, s17odr8a)
  *   mclachlan8     order 8, 15 stages (McLachlan 1995)
+ *   processed6     effective order 6: a 7-stage kernel with a 5-stage processor, processed8 effective
+ *                  order 8: 11 stages, processor 10 (after Blanes, Casas & Ros 1999; derived for
+ *                  lieflow, tools/processed/). A step costs the kernel's stages; the processor runs
+ *                  when a run starts, when h changes and for each state shown (the np fields below)
  * The orders are those reached from a base of order 2; from a base of order p >= 4 the composite
  * has order max(p, scheme order) (the schemes also satisfy the conditions of the higher bases).
  * The coefficients were checked in 50-digit arithmetic (mpmath) before use: Blanes & Moan's S6 has
@@ -52,6 +56,14 @@ typedef struct lf_compose_scheme {
     int form;              /* lf_compose_form: how the coefficients are used */
     int n;                 /* number of coefficients (stages, maps Phi / Phi*, or sub-steps) */
     double c[32];
+    /* Processed schemes (np > 0): the composition above is a kernel K_h whose steps run in the
+     * variable z = P_h^{-1}(y) of a processor P_h given in the same form by p[0..np-1] (applied in
+     * that order; P_h^{-1} is the list reversed and negated, exact for symmetric bases). N steps are
+     * P_h o K_h^N o P_h^{-1}: the stepper pre-processes when a run starts or h changes and
+     * post-processes the state it shows after each call (stepper.c). The order is the effective order
+     * of P K P^{-1}. */
+    int np;
+    double p[32];
 } lf_compose_scheme;
 
 int lf_compose_scheme_count(void);

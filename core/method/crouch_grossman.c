@@ -126,8 +126,8 @@ static int cf_step(lf_stepper *st, double h)
 #define CF(id, title, ref, order, props, c_, stages, out_)                                                        \
     static const double id##_c[] = {c_};                                                                       \
     const lf_method_class lf_class_##id = {                                                                    \
-        cf_work, cf_cache, NULL, cf_step, NULL,                                                                \
-        &(const cf_tableau){(int)(sizeof id##_c / sizeof(double)), {c_}, {stages}, out_}};
+        .work_doubles = cf_work, .cache_doubles = cf_cache, .step = cf_step,                                   \
+        .data = &(const cf_tableau){(int)(sizeof id##_c / sizeof(double)), {c_}, {stages}, out_}};
 #include "methods.def"
 #undef CF_STAGE
 #undef CF_OUT

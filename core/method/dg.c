@@ -593,7 +593,7 @@ static size_t no_cache(const lf_stepper *st)
 /* the methods.def entries */
 #define DG(id, title, ref, order, props, form, variant)                                                          \
     const lf_method_class lf_class_##id = {                                                                    \
-        dg_work, no_cache, dg_accepts, dg_step, NULL,                                                          \
-        &(const dg_spec){(dg_kind)((variant) & DG_KIND), ((variant) & DG_COLLOCATION) != 0,                    \
+        .work_doubles = dg_work, .cache_doubles = no_cache, .accepts = dg_accepts, .step = dg_step,            \
+        .data = &(const dg_spec){(dg_kind)((variant) & DG_KIND), ((variant) & DG_COLLOCATION) != 0,                    \
                          ((variant) & DG_CENTRED) != 0, ((variant) & DG_RETRACTION) != 0}};
 #include "methods.def"

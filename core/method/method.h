@@ -172,6 +172,12 @@ double lf_stepper_next_h(const lf_stepper *s);
  * adaptive step size, which resumes a run bit for bit (lf_stepper_set_state starts a new sum). */
 double lf_stepper_time_compensation(const lf_stepper *s);
 int lf_stepper_restore(lf_stepper *s, const double *y, double t, double t_comp, double next_h);
+/* Processed methods (compose.h: a kernel K_h run in the variable z = P_h^{-1}(y) of a processor P_h):
+ * the kernel's state z and the |h| it is processed with (*h_proc = 0: none yet, z is the state as
+ * set); for any other method the state and 0. Setting them back (after lf_stepper_restore) resumes a
+ * processed run bit for bit; h_proc = 0 is lf_stepper_set_state. */
+const double *lf_stepper_kernel_state(const lf_stepper *s, double *h_proc);
+int lf_stepper_set_kernel_state(lf_stepper *s, const double *z, double h_proc);
 /* When *flag becomes nonzero, lf_stepper_step returns LF_EINTR at the next step boundary it checks. */
 void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag);
 

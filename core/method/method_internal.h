@@ -28,6 +28,9 @@ typedef struct lf_method_class {
      * state, cache and torques in lanes: lanes_internal.h), each lane bitwise as .step */
     int (*lanes_step)(lf_stepper *s, double h);
     const void *data;
+    /* processed methods (compose.h): apply the processor P_h (inverse = 0) or P_h^{-1} (1) to s->y in
+     * place, like a step (cache rule, time restored); NULL for every other method */
+    int (*process)(lf_stepper *s, double h, int inverse);
 } lf_method_class;
 
 struct lf_method {
@@ -75,6 +78,11 @@ struct lf_stepper {
     lf_error err;
     lf_stepper_stats stats;
     double h_taken;         /* the step the method actually took (adaptive methods set it) */
+    /* processed methods (method->cls->process): while h_proc != 0, y holds the kernel's variable
+     * z = P_{h_proc}^{-1}(state) and y_out the state P_{h_proc}(z) after the last step call (h_proc is
+     * |h|: P_{|h|} serves both directions, since log K_{-h} = -log K_h for a symmetric kernel) */
+    double h_proc;
+    double *y_out;
     double h_next;          /* adaptive methods: the next trial step (0: not yet chosen) */
     /* reversible adaptive steps (adapt.c): the method's own step while step is lf_adapt_step, the
      * step density, G at the current state when g_valid, workspace; saved and restored with y */

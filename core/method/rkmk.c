@@ -513,15 +513,15 @@ static int rk_step(lf_stepper *st, double h)
     return T->explicit_ ? explicit_step(st, h) : implicit_step(st, h);
 }
 
-static const lf_method_class rk_class = {rk_work, rk_cache, NULL, rk_step, NULL, NULL};
+static const lf_method_class rk_class = {.work_doubles = rk_work, .cache_doubles = rk_cache, .step = rk_step};
 
 /* The methods.def entries: the tableau (s = the number of nodes c; an adaptive entry's b holds the
  * weights, then bhat) and the class lf_class_<id>. */
 #define RKMK(id, title, ref, order, props, A_, b_, c_)                                                           \
     static const double id##_A[] = {A_}, id##_b[] = {b_}, id##_c[] = {c_};                                     \
     const lf_method_class lf_class_##id = {                                                                    \
-        rk_work, rk_cache, NULL, rk_step, NULL,                                                                \
-        &(const rk_tableau){(int)(sizeof id##_c / sizeof(double)), id##_A, id##_b, id##_c,                     \
+        .work_doubles = rk_work, .cache_doubles = rk_cache, .step = rk_step,                                   \
+        .data = &(const rk_tableau){(int)(sizeof id##_c / sizeof(double)), id##_A, id##_b, id##_c,                     \
                             ((props) & LF_MP_ADAPTIVE) ? id##_b + sizeof id##_c / sizeof(double) : NULL,       \
                             ((props) & LF_MP_DEXPINV_1) ? 1 : 0, !((props) & LF_MP_IMPLICIT),                    \
                             ((props) & LF_MP_MIDPOINT) != 0, ((props) & LF_MP_CONTINUATION) != 0}};

@@ -179,14 +179,14 @@ static int liemid_split_step(lf_stepper *s, double h)
 }
 
 /* LIEMID: the free flight; [E1]: flight, then kick; [E2]: kick, then flight; [EA] = E1_{h/2} o E2_{h/2} */
-const lf_method_class lf_class_liemid = {explicit_work, NULL, liemid_accepts, liemid_split_step, NULL,
-                                         &(const liemid_split){0, 1, 0}};
-const lf_method_class lf_class_liemid_e1 = {explicit_work, NULL, NULL, liemid_split_step, NULL,
-                                            &(const liemid_split){0, 1, 1}};
-const lf_method_class lf_class_liemid_e2 = {explicit_work, NULL, NULL, liemid_split_step, NULL,
-                                            &(const liemid_split){1, 1, 0}};
-const lf_method_class lf_class_liemid_ea = {explicit_work, NULL, NULL, liemid_split_step, NULL,
-                                            &(const liemid_split){0.5, 2, 0.5}};
+const lf_method_class lf_class_liemid = {.work_doubles = explicit_work, .accepts = liemid_accepts, .step = liemid_split_step,
+                                         .data = &(const liemid_split){0, 1, 0}};
+const lf_method_class lf_class_liemid_e1 = {.work_doubles = explicit_work, .step = liemid_split_step,
+                                            .data = &(const liemid_split){0, 1, 1}};
+const lf_method_class lf_class_liemid_e2 = {.work_doubles = explicit_work, .step = liemid_split_step,
+                                            .data = &(const liemid_split){1, 1, 0}};
+const lf_method_class lf_class_liemid_ea = {.work_doubles = explicit_work, .step = liemid_split_step,
+                                            .data = &(const liemid_split){0.5, 2, 0.5}};
 
 /* ---------------------------------------------------------------- LIEMID[E] */
 

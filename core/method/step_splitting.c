@@ -300,5 +300,6 @@ static const lf_split_method split_exact_split = {
 #undef K
 
 #define SPLIT(id, title, ref, order, props)                                                                        \
-    const lf_method_class lf_class_##id = {lf_split_work, split_cache, NULL, split_step, NULL, &id##_split};
+    const lf_method_class lf_class_##id = {.work_doubles = lf_split_work, .cache_doubles = split_cache,           \
+                                           .step = split_step, .data = &id##_split};
 #include "methods.def"

@@ -110,8 +110,8 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     }
     s->ncache = m->cls->cache_doubles ? m->cls->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
     size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->cls->work_doubles ? m->cls->work_doubles(s) : 0;
-    const size_t nadapt = s->opts.adapt ? lf_adapt_work_doubles(s) : 0;
-    double *mem = calloc(2 * nst + nwork + nadapt + 1, sizeof(double));
+    const size_t nadapt = s->opts.adapt ? lf_adapt_work_doubles(s) : 0, nout = m->cls->process ? (size_t)s->np : 0;
+    double *mem = calloc(2 * nst + nwork + nadapt + nout + 1, sizeof(double));
     int *imem = calloc(lf_stepper_iwork_ints(s), sizeof(int));
     if (!mem || !imem) {
         free(mem);
@@ -125,6 +125,7 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->save = mem + nst;
     s->work = mem + 2 * nst;
     s->adapt_work = s->work + nwork;
+    s->y_out = nout ? s->adapt_work + nadapt : NULL;
     s->iwork = imem;
     if (s->opts.adapt) {
         s->base_step = s->step;
@@ -182,6 +183,7 @@ int lf_stepper_set_state(lf_stepper *s, const double *y, double t)
     s->rho = 1;
     s->q0 = 0;
     s->g_valid = 0;
+    s->h_proc = 0; /* the state as given: a processed method pre-processes it at its first step */
     return LF_OK;
 }
 
@@ -206,6 +208,61 @@ static void describe_param(const lf_stepper *s, int k, char *buf, size_t n)
     snprintf(buf, n, "entry %d", k + 1);
 }
 
+static int step_n(lf_stepper *s, double h, long n);
+
+/* Processed methods: make y the kernel's variable for steps of +-hp (post-process with the old h,
+ * pre-process with the new one; all or nothing). */
+static int proc_enter(lf_stepper *s, double hp)
+{
+    if (s->h_proc == hp) return LF_OK;
+    const size_t nst = (size_t)s->np + s->ncache;
+    const int valid = s->cache_valid;
+    memcpy(s->save, s->y, nst * sizeof(double));
+    int rc = LF_OK;
+    if (s->h_proc != 0) {
+        s->cache_set = 0;
+        rc = s->method->cls->process(s, s->h_proc, 0);
+        s->cache_valid = rc == LF_OK && s->cache_set;
+    }
+    if (rc == LF_OK) {
+        s->cache_set = 0;
+        rc = s->method->cls->process(s, hp, 1);
+        s->cache_valid = rc == LF_OK && s->cache_set;
+    }
+    if (rc != LF_OK) {
+        memcpy(s->y, s->save, nst * sizeof(double));
+        s->cache_valid = valid;
+        char msg[sizeof s->err.msg];
+        memcpy(msg, s->err.msg, sizeof msg);
+        return lf_error_set(&s->err, rc, "%s: pre-processing for h=%g at t=%.17g failed: %s", s->method->info.name, hp,
+                            s->t, msg);
+    }
+    s->h_proc = hp;
+    return LF_OK;
+}
+
+/* Processed methods: y_out = P_{h_proc}(y), the state the stepper shows; y and the cache unchanged. */
+static int proc_output(lf_stepper *s)
+{
+    if (s->h_proc == 0) return LF_OK;
+    const size_t nst = (size_t)s->np + s->ncache;
+    const int valid = s->cache_valid;
+    memcpy(s->save, s->y, nst * sizeof(double));
+    s->cache_set = 0;
+    int rc = s->method->cls->process(s, s->h_proc, 0);
+    memcpy(s->y_out, s->y, (size_t)s->np * sizeof(double));
+    memcpy(s->y, s->save, nst * sizeof(double));
+    s->cache_valid = valid;
+    if (rc != LF_OK) {
+        memcpy(s->y_out, s->y, (size_t)s->np * sizeof(double));
+        char msg[sizeof s->err.msg];
+        memcpy(msg, s->err.msg, sizeof msg);
+        return lf_error_set(&s->err, rc, "%s: post-processing at t=%.17g failed (the state shown is the kernel's, "
+                                         "unprocessed): %s", s->method->info.name, s->t, msg);
+    }
+    return LF_OK;
+}
+
 int lf_stepper_step(lf_stepper *s, double h, long n)
 {
     if (!s) return LF_EINVAL;
@@ -213,6 +270,23 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
         return lf_error_set(&s->err, LF_EINVAL, "%s: step size h=%g must be finite and nonzero", s->method->info.name, h);
     if (h == 0) return lf_error_set(&s->err, LF_EINVAL, "%s: step size h=%g must be finite and nonzero", s->method->info.name, h);
     if (n < 0) return lf_error_set(&s->err, LF_EINVAL, "%s: number of steps n=%ld must be >= 0", s->method->info.name, n);
+    if (!s->method->cls->process) return step_n(s, h, n);
+    if (n == 0) return LF_OK;
+    int rc = proc_enter(s, fabs(h));
+    if (rc != LF_OK) return rc;
+    rc = step_n(s, h, n);
+    if (rc != LF_OK) {
+        lf_error failed = s->err;
+        proc_output(s); /* the state shown is that before the failing step */
+        s->err = failed;
+        return rc;
+    }
+    return proc_output(s);
+}
+
+/* n steps of h (checked by the caller) */
+static int step_n(lf_stepper *s, double h, long n)
+{
     const size_t ny = (size_t)s->np * s->lanes, nst = ny + s->ncache;
     for (long k = 0; k < n; k++) {
         if ((k & 255) == 0 && s->cancel && *s->cancel)
@@ -309,7 +383,7 @@ int lf_stepper_advance(lf_stepper *s, double T, double h, long max_steps)
     return LF_OK;
 }
 
-const double *lf_stepper_state(const lf_stepper *s) { return s ? s->y : NULL; }
+const double *lf_stepper_state(const lf_stepper *s) { return s ? (s->h_proc != 0 ? s->y_out : s->y) : NULL; }
 int lf_stepper_lanes(const lf_stepper *s) { return s ? s->lanes : 0; }
 
 int lf_stepper_get_lane(const lf_stepper *s, int lane, double *y)
@@ -380,6 +454,30 @@ int lf_stepper_restore(lf_stepper *s, const double *y, double t, double t_comp, 
     s->h_next = next_h;
     return LF_OK;
 }
+const double *lf_stepper_kernel_state(const lf_stepper *s, double *h_proc)
+{
+    if (h_proc) *h_proc = s ? s->h_proc : 0;
+    return s ? s->y : NULL;
+}
+
+int lf_stepper_set_kernel_state(lf_stepper *s, const double *z, double h_proc)
+{
+    if (!s) return LF_EINVAL;
+    if (!(h_proc >= 0) || !isfinite(h_proc))
+        return lf_error_set(&s->err, LF_EINVAL, "set_kernel_state: h_proc=%g must be finite and >= 0", h_proc);
+    if (h_proc > 0 && !s->method->cls->process)
+        return lf_error_set(&s->err, LF_EINVAL, "set_kernel_state: %s is not a processed method (h_proc=%g given)",
+                            s->method->info.name, h_proc);
+    if (s->lanes > 1) return lf_error_set(&s->err, LF_EINVAL, "set_kernel_state: not with lanes");
+    if (!z) return lf_error_set(&s->err, LF_EINVAL, "set_kernel_state: the state is required");
+    int rc = lf_system_check_state(s->sys, z, 1e-9, &s->err);
+    if (rc != LF_OK) return rc;
+    memmove(s->y, z, (size_t)s->np * sizeof(double));
+    s->cache_valid = 0;
+    s->h_proc = h_proc;
+    return proc_output(s);
+}
+
 void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag)
 {
     if (s) s->cancel = flag;

@@ -60,6 +60,11 @@ function M.compose(base, scheme)
     error(("lf.compose: scheme %s is a splitting of the C splitting methods (dlm, no_squish, split_exact), not a "
            .. "composition of any symmetric method; use triple_jump4, suzuki4, kahan_li6 or kahan_li8"):format(scheme.name), 3)
   end
+  if scheme.processor then
+    error(("lf.compose: scheme %s is processed (a kernel run in variables of a processor that changes with "
+           .. "h); the C methods take it, a Lua method takes the unprocessed schemes (triple_jump4, suzuki4, "
+           .. "kahan_li6, kahan_li8, mclachlan8)"):format(scheme.name), 3)
+  end
   local c, step = scheme.coefficients, base.step
   local function composed(state, h, system)
     local t0, elapsed, s = state.t, 0, state

@@ -1,0 +1,88 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
+-- Processed compositions from Lua (core/method/compose.h; the orders and the by-hand equality are
+-- measured in tests/c/test_compose.c): the schemes' processors, there and back, checkpoints and
+-- files that resume bit for bit, lf.run, refusals.
+local lf = require "lieflow"
+local T = require "testlib"
+local errmsg, has = T.errmsg, T.has
+
+local function wall()
+  return lf.rigidbody{inertia = {2, 3, 4.5}, R = lf.so3.I, omega = {1, 2 / 3, 2 / 4.5},
+                      potential = lf.potential.coulomb_wall()}
+end
+
+local processed = {}
+for _, sc in ipairs(lf.compose_schemes()) do
+  if sc.processor then processed[#processed + 1] = sc end
+end
+
+describe("processed compositions", function()
+  it("the schemes list their kernel and processor", function()
+    assert.is_true(#processed >= 2)
+    for _, sc in ipairs(processed) do
+      assert.are.equal("symmetric", sc.form)
+      local sum = 0
+      for _, c in ipairs(sc.coefficients) do sum = sum + c end
+      assert.is_true(math.abs(sum - 1) < 1e-14, sc.name)
+      assert.is_true(#sc.processor >= 1)
+    end
+  end)
+
+  for _, sc in ipairs(processed) do
+    for _, base in ipairs{"split_exact", "vlv"} do
+      it(base .. " + " .. sc.name .. ": there and back; a checkpoint and a file resume bit for bit", function()
+        local m = lf.compose(base, sc.name)
+        local it = lf.integrator(m, wall(), {h = 0.1})
+        local s0 = it:state()
+        it:step(25)
+        it.h = -0.1
+        it:step(25)
+        local e = it:error(s0)
+        assert.is_true(e.R < 1e-12 and e.omega < 1e-12, ("%g %g"):format(e.R, e.omega))
+        it.h = 0.1
+        it:step(7)
+        local c = it:checkpoint()
+        assert.is_true(c.h_proc == 0.1 and type(c.kernel) == "table")
+        local path = os.tmpname()
+        it:save(path)
+        it:step(9)
+        local a = it:state()
+        for _, resumed in ipairs{lf.integrator(m, wall(), {h = 0.1}):restore(c), lf.load(path, wall(), m)} do
+          resumed:step(9)
+          local b = resumed:state()
+          assert.are.equal(a.t, b.t)
+          assert.are.equal(0, (a.R - b.R):norm())
+          assert.are.equal(0, (a.omega - b.omega):norm())
+        end
+        os.remove(path)
+      end)
+    end
+  end
+
+  it("lf.run's samples are the processed states, accurate to the effective order", function()
+    local m = lf.compose("split_exact", processed[#processed].name)
+    local ref = lf.run(wall(), {method = "split_exact_s6", h = 0.005, T = 2, every = 400, states = true})
+    local tr = lf.run(wall(), {method = m, h = 0.05, T = 2, every = 40, states = true})
+    local it = lf.integrator(m, wall(), {h = 0.05})
+    assert.are.equal(#ref.t, #tr.t)
+    for k = 2, #tr.t do
+      it:step(40)
+      assert.are.equal(0, (tr:state(k).R - it.R):norm())
+      assert.is_true((tr:state(k).R - ref:state(k).R):norm() < 1e-9, tostring((tr:state(k).R - ref:state(k).R):norm()))
+    end
+  end)
+
+  it("refuses reversible adaptive steps, Lua bases and a kernel without h_proc", function()
+    local m = lf.compose("split_exact", processed[1].name)
+    has(errmsg(lf.integrator, m, wall(), {h = 0.1, adapt = true}), "processed method")
+    local lm = lf.method{name = "mine", order = 2, symmetric = true, step = function(s) return s end}
+    has(errmsg(lf.compose, lm, processed[1].name), "is processed")
+    local it = lf.integrator(m, wall(), {h = 0.1}):step(3)
+    local c = it:checkpoint()
+    c.h_proc = nil
+    has(errmsg(it.restore, it, c), "needs h_proc > 0")
+    c = it:checkpoint()
+    c.kernel = nil
+    has(errmsg(it.restore, it, c), "without a kernel state")
+  end)
+end)
