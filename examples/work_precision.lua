@@ -12,7 +12,7 @@
 -- processes hold the core), median of 3 runs; the wall-clock medians are in summary.json too
 -- (lf.workprec, lf.core.timed_run, lf.core.baseline).
 -- Methods: every registered rigid-body method (the paper methods, no_squish, dlm, split_exact and the
--- registered compositions), eleven more compositions made with lf.compose (two processed ones
+-- registered compositions), twelve more compositions made with lf.compose (three processed ones
 -- among them), reversible adaptive runs, and what users run
 -- otherwise (core/solve/baseline.h): GSL rk8pd and a classical RK4 loop on the embedded equations
 -- (R as 9 numbers, w) with and without renormalization of R after each step, and a quaternion + RK4
@@ -68,7 +68,7 @@ end
 local extra = quick and {{"split_exact", "kahan_li8"}} or
   {{"split_exact", "kahan_li8"}, {"dlm", "kahan_li8"}, {"no_squish", "blanes_moan4"}, {"vlv", "suzuki4"},
    {"vlv", "kahan_li6"}, {"lgvi", "suzuki4"}, {"dlm", "blanes_moan6"}, {"split_exact", "rkn6a"},
-   {"dlm", "mclachlan8"}, {"split_exact", "processed6"}, {"split_exact", "processed8"}}
+   {"dlm", "mclachlan8"}, {"split_exact", "processed6"}, {"split_exact", "processed8"}, {"split_exact", "rkn6p"}}
 for _, c in ipairs(extra) do
   local m = lf.compose(c[1], c[2])
   curves_spec[#curves_spec + 1] = {label = m.name, method = m, geometric = true}

@@ -168,6 +168,49 @@
 #define PR8_P9 -0.560732366263511674899009
 #define PR8_P10 0.111217194768459859885931
 
+/* A processed Runge–Kutta–Nystrom kernel of effective order 6 (7 torques per step: kick b1, flow a1, ...,
+ * palindromic) and its 31-entry processor in the same kick/flow form, derived for lieflow after Blanes,
+ * Casas & Ros, Appl. Numer. Math. 39 (2001) 245 (tools/processed/README.md) */
+#define PRK_K1 0.063800007092285923808346
+#define PRK_K2 -0.204296202975912111199363
+#define PRK_K3 -0.037909505052018425946832
+#define PRK_K4 0.366150777442058095179078
+#define PRK_K5 0.251238255912400160189523
+#define PRK_K6 0.227470877285220252073116
+#define PRK_K7 0.222871242047332341948962
+#define PRK_K8 0.221349096497267527894337
+#define PRK_P1 0.308748617083026055019821
+#define PRK_P2 -0.021150962014436128053064
+#define PRK_P3 -0.503100932017315879930481
+#define PRK_P4 -0.066867297152824031669501
+#define PRK_P5 -0.000779891492470504432774
+#define PRK_P6 -0.277752325001971681341087
+#define PRK_P7 0.248982323408481417954603
+#define PRK_P8 0.147330124417891935270572
+#define PRK_P9 0.053452678766993798247981
+#define PRK_P10 0.079708779889595724773869
+#define PRK_P11 0.433370777345173708487032
+#define PRK_P12 -0.331176818794457135983649
+#define PRK_P13 -0.001539954858695709387615
+#define PRK_P14 0.335537090949186249899676
+#define PRK_P15 -0.424479885347476289491157
+#define PRK_P16 -0.201635969682891609217572
+#define PRK_P17 -0.357007105978805159487215
+#define PRK_P18 0.190456799403022246565855
+#define PRK_P19 -0.153265502786274922645583
+#define PRK_P20 0.001567501434296965739524
+#define PRK_P21 0.358346972552989334523193
+#define PRK_P22 0.161681231256658228496207
+#define PRK_P23 -0.125787007647200638226791
+#define PRK_P24 0.078678241992302118722345
+#define PRK_P25 -0.038864719667782136434278
+#define PRK_P26 0.023941299001975102467350
+#define PRK_P27 0.152000237173219907454628
+#define PRK_P28 -0.222535805976895775836616
+#define PRK_P29 -0.054523256042306987223102
+#define PRK_P30 -0.095580962217871189514088
+#define PRK_P31 -0.093352422987974974108439
+
 /* the processor of a scheme without one */
 #define UNPROCESSED 0, {0}
 
@@ -210,11 +253,15 @@ static const lf_compose_scheme schemes[] = {
      "kernel and processor derived for lieflow after Blanes, Casas & Ros, SIAM J. Sci. Comput. 21 (1999) 711", 8,
      LF_COMPOSE_SYMMETRIC, 11, {PR8_A1, PR8_A2, PR8_A3, PR8_A4, PR8_A5, PR8_A6, PR8_A5, PR8_A4, PR8_A3, PR8_A2, PR8_A1},
      10, {PR8_P1, PR8_P2, PR8_P3, PR8_P4, PR8_P5, PR8_P6, PR8_P7, PR8_P8, PR8_P9, PR8_P10}},
+    {"rkn6p", "processed Runge-Kutta-Nystrom splitting of effective order 6 (7 torques; processor: 31 sub-steps)",
+     "kernel and processor derived for lieflow after Blanes, Casas & Ros, Appl. Numer. Math. 39 (2001) 245", 6,
+     LF_COMPOSE_RKN, 15, {PRK_K1, PRK_K2, PRK_K3, PRK_K4, PRK_K5, PRK_K6, PRK_K7, PRK_K8, PRK_K7, PRK_K6, PRK_K5, PRK_K4, PRK_K3, PRK_K2, PRK_K1},
+     31, {PRK_P1, PRK_P2, PRK_P3, PRK_P4, PRK_P5, PRK_P6, PRK_P7, PRK_P8, PRK_P9, PRK_P10, PRK_P11, PRK_P12, PRK_P13, PRK_P14, PRK_P15, PRK_P16, PRK_P17, PRK_P18, PRK_P19, PRK_P20, PRK_P21, PRK_P22, PRK_P23, PRK_P24, PRK_P25, PRK_P26, PRK_P27, PRK_P28, PRK_P29, PRK_P30, PRK_P31}},
 };
 /* the schemes by name, for the COMPOSED entries of methods.def */
 enum { SCHEME_triple_jump4, SCHEME_suzuki4, SCHEME_blanes_moan4, SCHEME_rkn4, SCHEME_rkn6, SCHEME_blanes_moan6,
        SCHEME_rkn6a, SCHEME_kahan_li6, SCHEME_kahan_li8, SCHEME_mclachlan8,
-       SCHEME_processed6, SCHEME_processed8 };
+       SCHEME_processed6, SCHEME_processed8, SCHEME_rkn6p };
 
 int lf_compose_scheme_count(void) { return (int)(sizeof schemes / sizeof schemes[0]); }
 const lf_compose_scheme *lf_compose_scheme_at(int i)

@@ -27,6 +27,9 @@
  *                  order 8: 11 stages, processor 10 (after Blanes, Casas & Ros 1999; derived for
  *                  lieflow, tools/processed/). A step costs the kernel's stages; the processor runs
  *                  when a run starts, when h changes and for each state shown (the np fields below)
+ *   rkn6p          a processed Runge-Kutta-Nystrom splitting (split_exact only) of effective order 6:
+ *                  kick / flow kernel with 7 torques, a 31-entry processor (after Blanes, Casas & Ros
+ *                  2001; derived for lieflow, tools/processed/rkn/)
  * The orders are those reached from a base of order 2; from a base of order p >= 4 the composite
  * has order max(p, scheme order) (the schemes also satisfy the conditions of the higher bases).
  * The coefficients were checked in 50-digit arithmetic (mpmath) before use: Blanes & Moan's S6 has

@@ -239,14 +239,16 @@ static void test_processed(void **state)
         if (sc->np == 0) continue;
         found++;
         for (int k = 0; k < 4; k++) {
+            if (sc->form == LF_COMPOSE_RKN && strcmp(bases[k], "split_exact") != 0) continue; /* split_exact only */
             lf_method *m = compose(bases[k], sc->name);
             const lf_method *base = lf_method_find(bases[k]);
             char label[128];
             /* vlv and lgvi bitwise (the torque cache passes between stages as by hand); the splittings
-             * merge adjacent kicks within a run */
+             * merge adjacent kicks within a run. (An RKN scheme's kicks and flows are not steps of a
+             * method: its order below measures it.) */
             const double tol = k < 2 ? 0 : 1e-14;
             snprintf(label, sizeof label, "%s - by hand: P^-1 K^20 P, then h = -0.07 x 7 (processed again)", lf_method_get_info(m)->name);
-            CHECK_LE(processed_by_hand(m, base, sys, y0, 0.1, 20, -0.07, 7, 12), tol, label);
+            if (sc->form != LF_COMPOSE_RKN) CHECK_LE(processed_by_hand(m, base, sys, y0, 0.1, 20, -0.07, 7, 12), tol, label);
             /* there and back: h = 0.1 x 30, then -0.1 x 30 (P_|h| for both directions) */
             lf_stepper *a = stepper(m, sys, y0);
             assert_int_equal(lf_stepper_step(a, 0.1, 30), LF_OK);
@@ -277,7 +279,7 @@ static void test_processed(void **state)
         }
     }
     printf("  %d processed schemes\n", found);
-    assert_true(found >= 2);
+    assert_true(found >= 3);
     /* a method without processing: kernel state = state, h_proc 0; setting h_proc > 0 refused */
     lf_stepper *v = stepper(lf_method_find("vlv"), sys, y0);
     double hp = 1;
@@ -296,10 +298,10 @@ typedef struct {
     int order;
 } combo;
 
-static void order_of(const lf_method *m, const problem *p, double h0, double floor, int order)
+static void order_of_T(const lf_method *m, const problem *p, double T, double h0, double floor, int order)
 {
     lf_error e;
-    double y0[12], ref[12], T = 5, hs[16], eR[16], ew[16];
+    double y0[12], ref[12], hs[16], eR[16], ew[16];
     lf_system *sys = problem_system(p, y0, &e);
     lf_reference_opts ro = {1e-14, 1e-14, 1e-3, 0, NULL};
     if (lf_reference_solve(sys, y0, 0, &T, 1, ref, NULL, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
@@ -311,11 +313,16 @@ static void order_of(const lf_method *m, const problem *p, double h0, double flo
     assert_true(orderfit_window(hs, ew, cnt, floor, &fw));
     const char *wR, *ww;
     const int okR = orderfit_ok(&fR, order, &wR), okw = orderfit_ok(&fw, order, &ww);
-    printf("  %-28s %-9s R %.3f (h=%g..%g, %s)  w %.3f (h=%g..%g, %s)  nominal %d\n", lf_method_get_info(m)->name,
-           p->name, fR.order, hs[fR.first], hs[fR.last], wR, fw.order, hs[fw.first], hs[fw.last], ww, order);
+    printf("  %-28s %-9s T=%-3g R %.3f (h=%g..%g, %s)  w %.3f (h=%g..%g, %s)  nominal %d\n", lf_method_get_info(m)->name,
+           p->name, T, fR.order, hs[fR.first], hs[fR.last], wR, fw.order, hs[fw.first], hs[fw.last], ww, order);
     assert_true(okR);
     assert_true(okw);
     lf_system_free(sys);
+}
+
+static void order_of(const lf_method *m, const problem *p, double h0, double floor, int order)
+{
+    order_of_T(m, p, 5, h0, floor, order);
 }
 
 static void test_orders(void **state)
@@ -342,6 +349,14 @@ static void test_orders(void **state)
         problem_free(&pt);
         lf_method_free(m);
     }
+    /* the processed RKN splitting: its order-6 error term is small (optimized), so at T = 5 the errors
+     * reach the floor while the next terms dominate (slopes 7.3, 6.8, 6.5 on the stress test); over
+     * T = 50 the asymptotic order shows one halving above a floor of 1e-11 (R 5.95, w 5.74) */
+    lf_method *p6 = compose("split_exact", "rkn6p");
+    problem p50 = problem_stress();
+    order_of_T(p6, &p50, 50, 1, 1e-11, 6);
+    problem_free(&p50);
+    lf_method_free(p6);
     /* McLachlan's order 8 on the stress test (on the slow top vlv + mclachlan8 fits 7.75 over its last
      * three halvings before the floor, outside the +-0.15 of a fit) */
     lf_method *m = compose("vlv", "mclachlan8");
