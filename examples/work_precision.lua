@@ -323,7 +323,7 @@ summary.bounded_energy = bounded
 -- the example unless it is listed here with its reason, which docs/work_precision.md's closing note
 -- shows with the measurement ("Where lieflow does not win, and why").
 local smooth_triaxial = "smooth motion, no wall contact from this state (1.1 + R33 >= 0.69 over T = 1e4): a "
-  .. "triaxial body (exact free flow 1 us, dlm's axis splitting) against rk8pd's 13 cheap stages of order 8"
+  .. "triaxial body (exact free flow 0.67 us, dlm's axis splitting) against rk8pd's 13 cheap stages of order 8"
 local expected_losses = {
   ["coulomb_wall global"] = smooth_triaxial,
   ["coulomb_wall energy"] = smooth_triaxial,
