@@ -83,6 +83,8 @@ struct lf_stepper {
      * |h|: P_{|h|} serves both directions, since log K_{-h} = -log K_h for a symmetric kernel) */
     double h_proc;
     double *y_out;
+    double *y_call;         /* y and the cache at the start of a call that re-processes (restored when its
+                               first step fails: the state shown stays that before the call) */
     double h_next;          /* adaptive methods: the next trial step (0: not yet chosen) */
     /* reversible adaptive steps (adapt.c): the method's own step while step is lf_adapt_step, the
      * step density, G at the current state when g_valid, workspace; saved and restored with y */

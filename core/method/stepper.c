@@ -110,7 +110,7 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     }
     s->ncache = m->cls->cache_doubles ? m->cls->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
     size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->cls->work_doubles ? m->cls->work_doubles(s) : 0;
-    const size_t nadapt = s->opts.adapt ? lf_adapt_work_doubles(s) : 0, nout = m->cls->process ? (size_t)s->np : 0;
+    const size_t nadapt = s->opts.adapt ? lf_adapt_work_doubles(s) : 0, nout = m->cls->process ? 2 * (size_t)s->np + s->ncache : 0;
     double *mem = calloc(2 * nst + nwork + nadapt + nout + 1, sizeof(double));
     int *imem = calloc(lf_stepper_iwork_ints(s), sizeof(int));
     if (!mem || !imem) {
@@ -126,6 +126,7 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->work = mem + 2 * nst;
     s->adapt_work = s->work + nwork;
     s->y_out = nout ? s->adapt_work + nadapt : NULL;
+    s->y_call = nout ? s->y_out + s->np : NULL;
     s->iwork = imem;
     if (s->opts.adapt) {
         s->base_step = s->step;
@@ -250,6 +251,8 @@ static int proc_output(lf_stepper *s)
     memcpy(s->save, s->y, nst * sizeof(double));
     s->cache_set = 0;
     int rc = s->method->cls->process(s, s->h_proc, 0);
+    for (int i = 0; rc == LF_OK && i < s->np; i++)
+        if (!isfinite(s->y[i])) rc = lf_error_set(&s->err, LF_EDOMAIN, "the processed state became non-finite");
     memcpy(s->y_out, s->y, (size_t)s->np * sizeof(double));
     memcpy(s->y, s->save, nst * sizeof(double));
     s->cache_valid = valid;
@@ -272,12 +275,23 @@ int lf_stepper_step(lf_stepper *s, double h, long n)
     if (n < 0) return lf_error_set(&s->err, LF_EINVAL, "%s: number of steps n=%ld must be >= 0", s->method->info.name, n);
     if (!s->method->cls->process) return step_n(s, h, n);
     if (n == 0) return LF_OK;
+    /* a processed method: pre-process if |h| changed, step the kernel, show P(y) */
+    const size_t nst = (size_t)s->np + s->ncache;
+    const long steps0 = s->stats.steps;
+    const double hp0 = s->h_proc;
+    const int valid0 = s->cache_valid, reprocess = hp0 != fabs(h);
+    if (reprocess) memcpy(s->y_call, s->y, nst * sizeof(double));
     int rc = proc_enter(s, fabs(h));
     if (rc != LF_OK) return rc;
     rc = step_n(s, h, n);
     if (rc != LF_OK) {
         lf_error failed = s->err;
-        proc_output(s); /* the state shown is that before the failing step */
+        if (s->stats.steps == steps0 && reprocess) { /* back to before the call, bit for bit */
+            memcpy(s->y, s->y_call, nst * sizeof(double));
+            s->cache_valid = valid0;
+            s->h_proc = hp0; /* y_out still holds the state shown before the call */
+        } else
+            proc_output(s); /* the state shown is that before the failing step */
         s->err = failed;
         return rc;
     }
@@ -454,6 +468,7 @@ int lf_stepper_restore(lf_stepper *s, const double *y, double t, double t_comp, 
     s->h_next = next_h;
     return LF_OK;
 }
+
 const double *lf_stepper_kernel_state(const lf_stepper *s, double *h_proc)
 {
     if (h_proc) *h_proc = s ? s->h_proc : 0;

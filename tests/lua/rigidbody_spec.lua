@@ -19,7 +19,7 @@ describe("lf.methods()", function()
     for _, m in ipairs(lf.methods()) do
       names[m.name] = true
       assert.is_string(m.title); assert.is_string(m.reference)
-      assert.is_true(math.type(m.order) == "integer" and m.order >= 1 and m.order <= 6)
+      assert.is_true(math.type(m.order) == "integer" and m.order >= 1 and m.order <= 8)
       assert.is_boolean(m.symmetric); assert.is_boolean(m.momentum_conserving)
       assert.is_boolean(m.explicit_in_torque)
       assert.is_truthy(({proved = 1, no = 1, unknown = 1})[m.symplectic])
