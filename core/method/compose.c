@@ -443,8 +443,23 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
 #define METHOD_ID(id) extern const lf_method lf_method_##id;
 #include "methods.def"
 
+/* a registered composition's process function: NULL unless its scheme is processed (np > 0; a constant
+ * expression for the records below, which schemes[].np is not in C) */
+#define PROCESS_triple_jump4 NULL
+#define PROCESS_suzuki4 NULL
+#define PROCESS_blanes_moan4 NULL
+#define PROCESS_rkn4 NULL
+#define PROCESS_rkn6 NULL
+#define PROCESS_blanes_moan6 NULL
+#define PROCESS_rkn6a NULL
+#define PROCESS_kahan_li6 NULL
+#define PROCESS_kahan_li8 NULL
+#define PROCESS_mclachlan8 NULL
+#define PROCESS_processed6 compose_process
+#define PROCESS_processed8 compose_process
+#define PROCESS_rkn6p compose_process
 #define COMPOSED(id, title, ref, order, props, base, scheme)                                                       \
     const lf_method_class lf_class_##id = {compose_work, compose_cache, compose_accepts, compose_step, NULL,      \
                                            &(const compose_data){&lf_method_##base, &schemes[SCHEME_##scheme]},   \
-                                           schemes[SCHEME_##scheme].np > 0 ? compose_process : NULL};
+                                           PROCESS_##scheme};
 #include "methods.def"
