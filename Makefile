@@ -38,8 +38,8 @@ HDF5_CFLAGS := $(if $(HDF5),-DLF_HAVE_HDF5 $(shell pkg-config --cflags hdf5))
 HDF5_LIBS := $(if $(HDF5),$(shell pkg-config --libs hdf5))
 WARN     := -Wall -Wextra -Wshadow
 CFLAGS   ?= -O3 -g
-CORE_DIRS := $(sort $(dir $(wildcard core/*/*.c core/*/*.h)))
-CORE_INC := -Icore $(patsubst %/,-I%,$(CORE_DIRS)) -I$(B)/gen
+
+CORE_INC := -Icore -I$(B)/gen
 # -fvisibility=hidden: the libraries export only what the public headers declare (core/base/export.h)
 ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -fno-math-errno -fno-trapping-math $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden $(CORE_INC)
 GSL_LIBS := -lgsl -lgslcblas -lm -pthread -ldl
@@ -54,7 +54,7 @@ BIND_SRC := $(sort $(filter-out $(EXE_SRC) lua/lmpi.c,$(wildcard lua/*.c)))
 BIND_OBJ := $(BIND_SRC:lua/%.c=$(B)/lua/%.o)
 CTEST_SRC := $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN := $(CTEST_SRC:tests/c/%.c=$(B)/tests/%)
-VERSION_H := $(B)/gen/lieflow_version.h
+VERSION_H := $(B)/gen/base/lieflow_version.h
 HEADERS  := $(wildcard core/*.h core/*/*.h core/*/*.def lua/*.h) $(VERSION_H)
 # headers for method authors and internals (*_internal.h) are not installed
 PUBLIC_HEADERS := $(filter-out %_internal.h,$(wildcard core/*.h core/*/*.h)) lua/lieflow_lua.h $(VERSION_H)
@@ -238,7 +238,9 @@ $(B)/lua/lhdf5.o: $(GEN)/config.txt
 # <lieflow/lieflow.h> as a client does, without the source tree's include paths
 STAGED_INC := $(B)/include
 $(STAGED_INC)/lieflow/.stamp: $(PUBLIC_HEADERS)
-	@rm -rf $(STAGED_INC)/lieflow && mkdir -p $(STAGED_INC)/lieflow && cp $(PUBLIC_HEADERS) $(STAGED_INC)/lieflow/ && touch $@
+	@rm -rf $(STAGED_INC)/lieflow && mkdir -p $(STAGED_INC)/lieflow
+	@for h in $(PUBLIC_HEADERS); do sed -e 's|^\(#include "\)[a-z]*/\([a-z_0-9]*\.h"\)|\1\2|' $$h > $(STAGED_INC)/lieflow/$${h##*/}; done
+	@touch $@
 $(EMBED): examples/embed/host.c $(BIND_OBJ) $(SCRIPTS_OBJ) $(LIB_A) $(HEADERS) $(STAGED_INC)/lieflow/.stamp
 	$(CC) $(filter-out $(CORE_INC),$(ALLCFLAGS)) $(LUA_INC) -I$(STAGED_INC) -o $@ $< $(BIND_OBJ) $(SCRIPTS_OBJ) $(LIB_A) $(LUA_LIBS) $(HDF5_LIBS) $(GSL_LIBS) -ldl $(LDFLAGS)
 
@@ -247,7 +249,7 @@ $(B)/tests/%: tests/c/%.c tests/c/problems.h tests/c/testutil.h tests/c/orderfit
 	$(CC) $(ALLCFLAGS) -Itests/c -o $@ $< $(LIB_A) $(TEST_LIBS) -lcmocka $(GSL_LIBS) $(LDFLAGS) $(TEST_LDFLAGS)
 
 # the compiler generated model code is compiled with by default (core/graph/jit.c; LIEFLOW_CC overrides)
-$(B)/core/graph/jit.o: ALLCFLAGS += -DLF_BUILD_CC='"$(CC)"'
+$(B)/core/native/jit.o: ALLCFLAGS += -DLF_BUILD_CC='"$(CC)"'
 # quad-precision references (libquadmath, part of gcc)
 $(B)/tests/test_stumpff: TEST_LIBS = -lquadmath
 

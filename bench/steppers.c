@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "lieflow.h"
-#include "so3_kernels_internal.h"
+#include "lie/so3_kernels_internal.h"
 
 #define INL static inline __attribute__((always_inline))
 

@@ -4,48 +4,45 @@
 #ifndef LIEFLOW_H
 #define LIEFLOW_H
 
-#include "export.h"
-#include "lieflow_version.h" /* LIEFLOW_VERSION, _MAJOR, _MINOR, _PATCH: generated from VERSION */
-#include "error.h"
-#include "linalg.h"
-#include "matfun.h"
-#include "quadrature.h"
-#include "so3.h"
-#include "s2.h"
-#include "quat.h"
-#include "gl3.h"
-#include "ts2.h"
-#include "tgl3.h"
-#include "manifold.h"
-#include "system.h"
-#include "potential.h"
-#include "rigid.h"
-#include "lie_ode.h"
-#include "spheres.h"
-#include "method.h"
-#include "ensemble.h"
-#include "compose.h"
-#include "newton.h"
-#include "reference.h"
-#include "analysis.h"
-#include "lognorm.h"
-#include "exact.h"
-#include "baseline.h"
-/* expression graphs: build, differentiate, compile (native through the code cache, or the tape) */
-#include "graph.h"
-#include "graph_lie.h"
-#include "graph_prog.h"
-#include "graph_codegen.h"
-#include "graph_module.h"
-#include "jit.h"
-#include "model_graph.h"
-
-LF_BEGIN_DECLS
-
-/* The version of the library the program runs with ("MAJOR.MINOR.PATCH"); LIEFLOW_VERSION is that of the
- * headers it was compiled with. */
-const char *lf_version(void);
-
-LF_END_DECLS
+/* base: errors, 3 x 3 and dense linear algebra, matrix functions, quadrature, the version */
+#include "base/export.h"
+#include "base/version.h" /* LIEFLOW_VERSION, _MAJOR, _MINOR, _PATCH and lf_version() */
+#include "base/error.h"
+#include "base/linalg.h"
+#include "base/dense.h"
+#include "base/matfun.h"
+#include "base/quadrature.h"
+/* lie: the groups and manifolds, their maps; products of factors */
+#include "lie/so3.h"
+#include "lie/s2.h"
+#include "lie/quat.h"
+#include "lie/gl3.h"
+#include "lie/ts2.h"
+#include "lie/tgl3.h"
+#include "lie/manifold.h"
+/* solve: Newton, the exact free rigid body; analysis: fits, logarithmic norms */
+#include "solve/newton.h"
+#include "solve/exact.h"
+#include "analysis/analysis.h"
+#include "analysis/lognorm.h"
+/* expression graphs: build, differentiate, compile (native code through the code cache, or the tape) */
+#include "native/jit.h"
+#include "graph/graph.h"
+#include "graph/graph_lie.h"
+#include "graph/graph_module.h"
+/* model: systems and their forms, potentials, rigid bodies, Lie-group ODEs, spheres, compiled models */
+#include "model/system.h"
+#include "model/potential.h"
+#include "model/rigid.h"
+#include "model/lie_ode.h"
+#include "model/spheres.h"
+#include "model/model_graph.h"
+/* method: the registry, the stepper, compositions, ensembles */
+#include "method/method.h"
+#include "method/compose.h"
+#include "method/ensemble.h"
+/* reference: the reference solution (GSL rk8pd) and the baselines of the work-precision comparison */
+#include "reference/reference.h"
+#include "reference/baseline.h"
 
 #endif

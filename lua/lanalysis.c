@@ -14,8 +14,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "exact.h"
+#include "analysis/analysis.h"
+#include "solve/exact.h"
 #include "lbind.h"
 #include "lopen.h"
 

@@ -17,7 +17,7 @@
 
 #include "lopen.h"
 #include "ltrace.h"
-#include "model_graph.h"
+#include "model/model_graph.h"
 
 #define MAXDEPTH 8
 

@@ -11,7 +11,7 @@
 #include "lbind.h"
 #include "lopen.h"
 #include "ltrace.h"
-#include "model_graph.h"
+#include "model/model_graph.h"
 
 #define LFB_COMPILED "lf.compiled"
 

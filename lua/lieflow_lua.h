@@ -4,7 +4,7 @@
 #ifndef LIEFLOW_LUA_H
 #define LIEFLOW_LUA_H
 
-#include "export.h"
+#include "base/export.h"
 
 LF_BEGIN_DECLS
 

@@ -20,7 +20,7 @@
 #include "lopen.h"
 #include "lmodel.h"
 #include "ltrace.h"
-#include "model_graph.h"
+#include "model/model_graph.h"
 
 typedef struct {
     lfb_system *s;

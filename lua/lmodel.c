@@ -16,7 +16,7 @@
 
 #include "lmodel.h"
 #include "ltrace.h"
-#include "model_graph.h"
+#include "model/model_graph.h"
 
 /* ---------------------------------------------------------------- options */
 

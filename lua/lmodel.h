@@ -5,7 +5,7 @@
 #define LF_LMODEL_H
 
 #include "lbind.h"
-#include "model_graph.h"
+#include "model/model_graph.h"
 
 /* The field `compile` of the table at t: -1 (false) or an lf_backend. */
 int lfb_compile_option(lua_State *L, int t, const char *fn);

@@ -29,7 +29,7 @@
 
 #include "lbind.h"
 #include "ltrace.h"
-#include "model_graph.h"
+#include "model/model_graph.h"
 
 #define LFB_HOLD "lf.hold"
 #define LFB_KINDS "lieflow.kinds" /* registry: kind name -> light userdata lfb_kind */

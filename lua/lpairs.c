@@ -12,7 +12,7 @@
 
 #include "lmodel.h"
 #include "ltrace.h"
-#include "model_graph.h"
+#include "model/model_graph.h"
 
 /* ---------------------------------------------------------------- the pair list */
 typedef struct {

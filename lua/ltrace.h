@@ -18,9 +18,9 @@
 #ifndef LF_LTRACE_H
 #define LF_LTRACE_H
 
-#include "graph.h"
-#include "graph_lie.h"
-#include "model_graph.h"
+#include "graph/graph.h"
+#include "graph/graph_lie.h"
+#include "model/model_graph.h"
 #include "lbind.h"
 
 #define LFB_TRACE "lf.trace"

@@ -44,7 +44,7 @@
 #include <lualib.h>
 
 #include "lieflow_lua.h"
-#include "lieflow_version.h" /* LIEFLOW_VERSION, generated from VERSION */
+#include "base/lieflow_version.h" /* LIEFLOW_VERSION, generated from VERSION */
 #include "modules.h"
 #include "repl.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — least-squares fits (GSL). */
-#include "analysis.h"
+#include "analysis/analysis.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -9,8 +9,8 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
 
-#include "error.h"
-#include "gsl_guard_internal.h"
+#include "base/error.h"
+#include "base/gsl_guard_internal.h"
 
 /* Exponent e with max |a_i| = m 2^e, m in [0.5, 1) (0 for an all-zero array). */
 static int scale_exponent(const double *a, size_t n)

@@ -5,7 +5,7 @@
 #ifndef LF_ANALYSIS_H
 #define LF_ANALYSIS_H
 
-#include "export.h"
+#include "base/export.h"
 #include <stddef.h>
 
 LF_BEGIN_DECLS

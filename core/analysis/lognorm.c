@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the logarithmic norm (lognorm.h): Cholesky and the symmetric eigensolver of GSL. */
-#include "lognorm.h"
+#include "analysis/lognorm.h"
 
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_blas.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gsl_guard_internal.h"
+#include "base/gsl_guard_internal.h"
 
 int lf_lognorm(int n, const double *A, const double *G, double *mu, lf_error *err)
 {

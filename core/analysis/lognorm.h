@@ -12,8 +12,8 @@
 #ifndef LF_LOGNORM_H
 #define LF_LOGNORM_H
 
-#include "export.h"
-#include "error.h"
+#include "base/export.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "error.h"
+#include "base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #ifndef LF_ERROR_H
 #define LF_ERROR_H
 
-#include "export.h"
+#include "base/export.h"
 #include <stddef.h>
 
 LF_BEGIN_DECLS

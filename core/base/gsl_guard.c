@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the chained GSL error handler (gsl_guard_internal.h). */
-#include "gsl_guard_internal.h"
+#include "base/gsl_guard_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -1,78 +1,94 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* lieflow — n x n LU with partial pivoting (see linalg.h). */
-#include "linalg.h"
+/* lieflow — the slow paths of the 3-vector / 3x3 helpers in linalg.h that must not overflow or
+ * underflow for any finite input: norms, determinant, inverse (scaling by powers of two, exact). */
+#include "base/linalg.h"
+#include "base/dense.h"
 
-int lf_lu_factor(int n, double *A, int *piv)
+/* ---------------------------------------------------------------- scaled (overflow-free) variants */
+
+/* Largest |a_i|; NaN if some a_i is NaN (fmax would ignore it). */
+static double maxabs_nan(int n, const double *a)
 {
-    for (int k = 0; k < n; k++) {
-        /* pivot: largest |A[i][k]| for i >= k; piv[k] = row swapped with row k */
-        int p = k;
-        for (int i = k + 1; i < n; i++)
-            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
-        piv[k] = p;
-        if (A[p * n + k] == 0) return LF_EDOMAIN;
-        if (p != k)
-            for (int j = 0; j < n; j++) {
-                double t = A[k * n + j];
-                A[k * n + j] = A[p * n + j];
-                A[p * n + j] = t;
-            }
-        /* eliminate below the pivot; the multipliers L[i][k] are stored in place */
-        for (int i = k + 1; i < n; i++) {
-            double l = A[i * n + k] /= A[k * n + k];
-            for (int j = k + 1; j < n; j++) A[i * n + j] -= l * A[k * n + j];
-        }
+    double m = 0;
+    for (int i = 0; i < n; i++) {
+        double x = fabs(a[i]);
+        if (isnan(x)) return x;
+        if (x > m) m = x;
     }
+    return m;
+}
+
+/* sqrt(sum a_i^2) with a scaled by 2^-e, e the exponent of max |a_i| (exact), then scaled back:
+ * the same roundings as the plain formula on a machine with an unbounded exponent. */
+static double norm_scaled(int n, const double *a)
+{
+    double m = maxabs_nan(n, a);
+    if (m == 0 || !isfinite(m)) return m;
+    int e;
+    frexp(m, &e);
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        double x = ldexp(a[i], -e);
+        s += x * x;
+    }
+    return ldexp(sqrt(s), e);
+}
+
+double lf_v3_norm_scaled(const double *a) { return norm_scaled(3, a); }
+double lf_m3_fnorm_scaled(const double *A) { return norm_scaled(9, A); }
+
+double lf_m3_det_scaled(const double *A)
+{
+    double S[9];
+    int etot = 0;
+    for (int r = 0; r < 3; r++) {
+        double m = maxabs_nan(3, A + 3 * r);
+        if (isnan(m)) return m;
+        if (m == 0) return 0; /* a zero row */
+        int e = 0;
+        if (isfinite(m)) frexp(m, &e);
+        for (int c = 0; c < 3; c++) S[3 * r + c] = ldexp(A[3 * r + c], -e);
+        etot += e;
+    }
+    return ldexp(lf_m3_det_raw(S), etot);
+}
+
+int lf_m3_inverse_scaled(const double *A, double *Ai, double *rcond)
+{
+    double m = maxabs_nan(9, A);
+    if (!isfinite(m)) {
+        if (rcond) *rcond = NAN;
+        return LF_EDOMAIN;
+    }
+    if (m == 0) {
+        if (rcond) *rcond = 0;
+        return LF_EDOMAIN;
+    }
+    int e;
+    frexp(m, &e);
+    /* LU with partial pivoting (backward stable: the residual of A Ai - I stays near u cond(A);
+     * the adjugate formula, kept in lf_m3_inverse for the Newton steps, loses u cond^2 on nearly
+     * singular matrices, and its condition estimate with it) */
+    double S[9], LU[9], T[9];
+    int piv[3];
+    for (int i = 0; i < 9; i++) S[i] = ldexp(A[i], -e);
+    memcpy(LU, S, sizeof LU);
+    if (lf_lu_factor(3, LU, piv) != LF_OK) {
+        if (rcond) *rcond = 0;
+        return LF_EDOMAIN;
+    }
+    for (int j = 0; j < 3; j++) {
+        double b[3] = {j == 0, j == 1, j == 2};
+        lf_lu_solve(3, LU, piv, b);
+        T[j] = b[0]; T[3 + j] = b[1]; T[6 + j] = b[2];
+    }
+    double ti = lf_m3_fnorm(T), rc = 1 / (lf_m3_fnorm(S) * ti);
+    if (rcond) *rcond = isfinite(ti) ? rc : 0;
+    if (!isfinite(ti) || !(rc >= 1e-15)) return LF_EDOMAIN;
+    for (int i = 0; i < 9; i++) {
+        T[i] = ldexp(T[i], -e);
+        if (!isfinite(T[i])) return LF_EDOMAIN; /* the inverse itself overflows */
+    }
+    memcpy(Ai, T, sizeof T);
     return LF_OK;
-}
-
-void lf_lu_solve(int n, const double *LU, const int *piv, double *b)
-{
-    for (int k = 0; k < n; k++) { /* b <- P b, then L y = b (unit diagonal) */
-        double t = b[k]; b[k] = b[piv[k]]; b[piv[k]] = t;
-    }
-    for (int i = 1; i < n; i++)
-        for (int j = 0; j < i; j++) b[i] -= LU[i * n + j] * b[j];
-    for (int i = n - 1; i >= 0; i--) { /* U x = y */
-        for (int j = i + 1; j < n; j++) b[i] -= LU[i * n + j] * b[j];
-        b[i] /= LU[i * n + i];
-    }
-}
-
-int lf_cholesky_factor(int n, double *A, double *pivot)
-{
-    for (int j = 0; j < n; j++) {
-        double d = A[j * n + j];
-        for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
-        if (!(d > 0)) {
-            if (pivot) *pivot = d;
-            return j + 1;
-        }
-        d = sqrt(d);
-        A[j * n + j] = d;
-        for (int i = j + 1; i < n; i++) {
-            double x = A[i * n + j];
-            for (int k = 0; k < j; k++) x -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = x / d;
-            if (!isfinite(A[i * n + j])) { /* d > 0 but so small (subnormal) that the division overflows */
-                if (pivot) *pivot = d * d;
-                return j + 1;
-            }
-        }
-    }
-    return 0;
-}
-
-void lf_cholesky_solve(int n, const double *L, double *b)
-{
-    for (int i = 0; i < n; i++) { /* L y = b */
-        double x = b[i];
-        for (int k = 0; k < i; k++) x -= L[i * n + k] * b[k];
-        b[i] = x / L[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) { /* L^T x = y */
-        double x = b[i];
-        for (int k = i + 1; k < n; k++) x -= L[k * n + i] * b[k];
-        b[i] = x / L[i * n + i];
-    }
 }

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — small dense linear algebra.
  * 3-vectors are double[3]; 3x3 matrices are double[9], row-major (M[3*i+j] = row i, column j).
- * The 3-vector / 3x3 helpers are static inline; the n x n LU and Newton live in linalg.c. */
+ * The 3-vector / 3x3 helpers are static inline; linalg.c holds their slow paths (scaled to avoid
+ * overflow and underflow). The n x n factorizations are in dense.h. */
 #ifndef LF_LINALG_H
 #define LF_LINALG_H
 
-#include "export.h"
+#include "base/export.h"
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 
@@ -185,19 +186,6 @@ static inline int lf_m3_solve(const double *A, const double *b, double *x)
     lf_v3_copy(y, x);
     return LF_OK;
 }
-
-/* n x n LU factorization with partial pivoting, in place (row-major A, n*n); piv[n].
- * Returns LF_EDOMAIN if a pivot is exactly zero (singular matrix). */
-int lf_lu_factor(int n, double *A, int *piv);
-/* Solve with a factorization from lf_lu_factor; b is overwritten with x. */
-void lf_lu_solve(int n, const double *LU, const int *piv, double *b);
-
-/* Cholesky factorization A = L L^T of a symmetric positive definite n x n matrix, in place (L in
- * the lower triangle; the upper triangle is not read). Returns 0, or k + 1 when pivot k is not
- * positive (its value in *pivot if pivot != NULL): A is not positive definite. */
-int lf_cholesky_factor(int n, double *A, double *pivot);
-/* Solve L L^T x = b with a factor from lf_cholesky_factor; b is overwritten with x. */
-void lf_cholesky_solve(int n, const double *L, double *b);
 
 LF_END_DECLS
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — matrix exponential, logarithm and square root (see matfun.h for the algorithms). */
-#include "matfun.h"
+#include "base/matfun.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "linalg.h"
+#include "base/linalg.h"
+#include "base/dense.h"
 
 #define NN (LF_MATFUN_MAXN * LF_MATFUN_MAXN)
 

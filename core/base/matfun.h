@@ -18,8 +18,8 @@
 #ifndef LF_MATFUN_H
 #define LF_MATFUN_H
 
-#include "export.h"
-#include "error.h"
+#include "base/export.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Gauss–Legendre nodes and weights (quadrature.h). */
-#include "quadrature.h"
+#include "base/quadrature.h"
 
 #include <math.h>
 

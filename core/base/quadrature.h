@@ -4,7 +4,7 @@
 #ifndef LF_QUADRATURE_H
 #define LF_QUADRATURE_H
 
-#include "export.h"
+#include "base/export.h"
 
 LF_BEGIN_DECLS
 

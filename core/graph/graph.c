@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — expression graphs: the builder (hash-consing, folding, eager values and tangents). */
-#include "graph.h"
+#include "graph/graph.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph_ops_internal.h"
+#include "graph/graph_ops_internal.h"
 
 struct lf_graph {
     lf_gnode *node;

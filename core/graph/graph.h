@@ -32,10 +32,10 @@
 #ifndef LF_GRAPH_H
 #define LF_GRAPH_H
 
-#include "export.h"
+#include "base/export.h"
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 
@@ -71,6 +71,21 @@ typedef struct lf_gnode {
 } lf_gnode;
 
 typedef struct lf_graph lf_graph;
+
+/* How an evaluation reads a graph's inputs: in segments, so that callers pass pointers into their
+ * own state instead of copying. Inputs 0, 1, ... are laid out one segment after the other (segment
+ * s holds seglen[s] inputs), and an evaluation receives an array of segment pointers. */
+#define LF_GPROG_MAXSEG 8
+
+typedef struct lf_glayout {
+    int nseg;
+    int seglen[LF_GPROG_MAXSEG];
+    /* optional: nodes computed elsewhere (hoisted out of a loop, e.g. what a pair kernel computes
+     * from its fixed r_ij and the parameters alone), read as inputs from segment subseg, sub[k] at
+     * offset k; nsub = 0: none */
+    int nsub, subseg;
+    const int *sub;
+} lf_glayout;
 
 /* An empty graph; with nt > 0 (<= LF_GRAPH_MAXT) every node also carries nt tangents. */
 lf_graph *lf_graph_new(int nt, lf_error *err);

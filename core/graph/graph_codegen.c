@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — C code generation from programs. The expressions below mirror lf_gop_value
  * (graph_ops_internal.h) operation by operation. */
-#include "graph_codegen.h"
+#include "graph/graph_codegen_internal.h"
 
 #include <math.h>
 #include <stdarg.h>

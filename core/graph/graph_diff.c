@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
-#include "graph_ops_internal.h"
+#include "graph/graph.h"
+#include "graph/graph_ops_internal.h"
 
 /* How a partial derivative enters: kinds of the symbolic partial. */
 enum { P_ZERO, P_ONE, P_MINUS_ONE, P_NODE, P_SINGULAR, P_SEL_TRUE, P_SEL_FALSE };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — vectors, matrices and Lie group maps on expression graphs (formulas in graph_lie.h;
  * sums in the order of linalg.h and so3.c, so that compiled and C results agree to rounding). */
-#include "graph_lie.h"
+#include "graph/graph_lie.h"
 
 #include <math.h>
 

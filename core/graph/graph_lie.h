@@ -21,8 +21,8 @@
 #ifndef LF_GRAPH_LIE_H
 #define LF_GRAPH_LIE_H
 
-#include "export.h"
-#include "graph.h"
+#include "base/export.h"
+#include "graph/graph.h"
 
 LF_BEGIN_DECLS
 

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — compiled functions: programs, code generation, the code cache, the tape fallback. */
-#include "graph_module.h"
+#include "graph/graph_module.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph_codegen.h"
+#include "graph/graph_codegen_internal.h"
+#include "graph/graph_prog_internal.h"
+#include "native/jit_internal.h"
 
 typedef void (*native_fn)(const double *const *in, const double *par, double *out);
 typedef void (*pairs_fn)(int np, const int *pr, int m, const double *x, const double *r, int nsub, const double *sub,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — compiled functions: several outputs sets of one expression graph, evaluated natively
- * (generated C compiled and loaded through the code cache, jit.h) or by the tape interpreter.
+ * (generated C compiled and loaded through the code cache, native/jit_internal.h) or by the tape interpreter.
  *
- * A module is made from a graph, the layout of its inputs (graph_prog.h) and a list of functions,
+ * A module is made from a graph, the layout of its inputs (lf_glayout, graph.h) and a list of functions,
  * each a set of output nodes (a model needs its value, its gradient, both, a Jacobian: one module,
  * one compiled file). The backend is chosen once:
  *   LF_BACKEND_AUTO: generated C, unless the functions are too large to compile quickly (more than
@@ -15,11 +15,12 @@
 #ifndef LF_GRAPH_MODULE_H
 #define LF_GRAPH_MODULE_H
 
-#include "export.h"
+#include "base/export.h"
 #include <stddef.h>
 
-#include "graph_prog.h"
-#include "jit.h"
+#include "base/error.h"
+#include "graph/graph.h"
+#include "native/jit.h"
 
 LF_BEGIN_DECLS
 

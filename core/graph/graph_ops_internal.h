@@ -8,8 +8,8 @@
 
 #include <math.h>
 
-#include "graph.h"
-#include "stumpff.h"
+#include "graph/graph.h"
+#include "graph/stumpff.h"
 
 static inline double lf_gop_sign(double a) { return (double)((a > 0) - (a < 0)); }
 

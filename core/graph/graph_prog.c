@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — programs: dead-node elimination, slot allocation and the tape interpreter. */
-#include "graph_prog.h"
+#include "graph/graph_prog_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph_ops_internal.h"
+#include "graph/graph_ops_internal.h"
 
 struct lf_gprog {
     int nops, nslots, nout, nparams, nloads, nconsts;

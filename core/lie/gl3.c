@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — GL(3): exp, log and the exact dexp / dexpinv (gl3.h). */
-#include "gl3.h"
+#include "lie/gl3.h"
 
 #include <string.h>
 
-#include "linalg.h"
-#include "matfun.h"
+#include "base/linalg.h"
+#include "base/dense.h"
+#include "base/matfun.h"
 
 int lf_gl3_exp(const double A[9], double Y[9], lf_error *err) { return lf_expm(3, A, Y, err); }
 

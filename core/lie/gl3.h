@@ -9,8 +9,8 @@
 #ifndef LF_GL3_H
 #define LF_GL3_H
 
-#include "export.h"
-#include "error.h"
+#include "base/export.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

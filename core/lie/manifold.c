@@ -5,20 +5,20 @@
  * product's operations run over the factors' offsets and call their kind's record (as MuJoCo's
  * mj_integratePos / mj_differentiatePos do per joint). What the kinds share (the truncated dexpinv
  * from brackets, the side of the action, the finiteness of a point) is done once, below the records. */
-#include "manifold.h"
+#include "lie/manifold.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gl3.h"
-#include "linalg.h"
-#include "quat.h"
-#include "s2.h"
-#include "so3.h"
-#include "tgl3.h"
-#include "ts2.h"
+#include "lie/gl3.h"
+#include "base/linalg.h"
+#include "lie/quat.h"
+#include "lie/s2.h"
+#include "lie/so3.h"
+#include "lie/tgl3.h"
+#include "lie/ts2.h"
 
 struct lf_manifold {
     int n, np, nd, maxd;

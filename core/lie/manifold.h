@@ -31,8 +31,8 @@
 #ifndef LF_MANIFOLD_H
 #define LF_MANIFOLD_H
 
-#include "export.h"
-#include "error.h"
+#include "base/export.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

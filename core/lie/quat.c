@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — unit quaternions [w, x, y, z] (conventions in quat.h). */
-#include "quat.h"
+#include "lie/quat.h"
 
 #include <math.h>
 
-#include "linalg.h"
+#include "base/linalg.h"
 
 void lf_quat_mul(const double p[4], const double q[4], double r[4])
 {

@@ -5,7 +5,7 @@
 #ifndef LF_QUAT_H
 #define LF_QUAT_H
 
-#include "export.h"
+#include "base/export.h"
 
 LF_BEGIN_DECLS
 

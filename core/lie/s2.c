@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the unit sphere S^2 (conventions in s2.h). */
-#include "s2.h"
+#include "lie/s2.h"
 
-#include "linalg.h"
+#include "base/linalg.h"
 
 /* y = s/|s| for any finite nonzero s (0 for s = 0): s is scaled by a power of two first (exact),
  * so that neither |s| overflows (|s| ~ 1e200) nor the division loses digits in subnormal numbers

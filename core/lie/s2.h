@@ -3,8 +3,8 @@
 #ifndef LF_S2_H
 #define LF_S2_H
 
-#include "export.h"
-#include "error.h"
+#include "base/export.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

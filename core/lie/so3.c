@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — SO(3) maps (conventions in so3.h). */
-#include "so3.h"
+#include "lie/so3.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +10,10 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "gsl_guard_internal.h"
-#include "linalg.h"
-#include "quat.h"
-#include "so3_kernels_internal.h"
+#include "base/gsl_guard_internal.h"
+#include "base/linalg.h"
+#include "lie/quat.h"
+#include "lie/so3_kernels_internal.h"
 
 /* ---------------------------------------------------------------- coefficient functions
  * Near t = 0 the closed forms of C and D below cancel catastrophically (relative error

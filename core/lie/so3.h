@@ -17,10 +17,10 @@
 #ifndef LF_SO3_H
 #define LF_SO3_H
 
-#include "export.h"
+#include "base/export.h"
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

@@ -5,7 +5,7 @@
 #ifndef LF_SO3_KERNELS_INTERNAL_H
 #define LF_SO3_KERNELS_INTERNAL_H
 
-#include "linalg.h"
+#include "base/linalg.h"
 
 /* M = a I + b hat(x) + c hat(x)^2, using hat(x)^2 = x x^T - |x|^2 I; the diagonal is taken
  * as a - c (x_j^2 + x_k^2) so that a rotation about e_i keeps M_ii = a exactly. */

@@ -8,9 +8,9 @@
  * and the only O(eps) error left is the final addition. */
 #include <math.h>
 
-#include "linalg.h"
-#include "so3.h"
-#include "so3_kernels_internal.h"
+#include "base/linalg.h"
+#include "lie/so3.h"
+#include "lie/so3_kernels_internal.h"
 
 void lf_so3_exp_coeffs(const double x[3], double *a, double *b)
 {

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — T*GL(3) as a Lie group (tgl3.h). */
-#include "tgl3.h"
+#include "lie/tgl3.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "gl3.h"
-#include "linalg.h"
-#include "matfun.h"
+#include "lie/gl3.h"
+#include "base/linalg.h"
+#include "base/dense.h"
+#include "base/matfun.h"
 
 static void comm(const double *X, const double *Y, double *Z)
 {

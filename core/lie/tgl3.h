@@ -20,8 +20,8 @@
 #ifndef LF_TGL3_H
 #define LF_TGL3_H
 
-#include "export.h"
-#include "error.h"
+#include "base/export.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

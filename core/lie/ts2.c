@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — TS^2 under SE(3) and its Sasaki distance (ts2.h). */
-#include "ts2.h"
+#include "lie/ts2.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
@@ -8,9 +8,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "gsl_guard_internal.h"
-#include "linalg.h"
-#include "so3.h"
+#include "base/gsl_guard_internal.h"
+#include "base/linalg.h"
+#include "lie/so3.h"
 
 void lf_ts2_act(const double xi[6], double y[6])
 {

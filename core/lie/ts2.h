@@ -21,8 +21,8 @@
 #ifndef LF_TS2_H
 #define LF_TS2_H
 
-#include "export.h"
-#include "error.h"
+#include "base/export.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

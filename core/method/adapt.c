@@ -34,9 +34,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "method_internal.h"
-#include "so3.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
+#include "lie/so3.h"
 
 int lf_adapt_accepts(const lf_stepper *s, lf_error *err)
 {
@@ -205,22 +205,12 @@ static double last_step(double rest, double rho, double G, double h)
     return x / h > 0 && fabs(x) <= fabs(h) * (1 + 1e-9) ? x : rest * rho;
 }
 
-int lf_adapt_advance(lf_stepper *s, double T, double h, long max_steps)
+int lf_adapt_next_step(lf_stepper *s, double rest, double h, double *x, int *last)
 {
-    for (long k = 0; k < max_steps; k++) {
-        const double rest = T - s->t;
-        if (fabs(rest) <= 4e-16 * fabs(T)) break;
-        int rc;
-        if ((rc = start_rate(s)) != LF_OK) return rc;
-        const double rho_half = s->rho * exp(0.5 * h * s->g);
-        if (h / rho_half / rest < 1 - 1e-12) {
-            if ((rc = lf_stepper_step(s, h, 1)) != LF_OK) return rc;
-            continue;
-        }
-        if ((rc = lf_stepper_step(s, last_step(rest, s->rho, s->g, h), 1)) != LF_OK) return rc;
-        s->t = T;
-        s->t_comp = 0;
-        break;
-    }
+    int rc;
+    if ((rc = start_rate(s)) != LF_OK) return rc;
+    const double rho_half = s->rho * exp(0.5 * h * s->g);
+    *last = !(h / rho_half / rest < 1 - 1e-12);
+    *x = *last ? last_step(rest, s->rho, s->g, h) : h;
     return LF_OK;
 }

@@ -18,15 +18,15 @@
  * adjacent flows of the same part across stages (one kick, not two, at each stage boundary) and runs
  * the compositions of a first-order method and its adjoint (blanes_moan4) and the Runge–Kutta–Nystrom
  * splittings (rkn4, rkn6). */
-#include "compose.h"
+#include "method/compose.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "method_internal.h"
-#include "splitting_internal.h"
+#include "method/method_internal.h"
+#include "method/splitting_internal.h"
 
 /* ---------------------------------------------------------------- the schemes */
 /* 1/(2 - 2^(1/3)), -2^(1/3)/(2 - 2^(1/3));  1/(4 - 4^(1/3)), 1 - 4/(4 - 4^(1/3)) (30 digits, mpmath) */
@@ -441,7 +441,7 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
  * docs/work_precision.md): their base and scheme; test_compose.c checks their metadata against what
  * lf_compose_method_new derives. */
 #define METHOD_ID(id) extern const lf_method lf_method_##id;
-#include "methods.def"
+#include "method/methods.def"
 
 /* a registered composition's process function: NULL unless its scheme is processed (np > 0; a constant
  * expression for the records below, which schemes[].np is not in C) */
@@ -462,4 +462,4 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
     const lf_method_class lf_class_##id = {compose_work, compose_cache, compose_accepts, compose_step, NULL,      \
                                            &(const compose_data){&lf_method_##base, &schemes[SCHEME_##scheme]},   \
                                            PROCESS_##scheme};
-#include "methods.def"
+#include "method/methods.def"

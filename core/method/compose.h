@@ -39,8 +39,8 @@
 #ifndef LF_COMPOSE_H
 #define LF_COMPOSE_H
 
-#include "export.h"
-#include "method.h"
+#include "base/export.h"
+#include "method/method.h"
 
 LF_BEGIN_DECLS
 

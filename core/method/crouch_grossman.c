@@ -56,9 +56,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "method_internal.h"
-#include "so3.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
+#include "lie/so3.h"
 
 /* ---------------------------------------------------------------- commutator-free methods */
 #define MAXS 4
@@ -128,7 +128,7 @@ static int cf_step(lf_stepper *st, double h)
     const lf_method_class lf_class_##id = {                                                                    \
         .work_doubles = cf_work, .cache_doubles = cf_cache, .step = cf_step,                                   \
         .data = &(const cf_tableau){(int)(sizeof id##_c / sizeof(double)), {c_}, {stages}, out_}};
-#include "methods.def"
+#include "method/methods.def"
 #undef CF_STAGE
 #undef CF_OUT
 

@@ -58,9 +58,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "method_internal.h"
-#include "quadrature.h"
+#include "base/linalg.h"
+#include "base/dense.h"
+#include "method/method_internal.h"
+#include "base/quadrature.h"
 
 typedef enum { DG_AVF = 0, DG_GONZALEZ = 1, DG_MIDPOINT = 2 } dg_kind;
 /* a methods.def entry's variant: its kind | flags */
@@ -596,4 +597,4 @@ static size_t no_cache(const lf_stepper *st)
         .work_doubles = dg_work, .cache_doubles = no_cache, .accepts = dg_accepts, .step = dg_step,            \
         .data = &(const dg_spec){(dg_kind)((variant) & DG_KIND), ((variant) & DG_COLLOCATION) != 0,                    \
                          ((variant) & DG_CENTRED) != 0, ((variant) & DG_RETRACTION) != 0}};
-#include "methods.def"
+#include "method/methods.def"

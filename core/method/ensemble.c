@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — ensembles on a pool of POSIX threads (ensemble.h). */
-#include "ensemble.h"
+#include "method/ensemble.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

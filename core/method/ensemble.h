@@ -8,10 +8,10 @@
 #ifndef LF_ENSEMBLE_H
 #define LF_ENSEMBLE_H
 
-#include "export.h"
+#include "base/export.h"
 #include <signal.h>
 
-#include "method.h"
+#include "method/method.h"
 
 LF_BEGIN_DECLS
 

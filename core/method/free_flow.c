@@ -16,9 +16,9 @@
  * the same order: the iterates are bitwise those of the general form (and of the previous release). */
 #include <math.h>
 
-#include "exact.h"
-#include "linalg.h"
-#include "splitting_internal.h"
+#include "solve/exact.h"
+#include "base/linalg.h"
+#include "method/splitting_internal.h"
 
 #define LF_INLINE static inline __attribute__((always_inline))
 

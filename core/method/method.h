@@ -10,12 +10,12 @@
 #ifndef LF_METHOD_H
 #define LF_METHOD_H
 
-#include "export.h"
+#include "base/export.h"
 #include <signal.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "system.h"
+#include "base/error.h"
+#include "model/system.h"
 
 LF_BEGIN_DECLS
 

@@ -11,9 +11,9 @@
 #ifndef LF_METHOD_INTERNAL_H
 #define LF_METHOD_INTERNAL_H
 
-#include "manifold.h"
-#include "method.h"
-#include "newton.h"
+#include "lie/manifold.h"
+#include "method/method.h"
+#include "solve/newton.h"
 
 /* What a family implements for a method: the functions the stepper calls and the family's data for
  * the method (a tableau, a splitting ...). The built-in methods' classes are lf_class_<id>, named by
@@ -113,14 +113,15 @@ int lf_stepper_torque_jacobian(lf_stepper *s, const double *R, double *K);
 /* A step function that computed the torque at its new state may store it for the next step. */
 void lf_stepper_cache_torque(lf_stepper *s, const double *tau);
 
-/* ---- reversible adaptive steps (adapt.c) */
+/* ---- reversible adaptive steps (adapt.c: below the stepper, which calls these) */
 /* Checks that s can step adaptively (symmetric, fixed-step, one lane, a monitor for its system). */
 int lf_adapt_accepts(const lf_stepper *s, lf_error *err);
 size_t lf_adapt_work_doubles(const lf_stepper *s);
 /* The step of the fictitious time h (s->step when adapting): sets s->h_taken to the time step. */
 int lf_adapt_step(lf_stepper *s, double h);
-/* lf_stepper_advance for an adapting stepper. */
-int lf_adapt_advance(lf_stepper *s, double T, double h, long max_steps);
+/* The next fictitious step of an advance with rest = T - t to go: h, or (*last = 1) the one whose
+ * time step ends at T. */
+int lf_adapt_next_step(lf_stepper *s, double rest, double h, double *x, int *last);
 
 /* ---- generic methods */
 /* xi = f(t, y) of the system (counted, checked finite). */

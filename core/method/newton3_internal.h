@@ -10,9 +10,9 @@
 #include <float.h>
 #include <math.h>
 
-#include "lanes_internal.h"
-#include "linalg.h"
-#include "method_internal.h"
+#include "base/lanes_internal.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
 
 /* max-norm; NaN if any component is NaN (so a NaN residual stops Newton) */
 static inline double lf_maxabs3(const double *v)

@@ -4,7 +4,7 @@
  * the order of the entries, and the lookup by name. Nothing here names a method. */
 #include <string.h>
 
-#include "method_internal.h"
+#include "method/method_internal.h"
 
 /* ---------------------------------------------------------------- the records */
 #define LF_INFO(id, title_, ref_, family_, order_, props, form_)                                                    \
@@ -33,12 +33,12 @@
     LF_RECORD(id, title, ref, "commutator_free", order, props, LF_FORM_LIE_ODE, NULL)
 #define DG(id, title, ref, order, props, form, variant)                                                            \
     LF_RECORD(id, title, ref, "discrete_gradient", order, props, form, NULL)
-#include "methods.def"
+#include "method/methods.def"
 
 /* ---------------------------------------------------------------- the registry, in the entries' order */
 static const lf_method *const registry[] = {
 #define METHOD_ID(id) &lf_method_##id,
-#include "methods.def"
+#include "method/methods.def"
 };
 
 int lf_method_count(void) { return (int)(sizeof registry / sizeof registry[0]); }

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "method_internal.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
 
 #define MAXS 8
 
@@ -525,7 +525,7 @@ static const lf_method_class rk_class = {.work_doubles = rk_work, .cache_doubles
                             ((props) & LF_MP_ADAPTIVE) ? id##_b + sizeof id##_c / sizeof(double) : NULL,       \
                             ((props) & LF_MP_DEXPINV_1) ? 1 : 0, !((props) & LF_MP_IMPLICIT),                    \
                             ((props) & LF_MP_MIDPOINT) != 0, ((props) & LF_MP_CONTINUATION) != 0}};
-#include "methods.def"
+#include "method/methods.def"
 
 /* ---------------------------------------------------------------- tableaux from the user */
 typedef struct {

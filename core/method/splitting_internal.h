@@ -13,7 +13,7 @@
 #ifndef LF_SPLITTING_INTERNAL_H
 #define LF_SPLITTING_INTERNAL_H
 
-#include "method_internal.h"
+#include "method/method_internal.h"
 
 enum { LF_SPLIT_KICK, LF_SPLIT_FLOW, LF_SPLIT_R1, LF_SPLIT_R2, LF_SPLIT_R3 };
 

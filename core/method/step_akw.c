@@ -20,10 +20,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "method_internal.h"
-#include "newton3_internal.h"
-#include "so3.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
+#include "method/newton3_internal.h"
+#include "lie/so3.h"
 
 typedef struct {
     lf_stepper *s;

@@ -28,9 +28,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "method_internal.h"
-#include "so3.h"
+#include "base/linalg.h"
+#include "base/dense.h"
+#include "method/method_internal.h"
+#include "lie/so3.h"
 
 /* ------------------------------------------------------------------------------------ affine (spheres) */
 /* work: alpha1 (3n) | L (3n n) | u (3n) | s (n) | F (n) | J (n n) | alpha work; decoupled (diagonal M:

@@ -26,11 +26,11 @@
  * Only (a) is implicit and not in the torque: T_{k+1} is explicit once R_{k+1} is known. */
 #include <math.h>
 
-#include "linalg.h"
-#include "method_internal.h"
-#include "newton3_internal.h"
-#include "so3.h"
-#include "so3_kernels_internal.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
+#include "method/newton3_internal.h"
+#include "lie/so3.h"
+#include "lie/so3_kernels_internal.h"
 
 /* r(x) = J x + 1/2 x x J x - (1 + |x|^2/4) g and A = J + 1/2 (hat(x) J - hat(J x)) - 1/2 g x^T. */
 LF_ALWAYS_INLINE void lgvi_residual(const void *ctx, const double *x, double *r, double *A)

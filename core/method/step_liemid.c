@@ -47,10 +47,10 @@
  *    one-step defect O(h^3), O(h^2) for E; liemid and liemid_i included.) */
 #include <stddef.h>
 
-#include "linalg.h"
-#include "method_internal.h"
-#include "newton3_internal.h"
-#include "so3.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
+#include "method/newton3_internal.h"
+#include "lie/so3.h"
 
 /* ---------------------------------------------------------------- the kinematic solve (*) */
 

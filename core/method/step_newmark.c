@@ -43,11 +43,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "method_internal.h"
-#include "newton3_internal.h"
-#include "so3.h"
-#include "so3_kernels_internal.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
+#include "method/newton3_internal.h"
+#include "lie/so3.h"
+#include "lie/so3_kernels_internal.h"
 
 /* ------------------------------------------------------------------------------------ ELN */
 /* (6) times J is the gyroscopic equation of newton3_internal.h (lf_gyro_residual). */

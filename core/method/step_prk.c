@@ -26,11 +26,11 @@
  * the gyroscopic equation eln solves too (lf_gyro_residual), by the inline 3x3 Newton. */
 #include <stddef.h>
 
-#include "linalg.h"
-#include "method_internal.h"
-#include "newton3_internal.h"
-#include "so3.h"
-#include "so3_kernels_internal.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
+#include "method/newton3_internal.h"
+#include "lie/so3.h"
+#include "lie/so3_kernels_internal.h"
 
 /* (4.8a) times nothing: J w + h/2 w x J w = mu is the gyroscopic equation lf_gyro_residual of
  * newton3_internal.h (J w - h/2 (J w x w) - mu), solved by the inline 3x3 Newton. */

@@ -24,8 +24,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "method_internal.h"
+#include "base/linalg.h"
+#include "base/dense.h"
+#include "method/method_internal.h"
 
 /* work: x (3n) | g (3n) | a (3n) | xn (3n) | vt (3n) | lam (n) | F (n) | J (n n, coupled M only) */
 static size_t rattle_work(const lf_stepper *st)

@@ -40,11 +40,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "exact.h"
-#include "linalg.h"
-#include "quat.h"
-#include "so3.h"
-#include "splitting_internal.h"
+#include "solve/exact.h"
+#include "base/linalg.h"
+#include "lie/quat.h"
+#include "lie/so3.h"
+#include "method/splitting_internal.h"
 
 /* ---------------------------------------------------------------- the parts */
 /* the other two axes (i, j) of axis k, cyclic: exp(theta e_k^) e_i = c e_i + s e_j */
@@ -302,4 +302,4 @@ static const lf_split_method split_exact_split = {
 #define SPLIT(id, title, ref, order, props)                                                                        \
     const lf_method_class lf_class_##id = {.work_doubles = lf_split_work, .cache_doubles = split_cache,           \
                                            .step = split_step, .data = &id##_split};
-#include "methods.def"
+#include "method/methods.def"

@@ -26,11 +26,11 @@
  *  - [BOS] eq. (7): |x| must be |x|^2 in the Cayley map (lf_so3_cay has the correct form). */
 #include <math.h>
 
-#include "linalg.h"
-#include "method_internal.h"
-#include "newton3_internal.h"
-#include "so3.h"
-#include "so3_kernels_internal.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
+#include "method/newton3_internal.h"
+#include "lie/so3.h"
+#include "lie/so3_kernels_internal.h"
 
 /* g(W) of eq. (8) times J (see above) for the right-hand side c = J W_k + h/2 tau(Q_k), and its
  * Jacobian A = J + h/2 (hat(W) J - hat(J W)) + h^2/4 [(W.JW) I + 2 W (JW)^T]. */

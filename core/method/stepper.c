@@ -1,23 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* lieflow — the stepper: one core for every method (state, time, cache, rollback, cancellation,
- * statistics). */
+/* lieflow — the stepper: one driver for every method (state, time, cache, rollback, cancellation,
+ * statistics). It calls the method's step function (or, with reversible adaptive steps, the
+ * controller's around it: adapt.c); what step functions call back is in stepper_helpers.c. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lanes_internal.h"
-#include "linalg.h"
-#include "method_internal.h"
-
-/* Newton's ints for n = s nd unknowns (lf_newton_iwork_size: 5 n + 2), the block Jacobian's block and
- * color of each unknown (2 n) and the factor groups (2 factors <= 2 nd), for up to 8 stages */
-size_t lf_stepper_iwork_ints(const lf_stepper *s)
-{
-    const size_t n = 8 * (size_t)(s->nd > 0 ? s->nd : 1);
-    return 16 + 12 * (size_t)s->nb + lf_newton_iwork_size((int)n) + 2 * n + 2 * (size_t)s->nd;
-}
+#include "base/lanes_internal.h"
+#include "base/linalg.h"
+#include "method/method_internal.h"
 
 int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {
@@ -351,6 +344,26 @@ static int step_n(lf_stepper *s, double h, long n)
     return LF_OK;
 }
 
+/* lf_stepper_advance of a stepper with reversible adaptive steps: steps of the fictitious time h,
+ * the last one chosen by the controller (adapt.c) to end at T */
+static int advance_adaptive(lf_stepper *s, double T, double h, long max_steps)
+{
+    for (long k = 0; k < max_steps; k++) {
+        const double rest = T - s->t;
+        if (fabs(rest) <= 4e-16 * fabs(T)) break;
+        double x;
+        int last, rc;
+        if ((rc = lf_adapt_next_step(s, rest, h, &x, &last)) != LF_OK) return rc;
+        if ((rc = lf_stepper_step(s, x, 1)) != LF_OK) return rc;
+        if (last) {
+            s->t = T;
+            s->t_comp = 0;
+            break;
+        }
+    }
+    return LF_OK;
+}
+
 int lf_stepper_advance_to(lf_stepper *s, double T, double h) { return lf_stepper_advance(s, T, h, LONG_MAX); }
 
 int lf_stepper_advance(lf_stepper *s, double T, double h, long max_steps)
@@ -366,7 +379,7 @@ int lf_stepper_advance(lf_stepper *s, double T, double h, long max_steps)
     if ((T - s->t) * h < 0)
         return lf_error_set(&s->err, LF_EINVAL, "%s: advance_to(%g): target lies behind t=%g for step size h=%g", name,
                             T, s->t, h);
-    if (s->opts.adapt) return lf_adapt_advance(s, T, h, max_steps);
+    if (s->opts.adapt) return advance_adaptive(s, T, h, max_steps);
     if (s->method->info.adaptive) {
         if (s->h_next == 0) s->h_next = fabs(h);
         for (long k = 0; s->t != T; k++) {
@@ -496,65 +509,4 @@ int lf_stepper_set_kernel_state(lf_stepper *s, const double *z, double h_proc)
 void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag)
 {
     if (s) s->cancel = flag;
-}
-
-/* ------------------------------------------------------------------------------------ helpers */
-
-int lf_stepper_torque(lf_stepper *s, const double *R, double *tau)
-{
-    s->stats.f_evals += s->lanes;
-    if (s->lanes > 1) return s->rigid->torque_lanes(s->sys, s->lanes, R, tau, &s->err);
-    return s->rigid->torque(s->sys, R, tau, &s->err);
-}
-
-int lf_stepper_has_torque_jacobian(const lf_stepper *s)
-{
-    return s->nb > 0 && s->lanes == 1 && s->opts.jacobian != LF_JAC_FD && s->opts.jacobian != LF_JAC_BLOCK_FD &&
-           s->rigid->has_torque_jacobian(s->sys);
-}
-
-int lf_stepper_torque_jacobian(lf_stepper *s, const double *R, double *K)
-{
-    s->stats.jac_evals++;
-    return s->rigid->torque_jacobian(s->sys, R, K, &s->err);
-}
-
-int lf_stepper_torque_start(lf_stepper *s, const double **tau)
-{
-    if (!s->cache_valid) {
-        int rc = lf_stepper_torque(s, s->R, s->tau);
-        if (rc != LF_OK) return rc;
-        s->cache_valid = 1;
-    }
-    *tau = s->tau;
-    return LF_OK;
-}
-
-void lf_stepper_cache_torque(lf_stepper *s, const double *tau)
-{
-    if (tau != s->tau) memcpy(s->tau, tau, 3 * (size_t)s->nb * s->lanes * sizeof(double));
-    s->cache_valid = s->cache_set = 1;
-}
-
-int lf_stepper_f(lf_stepper *s, double t, const double *y, double *xi)
-{
-    s->stats.f_evals++;
-    return lf_system_f(s->sys, t, y, xi, &s->err);
-}
-
-int lf_stepper_solve(lf_stepper *s, lf_residual_fn F, void *ctx, int n, double *x, lf_newton_opts o, double *work)
-{
-    o.tol = s->opts.newton_tol;
-    o.max_iter = s->opts.max_iter;
-    lf_newton_info info = {0, 0, 0, 0, 0};
-    int rc = lf_newton(F, ctx, n, x, &o, work, s->iwork, &info, &s->err);
-    s->stats.newton_iters += info.iters;
-    s->stats.jac_evals += info.jac_evals;
-    return rc;
-}
-
-int lf_stepper_newton(lf_stepper *s, lf_residual_fn F, void *ctx, int n, double *x, int analytic_jac, double *work)
-{
-    lf_newton_opts o = {.jacobian = analytic_jac ? LF_JAC_ANALYTIC : LF_JAC_FD};
-    return lf_stepper_solve(s, F, ctx, n, x, o, work);
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the Lie-ODE system kind (lie_ode.h). */
-#include "lie_ode.h"
+#include "model/lie_ode.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "system_internal.h"
+#include "model/system_internal.h"
 
 typedef struct {
     lf_lie_ode_def def;

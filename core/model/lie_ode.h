@@ -7,8 +7,8 @@
 #ifndef LF_LIE_ODE_H
 #define LF_LIE_ODE_H
 
-#include "export.h"
-#include "system.h"
+#include "base/export.h"
+#include "model/system.h"
 
 LF_BEGIN_DECLS
 

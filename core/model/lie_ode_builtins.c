@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lie_ode.h"
-#include "linalg.h"
-#include "quat.h"
+#include "model/lie_ode.h"
+#include "base/linalg.h"
+#include "lie/quat.h"
 
 typedef struct {
     double p[18];

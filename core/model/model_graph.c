@@ -2,13 +2,13 @@
 /* lieflow — models from expression graphs (model_graph.h): the derivatives each form needs are
  * built on the graph, compiled into one module per model, and evaluated behind the callback
  * interfaces of potentials (potential.h), Lie ODEs (lie_ode.h) and spheres (spheres.h). */
-#include "model_graph.h"
+#include "model/model_graph.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph_lie.h"
-#include "linalg.h"
+#include "graph/graph_lie.h"
+#include "base/linalg.h"
 
 /* ---------------------------------------------------------------- shared */
 typedef struct {

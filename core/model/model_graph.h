@@ -19,11 +19,11 @@
 #ifndef LF_MODEL_GRAPH_H
 #define LF_MODEL_GRAPH_H
 
-#include "export.h"
-#include "graph_module.h"
-#include "lie_ode.h"
-#include "potential.h"
-#include "spheres.h"
+#include "base/export.h"
+#include "graph/graph_module.h"
+#include "model/lie_ode.h"
+#include "model/potential.h"
+#include "model/spheres.h"
 
 LF_BEGIN_DECLS
 

@@ -3,15 +3,15 @@
  * vector) and what every class gets from its schema: creation with the generic check, the defaults,
  * the description, the lanes with a fallback lane by lane. The built-in classes themselves, with
  * their torques derived in comments, are in potential_classes.c. */
-#include "potential.h"
+#include "model/potential.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lanes_internal.h"
-#include "so3.h"
+#include "base/lanes_internal.h"
+#include "lie/so3.h"
 
 struct lf_potential {
     const lf_potential_class *cls; /* NULL: a callback */

@@ -12,10 +12,10 @@
 #ifndef LF_POTENTIAL_H
 #define LF_POTENTIAL_H
 
-#include "export.h"
+#include "base/export.h"
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

@@ -17,10 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lanes_internal.h"
-#include "linalg.h"
-#include "potential.h"
-#include "so3.h"
+#include "base/lanes_internal.h"
+#include "base/linalg.h"
+#include "model/potential.h"
+#include "lie/so3.h"
 
 /* From an inline one-body kernel `int body(const double *par, const double *Rb, double *U, double
  * *tau)` (U added to *U if U, tau written if tau; nonzero flags where U or tau is undefined) and

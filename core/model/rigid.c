@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the rigid-body system kind (rigid.h). */
-#include "rigid.h"
+#include "model/rigid.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "so3.h"
-#include "system_internal.h"
+#include "base/linalg.h"
+#include "lie/so3.h"
+#include "model/system_internal.h"
 
 typedef struct {
     int nb;

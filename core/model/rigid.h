@@ -12,9 +12,9 @@
 #ifndef LF_RIGID_H
 #define LF_RIGID_H
 
-#include "export.h"
-#include "potential.h"
-#include "system.h"
+#include "base/export.h"
+#include "model/potential.h"
+#include "model/system.h"
 
 LF_BEGIN_DECLS
 

@@ -36,15 +36,16 @@
  *
  * The dipole pair sum runs over i < j with the pair geometry (kappa/|r|^3 and e = r/|r|) taken from
  * a table indexed by the grid offset (rows x (2 cols - 1) entries): O(n^2) flops, O(n) memory. */
-#include "spheres.h"
+#include "model/spheres.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "linalg.h"
-#include "system_internal.h"
+#include "base/linalg.h"
+#include "base/dense.h"
+#include "model/system_internal.h"
 
 enum { POT_FREE = 0, POT_LINEAR, POT_DIPOLES, POT_CALLBACK };
 

@@ -33,10 +33,10 @@
 #ifndef LF_SPHERES_H
 #define LF_SPHERES_H
 
-#include "export.h"
+#include "base/export.h"
 #include <stddef.h>
 
-#include "system.h"
+#include "model/system.h"
 
 LF_BEGIN_DECLS
 

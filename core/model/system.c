@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — the generic system object: construction, schema, and dispatch to the kind's class. */
-#include "system_internal.h"
+#include "model/system_internal.h"
 
 #include <math.h>
 #include <stdio.h>

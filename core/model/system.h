@@ -20,11 +20,11 @@
 #ifndef LF_SYSTEM_H
 #define LF_SYSTEM_H
 
-#include "export.h"
+#include "base/export.h"
 #include <stddef.h>
 
-#include "error.h"
-#include "manifold.h"
+#include "base/error.h"
+#include "lie/manifold.h"
 
 LF_BEGIN_DECLS
 

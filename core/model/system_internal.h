@@ -5,7 +5,7 @@
 #ifndef LF_SYSTEM_INTERNAL_H
 #define LF_SYSTEM_INTERNAL_H
 
-#include "system.h"
+#include "model/system.h"
 
 typedef struct lf_system_class {
     const char *kind;

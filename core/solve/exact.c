@@ -2,7 +2,7 @@
 /* lieflow — the torque-free rigid body in closed form: body angular velocity (Jacobi elliptic
  * functions) and attitude (elliptic integral of the third kind), from GSL.
  * Formulas, derivation and sign conventions: core/solve/exact.h. */
-#include "exact.h"
+#include "solve/exact.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sf_ellint.h>
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gsl_guard_internal.h"
-#include "linalg.h"
-#include "so3.h"
+#include "base/gsl_guard_internal.h"
+#include "base/linalg.h"
+#include "lie/so3.h"
 
 #define PI_D 3.14159265358979323846
 #define KP_TINY 1e-20     /* k' below this: separatrix forms of the third-kind integral (error O(k'^2 K)) */

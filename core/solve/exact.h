@@ -93,8 +93,8 @@
 #ifndef LF_EXACT_H
 #define LF_EXACT_H
 
-#include "export.h"
-#include "error.h"
+#include "base/export.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

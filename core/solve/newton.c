@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — Newton's method and the fixed-point iteration (newton.h). */
-#include "newton.h"
+#include "solve/newton.h"
 
 #include <string.h>
 
-#include "linalg.h"
+#include "base/linalg.h"
+#include "base/dense.h"
 
 /* Forward-difference Jacobian, column j from x_j + h_j with h_j = sqrt(eps) max(1, |x_j|);
  * h_j is rounded to the exactly representable step (x_j + h_j) - x_j. */

@@ -9,11 +9,11 @@
 #ifndef LF_NEWTON_H
 #define LF_NEWTON_H
 
-#include "export.h"
+#include "base/export.h"
 #include <math.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 LF_BEGIN_DECLS
 

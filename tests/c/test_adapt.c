@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "problems.h"
 #include "testutil.h"
 

@@ -9,8 +9,8 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "analysis.h"
-#include "error.h"
+#include "analysis/analysis.h"
+#include "base/error.h"
 
 /* An exact line is recovered to round-off, with zero residual and slope error. */
 static void exact_line(void **state)

@@ -23,7 +23,7 @@
 #include <gsl/gsl_rng.h>
 #include <time.h>
 
-#include "exact.h"
+#include "solve/exact.h"
 #include "lieflow.h"
 
 #define NT 400          /* sample times t_k = T k / NT */

@@ -11,7 +11,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sf_ellint.h>
 
-#include "gsl_guard_internal.h"
+#include "base/gsl_guard_internal.h"
 
 static int host_calls;
 static void host_handler(const char *reason, const char *file, int line, int gsl_errno)

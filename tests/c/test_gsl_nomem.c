@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "lieflow.h"
 
 static int fail_allocations;

@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jit.h"
-#include "sha256_internal.h"
+#include "native/jit_internal.h"
+#include "native/sha256_internal.h"
 
 typedef double (*fn1)(double);
 

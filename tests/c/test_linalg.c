@@ -13,8 +13,9 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "linalg.h"
-#include "newton.h"
+#include "base/linalg.h"
+#include "base/dense.h"
+#include "solve/newton.h"
 
 static double maxabs(int n, const double *v)
 {

@@ -13,9 +13,9 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "linalg.h"
-#include "quat.h"
-#include "so3.h"
+#include "base/linalg.h"
+#include "lie/quat.h"
+#include "lie/so3.h"
 
 static void rand_quat(gsl_rng *r, double q[4])
 {

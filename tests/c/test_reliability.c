@@ -13,7 +13,7 @@
 #include <gsl/gsl_fit.h>
 #include <math.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "lieflow.h"
 #include "testutil.h"
 

@@ -13,8 +13,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "linalg.h"
-#include "s2.h"
+#include "base/linalg.h"
+#include "lie/s2.h"
 
 /* random tangent vector at x of length len */
 static void rand_tangent(gsl_rng *r, const double x[3], double len, double v[3])

@@ -14,8 +14,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "linalg.h"
-#include "so3.h"
+#include "base/linalg.h"
+#include "lie/so3.h"
 
 /* random vector with |x| = 10^U(lo, hi) */
 static void rand_vec(gsl_rng *r, double lo, double hi, double x[3])

@@ -28,7 +28,7 @@
 #include <gsl/gsl_fit.h>
 
 #include "problems.h"
-#include "system_internal.h"
+#include "model/system_internal.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- the thesis's examples (§7.2) */

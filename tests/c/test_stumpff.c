@@ -17,7 +17,7 @@
 
 #include "testutil.h"
 
-#include "stumpff.h"
+#include "graph/stumpff.h"
 
 #define KMAX LF_STUMPFF_KMAX
 

@@ -10,7 +10,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "linalg.h"
+#include "base/linalg.h"
 
 #define PI 3.14159265358979323846
 

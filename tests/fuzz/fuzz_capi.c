@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "graph.h"
-#include "graph_prog.h"
+#include "analysis/analysis.h"
+#include "graph/graph.h"
+#include "graph/graph_prog_internal.h"
 #include "lieflow.h"
 
 typedef struct {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — reference solutions with GSL's rk8pd in the embedding (reference.h). */
-#include "reference.h"
+#include "reference/reference.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gsl_guard_internal.h"
-#include "manifold.h"
+#include "base/gsl_guard_internal.h"
+#include "lie/manifold.h"
 
 typedef struct {
     const lf_system *sys;

@@ -7,10 +7,10 @@
 #ifndef LF_REFERENCE_H
 #define LF_REFERENCE_H
 
-#include "export.h"
+#include "base/export.h"
 #include <signal.h>
 
-#include "system.h"
+#include "model/system.h"
 
 LF_BEGIN_DECLS
 

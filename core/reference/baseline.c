@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow — non-geometric comparison solvers for rigid bodies (baseline.h). */
-#include "baseline.h"
+#include "reference/baseline.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "gsl_guard_internal.h"
-#include "linalg.h"
-#include "quat.h"
-#include "rigid.h"
+#include "base/gsl_guard_internal.h"
+#include "base/linalg.h"
+#include "lie/quat.h"
+#include "model/rigid.h"
 
 typedef struct {
     const lf_system *sys;

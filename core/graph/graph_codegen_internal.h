@@ -11,8 +11,8 @@
 #ifndef LF_GRAPH_CODEGEN_H
 #define LF_GRAPH_CODEGEN_H
 
-#include "export.h"
-#include "graph_prog.h"
+#include "base/export.h"
+#include "graph/graph_prog_internal.h"
 
 LF_BEGIN_DECLS
 

@@ -22,9 +22,9 @@
  * execve) in its own process group, stdin /dev/null, stdout and stderr into a pipe; all our
  * descriptors are O_CLOEXEC. */
 #define _GNU_SOURCE /* pipe2 */
-#include "jit.h"
+#include "native/jit_internal.h"
 
-#include "sha256_internal.h"
+#include "native/sha256_internal.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

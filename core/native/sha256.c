@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* SHA-256 as specified in FIPS 180-4 §4.1.2 (functions), §4.2.2 (constants), §5.3.3 (initial
  * hash value), §5.1.1 (padding) and §6.2.2 (the hash computation). */
-#include "sha256_internal.h"
+#include "native/sha256_internal.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* lieflow — the compiler runner and code cache of compiled models (DESIGN §5a): C source in,
+/* lieflow (internal) — the compiler runner and code cache of compiled models (DESIGN §5a): C source in,
  * function pointers out. The source is compiled by the system C compiler into a shared object,
  * kept in a private per-user cache directory under its SHA-256 key, and loaded with dlopen.
  *
@@ -33,40 +33,16 @@
  * Thread-safe: no global state; concurrent calls from threads and processes (also for the same
  * source: each compiles to its own temporary file, rename(2) publishes atomically) all succeed.
  * Environment variables are read with getenv (the host must not setenv concurrently). */
-#ifndef LF_JIT_H
-#define LF_JIT_H
+#ifndef LF_JIT_INTERNAL_H
+#define LF_JIT_INTERNAL_H
 
-#include "export.h"
 #include <stddef.h>
 
-#include "error.h"
-
-LF_BEGIN_DECLS
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Objects the cache keeps by default (each a few tens of KB). */
-#define LF_JIT_CACHE_MAX 2000
+#include "base/error.h"
+#include "native/jit.h"
 
 /* Version tag hashed into every cache key; bump it when the generated code's ABI changes. */
 #define LF_JIT_TAG "lieflow-jit-2"
-
-/* Options; a NULL lf_jit_opts pointer or a zero-initialised struct means all defaults. */
-typedef struct lf_jit_opts {
-    const char *cc;        /* compiler command, split at blanks into argv words (no shell), e.g.
-                              "ccache gcc"; NULL: $LIEFLOW_CC if set and non-empty, else the
-                              compiler lieflow was built with (LF_BUILD_CC) */
-    double timeout;        /* seconds the compiler may run; <= 0: $LIEFLOW_CC_TIMEOUT, else 30 */
-    const char *cache_dir; /* NULL: $XDG_CACHE_HOME/lieflow if XDG_CACHE_HOME is an absolute path
-                              (the XDG spec ignores relative ones), else $HOME/.cache/lieflow
-                              (HOME unset or empty: the home directory of the passwd entry) */
-    int cache_max;         /* objects the cache keeps (<= 0: LF_JIT_CACHE_MAX); after a compile that
-                              leaves more, the least recently used are removed down to 3/4 of it */
-    int no_procfs;         /* tests: load through the path and compare dev/inode afterwards, as
-                              when /proc is not mounted (the weaker check) */
-} lf_jit_opts;
 
 /* What lf_jit_load did; filled as far as it got, also on failure. */
 typedef struct lf_jit_info {
@@ -109,11 +85,5 @@ int lf_jit_cache_dir(const lf_jit_opts *opts, char *buf, size_t size, lf_error *
 /* The cache key src would get with opts (64 hex digits and a NUL), without compiling anything;
  * LF_EINVAL for a bad compiler option. */
 int lf_jit_key(const char *src, const lf_jit_opts *opts, char hash[65], lf_error *err);
-
-#ifdef __cplusplus
-}
-#endif
-
-LF_END_DECLS
 
 #endif

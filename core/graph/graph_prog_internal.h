@@ -7,31 +7,17 @@
  * into C (graph_codegen.h). Programs are read-only once made: any number of threads may evaluate
  * one at the same time, each with its own work array.
  *
- * Inputs are read in segments, so that callers pass pointers into their own state instead of
- * copying: the graph's inputs 0, 1, ... are laid out one segment after the other (segment s holds
- * seglen[s] inputs), and an evaluation receives an array of segment pointers. Parameters are one
- * array. */
+ * Inputs are read in segments (lf_glayout, graph.h); parameters are one array. */
 #ifndef LF_GRAPH_PROG_H
 #define LF_GRAPH_PROG_H
 
-#include "export.h"
+#include "base/export.h"
 #include <stddef.h>
 
-#include "graph.h"
+#include "graph/graph.h"
 
 LF_BEGIN_DECLS
 
-#define LF_GPROG_MAXSEG 8
-
-typedef struct lf_glayout {
-    int nseg;
-    int seglen[LF_GPROG_MAXSEG];
-    /* optional: nodes computed elsewhere (hoisted out of a loop, e.g. what a pair kernel computes
-     * from its fixed r_ij and the parameters alone), read as inputs from segment subseg, sub[k] at
-     * offset k; nsub = 0: none */
-    int nsub, subseg;
-    const int *sub;
-} lf_glayout;
 
 /* One instruction: dst = op(a, b, c) on slots. */
 typedef struct lf_ginstr {

@@ -14,8 +14,8 @@
 #ifndef LF_BASELINE_H
 #define LF_BASELINE_H
 
-#include "export.h"
-#include "system.h"
+#include "base/export.h"
+#include "model/system.h"
 
 LF_BEGIN_DECLS
 
