@@ -1,8 +1,8 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- The structure of the Lua binding (lua/*.c), checked (make test, suite test-structure):
---   * a library (a file whose functions are opened by lcore.c: it defines an lfb_open_* declared
---     in lua/lopen.h) exports that opener and nothing else;
---   * no file but lcore.c calls a library's opener, so libraries never call each other: what they
+--   * a library (a file whose functions are opened by module/core.c: it defines an lfb_open_* declared
+--     in lua/lib/open.h) exports that opener and nothing else;
+--   * no file but module/core.c calls a library's opener, so libraries never call each other: what they
 --     share is the object layer and the services (every other file);
 --   * the files' references to each other's functions have no cycle.
 -- usage: lua5.4 tests/binding_layers.lua [lua-dir]   (exit status 1 on a violation)
@@ -63,7 +63,7 @@ for _, f in ipairs(files) do
     end
   end
 end
-for name in pairs(openers) do if not owner[name] then problem("lopen.h declares %s, defined nowhere", name) end end
+for name in pairs(openers) do if not owner[name] then problem("lib/open.h declares %s, defined nowhere", name) end end
 
 -- references between files
 local uses = {}

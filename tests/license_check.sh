@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The license (make test-license): LICENSE is the GNU GPL version 3; every source file (C, headers,
 # Lua, shell, the Makefile, the .pc templates, the rockspec, the man page) carries an SPDX line in
-# its first three lines naming GPL-3.0-or-later; the file that follows Lua's lua.c (lua/main.c)
+# its first three lines naming GPL-3.0-or-later; the file that follows Lua's lua.c (lua/exe/main.c)
 # also names MIT and keeps Lua's copyright notice and permission text.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,7 @@ done < <(find core lua scripts tests examples bench docs tools .ci Makefile ./*.
               -o -name '*.1' -o -name '*.in' -o -name '*.rockspec' -o -name Makefile -o -name run \) 2>/dev/null | sort)
 [ -z "$missing" ] || fail "no SPDX-License-Identifier line in:$missing"
 echo "ok   - $n source files carry SPDX-License-Identifier: GPL-3.0-or-later"
-grep -q 'SPDX-License-Identifier: GPL-3.0-or-later AND MIT' lua/main.c && grep -q 'Copyright (C) 1994-2022 Lua.org, PUC-Rio' lua/main.c \
-    && grep -q 'Permission is hereby granted, free of charge' lua/main.c || fail "lua/main.c lost Lua's MIT notice"
-echo "ok   - lua/main.c (it follows lua.c) keeps Lua's MIT copyright and permission notice"
+grep -q 'SPDX-License-Identifier: GPL-3.0-or-later AND MIT' lua/exe/main.c && grep -q 'Copyright (C) 1994-2022 Lua.org, PUC-Rio' lua/exe/main.c \
+    && grep -q 'Permission is hereby granted, free of charge' lua/exe/main.c || fail "lua/exe/main.c lost Lua's MIT notice"
+echo "ok   - lua/exe/main.c (it follows lua.c) keeps Lua's MIT copyright and permission notice"
 echo "license check: 3 checks passed"

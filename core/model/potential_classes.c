@@ -6,7 +6,7 @@
  * LF_POTENTIAL_KERNELS makes from the kernel (U and torques of nb bodies; the lanes kernel, the same
  * inline code over B lanes). Adding a potential is adding a kernel and a record here (and its entry
  * in docs/api.md); the Lua constructor lf.potential.<name> is made from the record
- * (lua/lpotential.c) and tests/c/test_potentials.c and tests/lua/potentials_spec.lua test every
+ * (lua/lib/potential.c) and tests/c/test_potentials.c and tests/lua/potentials_spec.lua test every
  * registered class: the torque against central differences of U, the lanes against one body bit for
  * bit, the Lua constructor against the record.
  *

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* lieflow Lua binding — lf.potential: the constructors of the built-in rigid-body potentials, one
+ * per class of the C registry (core/model/potential.h), all made by one generic constructor that
+ * reads the class's parameter schema (lf.potential.stress{alpha = 0.3}); lf.potential.free; and the
+ * registry itself for the tests, core.potential_classes() and core.potential_create(name, par). The
+ * potential objects (pot:energy, pot:torque, their lifetime) belong to the object layer (shared/object.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "shared/bind.h"
+#include "lib/open.h"
+
+/* Reading a parameter into v (untouched when absent): numbers finite, rotations checked, errors
+ * naming "fn: field 'key'" as every constructor of the binding does; returns 0 if it is absent
+ * (for a number, only a required one is looked for first). */
+static int read_param(lua_State *L, const lf_potential_param *q, double *v, const char *fn)
+{
+    switch (q->type) {
+    case LF_PARAM_NUMBER: {
+        int present = 1;
+        if (q->required) { /* else the default stands for an absent one */
+            present = lua_getfield(L, 1, q->name) != LUA_TNIL;
+            lua_pop(L, 1);
+        }
+        v[0] = lfb_optfield_number(L, 1, q->name, v[0], fn);
+        return present;
+    }
+    case LF_PARAM_VEC3: return lfb_optfield_vec3(L, 1, q->name, v, fn);
+    case LF_PARAM_ROTATION: return lfb_optfield_rotation(L, 1, q->name, v, fn);
+    case LF_PARAM_MAT3: {
+        int present = lua_getfield(L, 1, q->name) != LUA_TNIL;
+        if (present) {
+            char w[96];
+            snprintf(w, sizeof w, "%s: field '%s'", fn, q->name);
+            lfb_tomat3(L, -1, v, w);
+        }
+        lua_pop(L, 1);
+        return present;
+    }
+    }
+    return 0;
+}
+
+/* "fn: fields B (spatial field) and m (body vector) are required" */
+static int required_error(lua_State *L, const lf_potential_class *c, const char *fn)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    int n = 0, k = 0;
+    for (int i = 0; i < c->nparams; i++) n += c->params[i].required;
+    for (int i = 0; i < c->nparams; i++) {
+        if (!c->params[i].required) continue;
+        luaL_addstring(&b, k == 0 ? "" : k == n - 1 ? " and " : ", ");
+        lua_pushfstring(L, "%s (%s)", c->params[i].name, c->params[i].doc);
+        luaL_addvalue(&b);
+        k++;
+    }
+    luaL_pushresult(&b);
+    return luaL_error(L, "%s: field%s %s %s required", fn, n > 1 ? "s" : "", lua_tostring(L, -1), n > 1 ? "are" : "is");
+}
+
+/* A parameter with alternatives (the top's mgl, or m, g, l): the parameter if given, else, if one
+ * of the alternatives is, the class's from_alt of them (the others at their defaults). */
+static void read_with_alternatives(lua_State *L, const lf_potential_class *c, const lf_potential_param *q, double *v,
+                                   const char *fn)
+{
+    int given = lua_getfield(L, 1, q->name) != LUA_TNIL, alt_given = 0;
+    for (int a = 0; a < c->nalt; a++) alt_given |= lua_getfield(L, 1, c->alt[a].name) != LUA_TNIL;
+    lua_settop(L, 1);
+    if (given) read_param(L, q, v, fn);
+    else if (alt_given) {
+        double alt[LF_POTENTIAL_MAXALT];
+        for (int a = 0; a < c->nalt; a++) alt[a] = lfb_optfield_number(L, 1, c->alt[a].name, c->alt[a].def[0], fn);
+        v[0] = c->from_alt(alt);
+    }
+}
+
+/* lf.potential.<name>{...} (upvalue: the class): the parameters by name, unknown ones refused, the
+ * defaults of the schema, required ones demanded; then lf_potential_create checks the values. */
+static int pot_new(lua_State *L)
+{
+    const lf_potential_class *c = lua_touserdata(L, lua_upvalueindex(1));
+    char fn[64], lfn[80];
+    snprintf(fn, sizeof fn, "potential.%s", c->name);
+    snprintf(lfn, sizeof lfn, "lf.%s", fn);
+    if (lua_isnoneornil(L, 1)) {
+        lua_settop(L, 0);
+        lua_newtable(L);
+    }
+    if (lua_type(L, 1) != LUA_TTABLE) luaL_error(L, "%s: table of parameters expected, got %s", fn, lfb_typename(L, 1));
+    const char *keys[LF_POTENTIAL_MAXPARAMS + LF_POTENTIAL_MAXALT + 1];
+    int nk = 0;
+    for (int i = 0; i < c->nparams; i++) {
+        keys[nk++] = c->params[i].name;
+        for (int a = 0; i == c->alt_for && a < c->nalt; a++) keys[nk++] = c->alt[a].name;
+    }
+    keys[nk] = NULL;
+    lfb_check_keys(L, 1, keys, lfn, "parameter");
+    double par[LF_POTENTIAL_MAXPAR];
+    lf_potential_class_defaults(c, par);
+    double *v = par;
+    for (int i = 0; i < c->nparams; i++) {
+        const lf_potential_param *q = &c->params[i];
+        if (i == c->alt_for && c->nalt > 0) read_with_alternatives(L, c, q, v, fn);
+        else if (!read_param(L, q, v, fn) && q->required) required_error(L, c, fn);
+        v += lf_param_size(q->type);
+    }
+    lf_error e;
+    lfb_newpotential(L, lf_potential_create(c, par, &e), 0, &e);
+    return 1;
+}
+
+/* The free body: a potential object standing for no potential (U = 0). */
+static int pot_free(lua_State *L)
+{
+    lfb_newpotential(L, NULL, 1, NULL);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the registry, for the tests */
+static const char *const type_names[] = {"number", "vec3", "mat3", "rotation"};
+
+static void push_param(lua_State *L, const lf_potential_param *q)
+{
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, q->name);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, type_names[q->type]);
+    lua_setfield(L, -2, "type");
+    lua_pushinteger(L, lf_param_size(q->type));
+    lua_setfield(L, -2, "size");
+    lua_pushboolean(L, q->required);
+    lua_setfield(L, -2, "required");
+    lua_pushstring(L, q->doc);
+    lua_setfield(L, -2, "doc");
+}
+
+/* core.potential_classes() -> {{name=, formula=, npar=, params = {{name=, type=, size=, required=,
+ * doc=}, ...}, alternatives = {names}, defaults = {the parameter vector of the defaults}}, ...} */
+static int l_potential_classes(lua_State *L)
+{
+    lua_createtable(L, lf_potential_class_count(), 0);
+    for (int i = 0; i < lf_potential_class_count(); i++) {
+        const lf_potential_class *c = lf_potential_class_at(i);
+        lua_createtable(L, 0, 6);
+        lua_pushstring(L, c->name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, c->formula);
+        lua_setfield(L, -2, "formula");
+        const int npar = lf_potential_class_npar(c);
+        lua_pushinteger(L, npar);
+        lua_setfield(L, -2, "npar");
+        lua_createtable(L, c->nparams, 0);
+        for (int k = 0; k < c->nparams; k++) {
+            push_param(L, &c->params[k]);
+            lua_rawseti(L, -2, k + 1);
+        }
+        lua_setfield(L, -2, "params");
+        lua_createtable(L, c->nalt, 0);
+        for (int a = 0; a < c->nalt; a++) {
+            lua_pushstring(L, c->alt[a].name);
+            lua_rawseti(L, -2, a + 1);
+        }
+        lua_setfield(L, -2, "alternatives");
+        double par[LF_POTENTIAL_MAXPAR];
+        lf_potential_class_defaults(c, par);
+        lua_createtable(L, npar, 0);
+        for (int k = 0; k < npar; k++) {
+            lua_pushnumber(L, par[k]);
+            lua_rawseti(L, -2, k + 1);
+        }
+        lua_setfield(L, -2, "defaults");
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/* core.potential_create(name, {par...}) -> pot: the C record made from its parameter vector
+ * directly (lf_potential_create), without the constructor's reading of named parameters. */
+static int l_potential_create(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    const lf_potential_class *c = lf_potential_class_find(name);
+    if (!c) return luaL_error(L, "potential_create: unknown potential class '%s'", name);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const int npar = lf_potential_class_npar(c);
+    if ((lua_Integer)lua_rawlen(L, 2) != npar)
+        return luaL_error(L, "potential_create: %s takes %d parameters, got a table of length %d", name, npar,
+                          (int)lua_rawlen(L, 2));
+    double par[LF_POTENTIAL_MAXPAR];
+    for (int k = 0; k < npar; k++) {
+        lua_rawgeti(L, 2, k + 1);
+        par[k] = lfb_checkfinite(L, -1, "potential_create: parameter");
+        lua_pop(L, 1);
+    }
+    lf_error e;
+    lfb_newpotential(L, lf_potential_create(c, par, &e), 0, &e);
+    return 1;
+}
+
+void lfb_open_potentials(lua_State *L)
+{
+    lua_createtable(L, 0, lf_potential_class_count() + 1);
+    for (int i = 0; i < lf_potential_class_count(); i++) {
+        const lf_potential_class *c = lf_potential_class_at(i);
+        lua_pushlightuserdata(L, (void *)c);
+        lua_pushcclosure(L, pot_new, 1);
+        lua_setfield(L, -2, c->name);
+    }
+    lua_pushcfunction(L, pot_free);
+    lua_setfield(L, -2, "free");
+    lua_setfield(L, -2, "potential");
+    const luaL_Reg fns[] = {{"potential_classes", l_potential_classes}, {"potential_create", l_potential_create},
+                            {NULL, NULL}};
+    luaL_setfuncs(L, fns, 0);
+}
