@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# No function over 120 lines: the C of core/ and lua/, the Lua of scripts/lieflow/.
-# usage: bash tests/structure_check.sh [ALLOW_FILE]   (default tests/structure_allow.txt)
+# The house's rules (make test-structure): tests/structure.lua checks the includes, the order of the
+# folders (the layers block of docs/architecture.md), the binding's libraries and that there is no
+# include, call or require cycle; this script runs it, then checks that no function is over 120
+# lines: the C of core/ and lua/, the Lua of scripts/lieflow/.
+# usage: bash tests/structure_check.sh [ROOT [ALLOW_FILE]]   (default: the checkout, tests/structure_allow.txt)
 #
 # A function's length counts its lines from the line that names it to its last line, both included.
 # - C (lieflow's style, see any file of core/): a function's body opens with `{` in column 0 and
@@ -16,9 +19,12 @@
 # may only shrink: an allowed function that is now within the limit fails too (remove its line),
 # so that the list never hides a new long function.
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "${1:-$HERE/..}" && pwd)"
 cd "$ROOT"
-allow_file=${1:-tests/structure_allow.txt}
+allow_file=${2:-tests/structure_allow.txt}
+command -v lua5.4 > /dev/null || { echo "structure check: lua5.4 (package lua5.4) not found"; exit 1; }
+lua5.4 "$HERE/structure.lua" "$ROOT" || { echo "structure check FAILED"; exit 1; }
 LIMIT=120
 SHOW=10
 command -v luac5.4 > /dev/null || { echo "structure check: luac5.4 (package lua5.4) not found"; exit 1; }
@@ -26,7 +32,7 @@ tab=$(mktemp)
 trap 'rm -f "$tab"' EXIT
 
 # C: "length<TAB>path:name<TAB>first line"
-for f in core/*.h core/*/*.c core/*/*.h lua/*.c lua/*.h; do
+for f in core/*.h core/*/*.c core/*/*.h lua/*/*.c lua/*/*.h; do
     awk -v file="$f" '
         /^[A-Za-z_]/ && !/^(typedef|struct|enum|union)[ \t][^(]*$/ { sig = $0; sigline = NR }
         /^\{/ {
@@ -42,7 +48,7 @@ for f in core/*.h core/*/*.c core/*/*.h lua/*.c lua/*.h; do
 done >> "$tab"
 
 # Lua: the prototypes luac lists (the main chunk, <file:0,0>, is not a function)
-for f in scripts/lieflow/*.lua; do
+for f in scripts/lieflow/*.lua scripts/lieflow/*/*.lua; do
     luac5.4 -p -l "$f" | sed -n 's/^function <[^:]*:\([0-9]*\),\([0-9]*\)>.*/\1 \2/p' |
     while read -r first last; do
         line=$(sed -n "${first}p" "$f")

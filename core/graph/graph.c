@@ -21,13 +21,6 @@ struct lf_graph {
     lf_error err;       /* err.code != LF_OK once failed */
 };
 
-static const char *const op_names[LF_G_NOPS] = {
-    "const", "input", "param", "neg", "add", "sub", "mul", "div", "sqrt", "exp", "log", "sin", "cos", "tan",
-    "asin", "acos", "atan", "atan2", "pow", "abs", "sign", "lt", "le", "eq", "ne", "and", "or", "not",
-    "select", "stumpff", "mulz"};
-
-const char *lf_gop_name(int op) { return op >= 0 && op < LF_G_NOPS ? op_names[op] : NULL; }
-
 int lf_gop_arity(int op)
 {
     switch (op) {
@@ -89,7 +82,6 @@ int lf_graph_ntangents(const lf_graph *g) { return g->nt; }
 int lf_graph_ninputs(const lf_graph *g) { return g->nin; }
 int lf_graph_nparams(const lf_graph *g) { return g->npar; }
 int lf_graph_input_node(const lf_graph *g, int i) { return i >= 0 && i < g->nin ? g->inputs[i] : -1; }
-int lf_graph_param_node(const lf_graph *g, int i) { return i >= 0 && i < g->npar ? g->params[i] : -1; }
 const lf_gnode *lf_graph_node(const lf_graph *g, int i) { return i >= 0 && i < g->n ? &g->node[i] : NULL; }
 double lf_graph_value(const lf_graph *g, int i) { return i >= 0 && i < g->n ? g->val[i] : NAN; }
 const double *lf_graph_tangent(const lf_graph *g, int i)

@@ -11,7 +11,7 @@
  *   - operations on constants are folded, and x + 0, x - 0, x * 1, x / 1, -(-x), select(const, a, b),
  *     select(c, a, a), x^1, x^2 -> x*x are simplified (each exact for every x; x * 0 is not folded,
  *     since inf * 0 is NaN),
- *   - dead nodes are left behind: a program (graph_prog.h) keeps only what its outputs need.
+ *   - dead nodes are left behind: a program (graph_prog_internal.h) keeps only what its outputs need.
  * Derivatives are graphs too (lf_graph_vjp / lf_graph_jvp build them as nodes, so a gradient can be
  * differentiated again and compiled like any other output); lf_graph_gradient computes one
  * numerically at the trace point without adding nodes.
@@ -26,7 +26,7 @@
  * forward-mode autodiff's convention (a subgradient where the function has a cone, the exact
  * derivative where a composite is smooth, e.g. |x|^2 or the SO(3) logarithm at the identity).
  *
- * A graph is not thread-safe while it is built; finished programs (graph_prog.h) are read-only.
+ * A graph is not thread-safe while it is built; finished programs (graph_prog_internal.h) are read-only.
  * Node ids are ints >= 0; every builder function returns -1 once the graph has failed (out of
  * memory, too many nodes, an operand that is not a node), and keeps the first error. */
 #ifndef LF_GRAPH_H
@@ -58,7 +58,6 @@ typedef enum lf_gop {
 } lf_gop;
 
 /* The name of an op ("add", "stumpff", ...), NULL for a bad op. */
-const char *lf_gop_name(int op);
 /* 1 for ops with one operand, 2 with two, 3 for select, 0 for leaves. */
 int lf_gop_arity(int op);
 
@@ -99,7 +98,6 @@ int lf_graph_ninputs(const lf_graph *g);
 int lf_graph_nparams(const lf_graph *g);
 /* The node of input / parameter i (-1 if there is none). */
 int lf_graph_input_node(const lf_graph *g, int i);
-int lf_graph_param_node(const lf_graph *g, int i);
 
 int lf_graph_const(lf_graph *g, double v);
 /* op on a (, b (, c)); k for LF_G_STUMPFF. Leaves are refused (use the functions above). */

@@ -15,10 +15,9 @@
 #define K(v) lf_graph_const(g, v)
 
 /* ---------------------------------------------------------------- vectors */
-void lf_gv3_add(lf_graph *g, const int *a, const int *b, int *r) { for (int i = 0; i < 3; i++) r[i] = ADD(a[i], b[i]); }
-void lf_gv3_sub(lf_graph *g, const int *a, const int *b, int *r) { for (int i = 0; i < 3; i++) r[i] = SUB(a[i], b[i]); }
-void lf_gv3_scale(lf_graph *g, int s, const int *a, int *r) { for (int i = 0; i < 3; i++) r[i] = MUL(s, a[i]); }
-void lf_gv3_neg(lf_graph *g, const int *a, int *r) { for (int i = 0; i < 3; i++) r[i] = NEG(a[i]); }
+static void gv3_add(lf_graph *g, const int *a, const int *b, int *r) { for (int i = 0; i < 3; i++) r[i] = ADD(a[i], b[i]); }
+static void gv3_sub(lf_graph *g, const int *a, const int *b, int *r) { for (int i = 0; i < 3; i++) r[i] = SUB(a[i], b[i]); }
+static void gv3_scale(lf_graph *g, int s, const int *a, int *r) { for (int i = 0; i < 3; i++) r[i] = MUL(s, a[i]); }
 int lf_gv3_dot(lf_graph *g, const int *a, const int *b) { return ADD(ADD(MUL(a[0], b[0]), MUL(a[1], b[1])), MUL(a[2], b[2])); }
 
 void lf_gv3_cross(lf_graph *g, const int *a, const int *b, int *r)
@@ -37,11 +36,7 @@ void lf_gv3_normalized(lf_graph *g, const int *a, int *r)
 }
 
 /* ---------------------------------------------------------------- matrices */
-void lf_gm3_add(lf_graph *g, const int *A, const int *B, int *R) { for (int i = 0; i < 9; i++) R[i] = ADD(A[i], B[i]); }
 void lf_gm3_sub(lf_graph *g, const int *A, const int *B, int *R) { for (int i = 0; i < 9; i++) R[i] = SUB(A[i], B[i]); }
-void lf_gm3_scale(lf_graph *g, int s, const int *A, int *R) { for (int i = 0; i < 9; i++) R[i] = MUL(s, A[i]); }
-void lf_gm3_neg(lf_graph *g, const int *A, int *R) { for (int i = 0; i < 9; i++) R[i] = NEG(A[i]); }
-
 void lf_gm3_mul(lf_graph *g, const int *A, const int *B, int *R)
 {
     for (int i = 0; i < 3; i++)
@@ -171,7 +166,7 @@ void lf_gso3_cayinv(lf_graph *g, const int *R, int *x)
     int d = ADD(K(1), lf_gm3_trace(g, R)), s[3];
     lf_gso3_vee(g, R, s);
     int f = SEL(LT(K(1e-12), d), DIV(K(4), d), K(NAN)); /* 1 + tr R <= 1e-12: no inverse (cayinv) */
-    lf_gv3_scale(g, f, s, x);
+    gv3_scale(g, f, s, x);
 }
 
 /* log: the angle t = atan2(|w|, c) and the two branches of lf_so3_log */
@@ -240,15 +235,15 @@ int lf_gso3_orth_error(lf_graph *g, const int *A)
 int lf_gs2_dist(lf_graph *g, const int *p, const int *q)
 {
     int a[3], b[3];
-    lf_gv3_sub(g, p, q, a);
-    lf_gv3_add(g, p, q, b);
+    gv3_sub(g, p, q, a);
+    gv3_add(g, p, q, b);
     return MUL(K(2), lf_g2(g, LF_G_ATAN2, lf_gv3_norm(g, a), lf_gv3_norm(g, b)));
 }
 
 void lf_gs2_midpoint(lf_graph *g, const int *p, const int *q, int *m)
 {
     int s[3];
-    lf_gv3_add(g, p, q, s);
+    gv3_add(g, p, q, s);
     int n = lf_gv3_norm(g, s);
     int ok = lf_g2(g, LF_G_LE, K(1e-12), n); /* antipodal points: no midpoint (NaN) */
     for (int i = 0; i < 3; i++) m[i] = SEL(ok, DIV(s[i], n), K(NAN));
@@ -257,7 +252,7 @@ void lf_gs2_midpoint(lf_graph *g, const int *p, const int *q, int *m)
 void lf_gs2_retract(lf_graph *g, const int *x, const int *v, int *y)
 {
     int s[3];
-    lf_gv3_add(g, x, v, s);
+    gv3_add(g, x, v, s);
     lf_gv3_normalized(g, s, y);
 }
 

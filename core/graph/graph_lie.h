@@ -27,19 +27,12 @@
 LF_BEGIN_DECLS
 
 /* vectors */
-void lf_gv3_add(lf_graph *g, const int *a, const int *b, int *r);
-void lf_gv3_sub(lf_graph *g, const int *a, const int *b, int *r);
-void lf_gv3_scale(lf_graph *g, int s, const int *a, int *r);      /* s a */
-void lf_gv3_neg(lf_graph *g, const int *a, int *r);
 int lf_gv3_dot(lf_graph *g, const int *a, const int *b);
 void lf_gv3_cross(lf_graph *g, const int *a, const int *b, int *r);
 int lf_gv3_norm(lf_graph *g, const int *a);
 void lf_gv3_normalized(lf_graph *g, const int *a, int *r);      /* a / |a| */
 /* matrices */
-void lf_gm3_add(lf_graph *g, const int *A, const int *B, int *R);
 void lf_gm3_sub(lf_graph *g, const int *A, const int *B, int *R);
-void lf_gm3_scale(lf_graph *g, int s, const int *A, int *R);
-void lf_gm3_neg(lf_graph *g, const int *A, int *R);
 void lf_gm3_mul(lf_graph *g, const int *A, const int *B, int *R);
 void lf_gm3_apply(lf_graph *g, const int *A, const int *x, int *r);  /* A x */
 void lf_gm3_tapply(lf_graph *g, const int *A, const int *x, int *r); /* A^T x = x^T A */

@@ -41,13 +41,9 @@ void lf_gmodule_free(lf_gmodule *m)
     free(m);
 }
 
-int lf_gmodule_nfuncs(const lf_gmodule *m) { return m->nf; }
-int lf_gmodule_nout(const lf_gmodule *m, int f) { return f >= 0 && f < m->nf ? lf_gprog_nout(m->prog[f]) : 0; }
 int lf_gmodule_backend(const lf_gmodule *m) { return m->backend; }
 const char *lf_gmodule_report(const lf_gmodule *m) { return m->report; }
 int lf_gmodule_ops(const lf_gmodule *m) { return m->ops; }
-int lf_gmodule_total_ops(const lf_gmodule *m) { return m->total_ops; }
-int lf_gmodule_func_ops(const lf_gmodule *m, int f) { return f >= 0 && f < m->nf ? lf_gprog_nops(m->prog[f]) : 0; }
 double lf_gmodule_compile_seconds(const lf_gmodule *m) { return m->compile_s; }
 double lf_gmodule_load_seconds(const lf_gmodule *m) { return m->load_s; }
 size_t lf_gmodule_work_size(const lf_gmodule *m) { return m->work; }

@@ -55,8 +55,6 @@ size_t lf_gmodule_work_size(const lf_gmodule *m);
 void lf_gmodule_eval_pairs(const lf_gmodule *m, int f, int np, const int *pairs, int mstate, const double *x,
                            const double *r, int nsub, const double *sub, const double *par, int with_u, int k,
                            double *acc, double *accu);
-int lf_gmodule_nfuncs(const lf_gmodule *m);
-int lf_gmodule_nout(const lf_gmodule *m, int f);
 /* LF_BACKEND_NATIVE or LF_BACKEND_TAPE: what runs. */
 int lf_gmodule_backend(const lf_gmodule *m);
 /* What runs and why: "native (cached, 183 operations)", "native (compiled in 0.09 s, ...)",
@@ -64,8 +62,6 @@ int lf_gmodule_backend(const lf_gmodule *m);
 const char *lf_gmodule_report(const lf_gmodule *m);
 /* Operations of the largest function; operations in all. */
 int lf_gmodule_ops(const lf_gmodule *m);
-int lf_gmodule_func_ops(const lf_gmodule *m, int f); /* operations of function f */
-int lf_gmodule_total_ops(const lf_gmodule *m);
 /* The generated C source (made on first call for a tape module; NULL if that fails). */
 const char *lf_gmodule_source(lf_gmodule *m);
 /* Seconds spent compiling (0 when loaded from the cache) and loading. */

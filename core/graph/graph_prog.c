@@ -18,7 +18,6 @@ struct lf_gprog {
 int lf_gprog_nops(const lf_gprog *p) { return p->nops; }
 int lf_gprog_nslots(const lf_gprog *p) { return p->nslots; }
 int lf_gprog_nout(const lf_gprog *p) { return p->nout; }
-int lf_gprog_nparams(const lf_gprog *p) { return p->nparams; }
 int lf_gprog_nloads(const lf_gprog *p) { return p->nloads; }
 const lf_gload *lf_gprog_loads(const lf_gprog *p) { return p->loads; }
 int lf_gprog_nconsts(const lf_gprog *p) { return p->nconsts; }

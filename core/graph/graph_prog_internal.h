@@ -1,23 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* lieflow — programs: the part of an expression graph some outputs need, ready to evaluate.
+/* lieflow (internal) — programs: the part of an expression graph some outputs need, ready to evaluate.
  *
  * A program keeps the nodes its outputs depend on (dead nodes dropped), in graph order, and gives
  * them slots of a work array, reusing a slot once its value has had its last use. It is evaluated
  * by the tape interpreter (lf_gprog_eval: a loop over flat instructions, no allocation) or turned
- * into C (graph_codegen.h). Programs are read-only once made: any number of threads may evaluate
+ * into C (graph_codegen_internal.h). Programs are read-only once made: any number of threads may evaluate
  * one at the same time, each with its own work array.
  *
  * Inputs are read in segments (lf_glayout, graph.h); parameters are one array. */
-#ifndef LF_GRAPH_PROG_H
-#define LF_GRAPH_PROG_H
+#ifndef LF_GRAPH_PROG_INTERNAL_H
+#define LF_GRAPH_PROG_INTERNAL_H
 
-#include "base/export.h"
 #include <stddef.h>
 
 #include "graph/graph.h"
-
-LF_BEGIN_DECLS
-
 
 /* One instruction: dst = op(a, b, c) on slots. */
 typedef struct lf_ginstr {
@@ -37,7 +33,6 @@ void lf_gprog_free(lf_gprog *p);
 int lf_gprog_nops(const lf_gprog *p);
 int lf_gprog_nslots(const lf_gprog *p);
 int lf_gprog_nout(const lf_gprog *p);
-int lf_gprog_nparams(const lf_gprog *p);
 
 /* y[i] = output i at inputs in[s][...] and parameters par; work: lf_gprog_nslots(p) doubles. No
  * check of the results (callers check what they need finite). */
@@ -54,7 +49,5 @@ int lf_gprog_nconsts(const lf_gprog *p); /* constants occupy slots 0 .. nconsts-
 const double *lf_gprog_consts(const lf_gprog *p);
 const lf_ginstr *lf_gprog_instrs(const lf_gprog *p);
 const int32_t *lf_gprog_out_slots(const lf_gprog *p);
-
-LF_END_DECLS
 
 #endif

@@ -12,7 +12,7 @@ int lf_gl3_exp(const double A[9], double Y[9], lf_error *err) { return lf_expm(3
 
 int lf_gl3_log(const double Y[9], double A[9], lf_error *err) { return lf_logm(3, Y, A, err); }
 
-int lf_gl3_dexp_matrix(const double A[9], double D[81], lf_error *err)
+static int dexp_matrix(const double A[9], double D[81], lf_error *err)
 {
     /* ad_A on vec(X) (row-major, p = 3i + j, q = 3k + l): (AX - XA)_ij = A_ik X_kj - X_il A_lj,
      * so ad[p][q] = A_ik delta_jl - delta_ik A_lj. B = [[ad, I], [0, 0]] (18 x 18): exp(B) has
@@ -76,7 +76,7 @@ int lf_gl3_dexp(const double A[9], const double V[9], double out[9], lf_error *e
         return LF_OK;
     }
     double D[81], r[9];
-    int rc = lf_gl3_dexp_matrix(A, D, err);
+    int rc = dexp_matrix(A, D, err);
     if (rc != LF_OK) return rc;
     for (int p = 0; p < 9; p++) {
         double s = 0;
@@ -95,7 +95,7 @@ int lf_gl3_dexpinv(const double A[9], const double V[9], double out[9], lf_error
     }
     double D[81];
     int piv[9];
-    int rc = lf_gl3_dexp_matrix(A, D, err);
+    int rc = dexp_matrix(A, D, err);
     if (rc != LF_OK) return rc;
     if (lf_lu_factor(9, D, piv) != LF_OK)
         return lf_error_set(err, LF_EDOMAIN, "gl3 dexpinv: dexp is singular at this A (an eigenvalue "

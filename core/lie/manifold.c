@@ -543,7 +543,6 @@ void lf_manifold_free(lf_manifold *M) { free(M); }
 int lf_manifold_nfactors(const lf_manifold *M) { return M->n; }
 int lf_manifold_nparam(const lf_manifold *M) { return M->np; }
 int lf_manifold_ndim(const lf_manifold *M) { return M->nd; }
-int lf_manifold_max_factor_dim(const lf_manifold *M) { return M->maxd; }
 lf_trivialization lf_manifold_trivialization(const lf_manifold *M) { return M->triv; }
 const lf_factor *lf_manifold_factor(const lf_manifold *M, int i) { return (i >= 0 && i < M->n) ? &M->f[i] : NULL; }
 
@@ -572,14 +571,6 @@ void lf_manifold_velocity(const lf_manifold *M, const double *y, const double *x
     for (int i = 0; i < M->n; i++) {
         const lf_factor *f = &M->f[i];
         kind_of(f)->velocity(f, y + f->op, xi + f->od, ydot + f->op);
-    }
-}
-
-void lf_manifold_bracket(const lf_manifold *M, const double *a, const double *b, double *out)
-{
-    for (int i = 0; i < M->n; i++) {
-        const lf_factor *f = &M->f[i];
-        kind_of(f)->bracket(f, a + f->od, b + f->od, out + f->od);
     }
 }
 

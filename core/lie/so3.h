@@ -92,7 +92,6 @@ void lf_so3_lmul_exp(double R[9], const double x[3]);
 void lf_so3_rotate(const double x[3], double v[3]);
 /* Rodrigues' coefficients: exp(hat x) = I + a hat(x) + b hat(x)^2, a = sin t/t, b = (1 - cos t)/t^2
  * (t = |x|; Taylor series below t = 1e-3). */
-void lf_so3_exp_coeffs(const double x[3], double *a, double *b);
 
 LF_END_DECLS
 

@@ -12,7 +12,7 @@
 #include "lie/so3.h"
 #include "lie/so3_kernels_internal.h"
 
-void lf_so3_exp_coeffs(const double x[3], double *a, double *b)
+static void exp_coeffs(const double x[3], double *a, double *b)
 {
     double t2 = lf_v3_dot(x, x);
     if (t2 < 1e-6) { /* Taylor series to t^6: error below 1e-19 relative */
@@ -28,11 +28,11 @@ void lf_so3_exp_coeffs(const double x[3], double *a, double *b)
 void lf_so3_rmul_exp(double R[9], const double x[3])
 {
     double a, b;
-    lf_so3_exp_coeffs(x, &a, &b);
+    exp_coeffs(x, &a, &b);
     lf_so3_rmul_increment(R, x, a, b);
 }
 
-/* v <- v + a (x x v) + b x x (x x v) = exp(hat x) v (a, b of lf_so3_exp_coeffs) */
+/* v <- v + a (x x v) + b x x (x x v) = exp(hat x) v (a, b of exp_coeffs) */
 static void rotate_increment(const double x[3], double a, double b, double *v)
 {
     double u[3], w[3];
@@ -44,7 +44,7 @@ static void rotate_increment(const double x[3], double a, double b, double *v)
 void lf_so3_lmul_exp(double R[9], const double x[3])
 {
     double a, b;
-    lf_so3_exp_coeffs(x, &a, &b);
+    exp_coeffs(x, &a, &b);
     for (int j = 0; j < 3; j++) { /* column j of exp(x) R = exp(x) (column j of R) */
         double c[3] = {R[j], R[3 + j], R[6 + j]};
         rotate_increment(x, a, b, c);
@@ -57,7 +57,7 @@ void lf_so3_lmul_exp(double R[9], const double x[3])
 void lf_so3_rotate(const double x[3], double v[3])
 {
     double a, b;
-    lf_so3_exp_coeffs(x, &a, &b);
+    exp_coeffs(x, &a, &b);
     rotate_increment(x, a, b, v);
 }
 

@@ -97,7 +97,7 @@ static void dexp_coeffs(double t, double *c1, double *c2, double *g1, double *g2
     *g2 = (t * omc - 3 * (t - s)) / (t2 * t2 * t);
 }
 
-void lf_ts2_dexp_blocks(const double a[3], const double b[3], double D[9], double Dp[9])
+static void dexp_blocks(const double a[3], const double b[3], double D[9], double Dp[9])
 {
     double t = lf_v3_norm(a), c1, c2, g1, g2;
     dexp_coeffs(t, &c1, &c2, &g1, &g2);
@@ -119,7 +119,7 @@ void lf_ts2_dexp_blocks(const double a[3], const double b[3], double D[9], doubl
 void lf_ts2_dexp(const double u[6], const double v[6], int inverse, int transpose, double out[6])
 {
     double D[9], Dp[9], r[6], x[3];
-    lf_ts2_dexp_blocks(u, u + 3, D, Dp);
+    dexp_blocks(u, u + 3, D, Dp);
     if (!inverse) {
         if (!transpose) { /* (D a, Dp a + D b) */
             lf_m3_apply(D, v, r);

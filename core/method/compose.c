@@ -275,7 +275,7 @@ const lf_compose_scheme *lf_compose_scheme_at(int i)
 {
     return i >= 0 && i < lf_compose_scheme_count() ? &schemes[i] : NULL;
 }
-const lf_compose_scheme *lf_compose_scheme_find(const char *name)
+static const lf_compose_scheme *scheme_find(const char *name)
 {
     for (int i = 0; name && i < lf_compose_scheme_count(); i++)
         if (strcmp(schemes[i].name, name) == 0) return &schemes[i];
@@ -381,7 +381,7 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
         return NULL;
     }
     const lf_method_info *b = &base->info;
-    const lf_compose_scheme *sc = lf_compose_scheme_find(scheme);
+    const lf_compose_scheme *sc = scheme_find(scheme);
     if (!sc) {
         char known[256] = "";
         for (int i = 0; i < lf_compose_scheme_count(); i++) {

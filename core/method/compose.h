@@ -71,7 +71,6 @@ typedef struct lf_compose_scheme {
 
 int lf_compose_scheme_count(void);
 const lf_compose_scheme *lf_compose_scheme_at(int i);
-const lf_compose_scheme *lf_compose_scheme_find(const char *name); /* NULL if unknown */
 
 /* The composition of `base` (borrowed: it must outlive the composite and every stepper using it) with
  * the named scheme, named "<base>_<scheme>". Refused (NULL, err filled, LF_EINVAL): an unknown scheme,

@@ -11,7 +11,9 @@
 #include "base/linalg.h"
 
 /* ---------------------------------------------------------------- shared */
-typedef struct {
+/* lf_compiled: the first member of every model made here (gpot, gode, gsph), so that one set of
+ * accessors serves them all */
+struct lf_compiled {
     lf_gmodule *m;
     int npar;
     double *par;
@@ -20,7 +22,8 @@ typedef struct {
     int nsub, npairs;
     const double *r;  /* the pairs' r_ij (owned by the model) */
     double *sub;      /* npairs x nsub */
-} compiled;
+};
+typedef struct lf_compiled compiled;
 
 static void compiled_free(compiled *c)
 {
@@ -449,23 +452,10 @@ static gpot *gpot_of(const lf_potential *p)
     return q ? q : lf_potential_context(p, pairs_eval);
 }
 
-const char *lf_potential_graph_report(const lf_potential *p)
+lf_compiled *lf_potential_compiled(const lf_potential *p)
 {
     gpot *q = gpot_of(p);
-    return q ? lf_gmodule_report(q->c.m) : NULL;
-}
-
-lf_gmodule *lf_potential_graph_module(const lf_potential *p)
-{
-    gpot *q = gpot_of(p);
-    return q ? q->c.m : NULL;
-}
-
-int lf_potential_graph_set_params(lf_potential *p, int n, const double *par, lf_error *err)
-{
-    gpot *q = gpot_of(p);
-    if (!q) return lf_error_set(err, LF_EINVAL, "the potential is not compiled: it has no parameters to set");
-    return set_params(&q->c, n, par, err);
+    return q ? &q->c : NULL;
 }
 
 /* ---------------------------------------------------------------- Lie ODEs */
@@ -692,31 +682,11 @@ done:
 }
 
 static gode *gode_of_def(const lf_lie_ode_def *d) { return d && d->f == gode_f ? d->ctx : NULL; }
-static gode *gode_of(const lf_system *s) { return gode_of_def(lf_lie_ode_definition(s)); }
 
-const char *lf_lie_ode_def_report(const lf_lie_ode_def *def)
+lf_compiled *lf_lie_ode_def_compiled(const lf_lie_ode_def *def)
 {
     gode *q = gode_of_def(def);
-    return q ? lf_gmodule_report(q->c.m) : NULL;
-}
-
-const char *lf_lie_ode_graph_report(const lf_system *s)
-{
-    gode *q = gode_of(s);
-    return q ? lf_gmodule_report(q->c.m) : NULL;
-}
-
-lf_gmodule *lf_lie_ode_graph_module(const lf_system *s)
-{
-    gode *q = gode_of(s);
-    return q ? q->c.m : NULL;
-}
-
-int lf_lie_ode_graph_set_params(lf_system *s, int n, const double *par, lf_error *err)
-{
-    gode *q = gode_of(s);
-    if (!q) return lf_error_set(err, LF_EINVAL, "the system is not compiled: it has no parameters to set");
-    return set_params(&q->c, n, par, err);
+    return q ? &q->c : NULL;
 }
 
 /* ---------------------------------------------------------------- spheres */
@@ -846,29 +816,28 @@ fail:
 }
 
 static gsph *gsph_of_def(const lf_spheres_def *d) { return d && d->potential == gsph_potential ? d->ctx : NULL; }
-static gsph *gsph_of(const lf_system *s) { return gsph_of_def(lf_spheres_definition(s)); }
 
-const char *lf_spheres_def_report(const lf_spheres_def *def)
+lf_compiled *lf_spheres_def_compiled(const lf_spheres_def *def)
 {
     gsph *q = gsph_of_def(def);
-    return q ? lf_gmodule_report(q->c.m) : NULL;
+    return q ? &q->c : NULL;
 }
 
-const char *lf_spheres_graph_report(const lf_system *s)
+/* ---------------------------------------------------------------- any compiled model */
+lf_compiled *lf_system_compiled(const lf_system *s)
 {
-    gsph *q = gsph_of(s);
-    return q ? lf_gmodule_report(q->c.m) : NULL;
+    if (!s) return NULL;
+    const lf_lie_ode_def *d = lf_lie_ode_definition(s);
+    if (d) return lf_lie_ode_def_compiled(d);
+    const lf_spheres_def *sd = lf_spheres_definition(s);
+    return sd ? lf_spheres_def_compiled(sd) : NULL;
 }
 
-lf_gmodule *lf_spheres_graph_module(const lf_system *s)
-{
-    gsph *q = gsph_of(s);
-    return q ? q->c.m : NULL;
-}
+const char *lf_compiled_report(const lf_compiled *c) { return c ? lf_gmodule_report(c->m) : NULL; }
+lf_gmodule *lf_compiled_module(const lf_compiled *c) { return c ? c->m : NULL; }
 
-int lf_spheres_graph_set_params(lf_system *s, int n, const double *par, lf_error *err)
+int lf_compiled_set_params(lf_compiled *c, int n, const double *par, lf_error *err)
 {
-    gsph *q = gsph_of(s);
-    if (!q) return lf_error_set(err, LF_EINVAL, "the system is not compiled: it has no parameters to set");
-    return set_params(&q->c, n, par, err);
+    if (!c) return lf_error_set(err, LF_EINVAL, "the model is not compiled: it has no parameters to set");
+    return set_params(c, n, par, err);
 }

@@ -13,8 +13,8 @@
  *                  the action with the manifold's velocities (lf_manifold_velocity), a first
  *                  integral H with its trivialized differential likewise, an energy;
  *   spheres        V(q_1..q_n) and its Euclidean gradient.
- * Parameters are inputs of the graph (LF_G_PARAM nodes), so changing them (the *_set_params
- * functions) needs no new compilation. The graph is the caller's (derivative nodes are added to
+ * Parameters are inputs of the graph (LF_G_PARAM nodes), so changing them (lf_compiled_set_params)
+ * needs no new compilation. The graph is the caller's (derivative nodes are added to
  * it; free it after the model is made). */
 #ifndef LF_MODEL_GRAPH_H
 #define LF_MODEL_GRAPH_H
@@ -26,6 +26,9 @@
 #include "model/spheres.h"
 
 LF_BEGIN_DECLS
+
+/* A compiled model: the module that evaluates it and the values of its parameters. */
+typedef struct lf_compiled lf_compiled;
 
 typedef struct lf_model_graph_opts {
     int backend;               /* lf_backend */
@@ -50,12 +53,6 @@ lf_potential *lf_potential_graph(lf_graph *g, int U, const int *tau, int nb, con
 lf_potential *lf_potential_pairs(lf_graph *g, int u, int nb, int npairs, const int *pairs, const double *r,
                                  const lf_potential *inner, const double *par, const lf_model_graph_opts *o,
                                  lf_error *err);
-/* For a potential made by the two functions above (NULL / LF_EINVAL otherwise): what runs and
- * why (lf_gmodule_report), the module, the parameters and replacing them (n = the graph's count). */
-const char *lf_potential_graph_report(const lf_potential *p);
-lf_gmodule *lf_potential_graph_module(const lf_potential *p);
-int lf_potential_graph_set_params(lf_potential *p, int n, const double *par, lf_error *err);
-
 /* ---- Lie-group ODEs */
 /* Nodes of the definition on graph g with inputs t (input 0) and y (inputs 1 .. np of manifold M):
  * xi (nd nodes, required), energy and H (-1: none). */
@@ -73,13 +70,6 @@ typedef struct lf_lie_ode_graph {
  * then on); dH is derived from H when H is given, the Jacobian when o->jacobian is set. */
 int lf_lie_ode_graph_def(lf_graph *g, const lf_manifold *M, const lf_lie_ode_graph *nodes, const double *par,
                          const lf_model_graph_opts *o, lf_lie_ode_def *def, lf_error *err);
-/* What runs for a definition made above (NULL for another definition). */
-const char *lf_lie_ode_def_report(const lf_lie_ode_def *def);
-/* For a Lie ODE made from such a definition (NULL / LF_EINVAL otherwise). */
-const char *lf_lie_ode_graph_report(const lf_system *s);
-lf_gmodule *lf_lie_ode_graph_module(const lf_system *s);
-int lf_lie_ode_graph_set_params(lf_system *s, int n, const double *par, lf_error *err);
-
 /* The Jacobian along the action D = J V (nd x nd) from the Euclidean Jacobian J (nd x np) of a
  * vector field at y, and the trivialized differential g = V^T ge (nd) from a Euclidean gradient ge
  * (np), with V the velocities of the action (lf_manifold_velocity of the unit algebra vectors).
@@ -95,10 +85,20 @@ void lf_lie_trivialize_gradient(const lf_manifold *M, const double *y, const dou
 int lf_spheres_graph_def(lf_graph *g, int V, const int *grad, int n, int npairs, const int *pairs, const double *r,
                          lf_spheres_def *inner, const double *par, const lf_model_graph_opts *o, lf_spheres_def *def,
                          lf_error *err);
-const char *lf_spheres_def_report(const lf_spheres_def *def);
-const char *lf_spheres_graph_report(const lf_system *s);
-lf_gmodule *lf_spheres_graph_module(const lf_system *s);
-int lf_spheres_graph_set_params(lf_system *s, int n, const double *par, lf_error *err);
+/* ---- any compiled model */
+/* The compiled model behind a potential made by lf_potential_graph or lf_potential_pairs, behind a
+ * definition made by lf_lie_ode_graph_def or lf_spheres_graph_def, or behind a Lie ODE or spheres
+ * system made from such a definition; NULL for anything else. */
+lf_compiled *lf_potential_compiled(const lf_potential *p);
+lf_compiled *lf_lie_ode_def_compiled(const lf_lie_ode_def *def);
+lf_compiled *lf_spheres_def_compiled(const lf_spheres_def *def);
+lf_compiled *lf_system_compiled(const lf_system *s);
+/* What runs and why (lf_gmodule_report: "native (cached, 183 operations)", ...), the module, and
+ * replacing the parameters (n = the graph's count; no new compilation). A NULL model: NULL, NULL,
+ * LF_EINVAL. */
+const char *lf_compiled_report(const lf_compiled *c);
+lf_gmodule *lf_compiled_module(const lf_compiled *c);
+int lf_compiled_set_params(lf_compiled *c, int n, const double *par, lf_error *err);
 
 LF_END_DECLS
 

@@ -36,7 +36,7 @@ int lf_rigid_potential_eval(const lf_system *s, const double *R, double *U, doub
     return lf_potential_eval(c->pot, c->nb, R, U, tau, err);
 }
 
-double lf_rigid_kinetic(const lf_system *s, const double *w)
+static double kinetic_energy(const lf_system *s, const double *w)
 {
     const rigid_ctx *c = rigid(s);
     if (!c || !w) return NAN;
@@ -52,7 +52,7 @@ int lf_rigid_energy(const lf_system *s, const double *R, const double *w, double
     double U;
     int rc = lf_rigid_potential_eval(s, R, &U, NULL, err);
     if (rc != LF_OK) return rc;
-    *E = lf_rigid_kinetic(s, w) + U;
+    *E = kinetic_energy(s, w) + U;
     return LF_OK;
 }
 

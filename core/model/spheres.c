@@ -720,7 +720,6 @@ lf_system *lf_spheres_dipoles(int rows, int cols, double spacing, double m, doub
 
 int lf_spheres_n(const lf_system *s) { return ctx_of(s) ? ctx_of(s)->n : 0; }
 const double *lf_spheres_mass(const lf_system *s) { return ctx_of(s) ? ctx_of(s)->M : NULL; }
-const double *lf_spheres_inverse_mass(const lf_system *s) { return ctx_of(s) ? ctx_of(s)->W : NULL; }
 int lf_spheres_diagonal(const lf_system *s) { return ctx_of(s) ? ctx_of(s)->diagonal : 0; }
 const char *lf_spheres_potential_name(const lf_system *s) { return ctx_of(s) ? ctx_of(s)->pot_name : ""; }
 const double *lf_spheres_axis(const lf_system *s) { return ctx_of(s) ? ctx_of(s)->axis : NULL; }

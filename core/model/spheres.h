@@ -88,7 +88,6 @@ const lf_spheres_def *lf_spheres_definition(const lf_system *s);
 int lf_spheres_n(const lf_system *s);
 /* The coupling M and its inverse W (n x n, row-major); 1 if M is diagonal. */
 const double *lf_spheres_mass(const lf_system *s);
-const double *lf_spheres_inverse_mass(const lf_system *s);
 int lf_spheres_diagonal(const lf_system *s);
 /* The potential's name ("pendulum", "double_pendulum", "dipoles", "free", or the def's name). */
 const char *lf_spheres_potential_name(const lf_system *s);

@@ -249,10 +249,3 @@ const lf_form_rigid *lf_system_rigid(const lf_system *s) { return s ? s->rigid :
 const lf_form_second_order *lf_system_second_order(const lf_system *s) { return s ? s->second_order : NULL; }
 const lf_form_constrained *lf_system_constrained(const lf_system *s) { return s ? s->constrained : NULL; }
 
-int lf_system_nconfig(const lf_system *s) { return s && s->second_order ? s->second_order->nconfig : 0; }
-
-int lf_system_accel(const lf_system *s, double t, const double *y, double *a, lf_error *err)
-{
-    if (!s || !s->second_order) return lf_error_set(err, LF_EINVAL, "%s: not a second-order system", s ? s->cls->kind : "?");
-    return s->second_order->accel(s, t, y, a, err);
-}

@@ -159,8 +159,6 @@ typedef struct lf_form_second_order {
 } lf_form_second_order;
 const lf_form_second_order *lf_system_second_order(const lf_system *s);
 /* The record's nconfig and accel (0 / LF_EINVAL for a system without the form). */
-int lf_system_nconfig(const lf_system *s);
-int lf_system_accel(const lf_system *s, double t, const double *y, double *a, lf_error *err);
 
 /* Constrained form (LF_FORM_CONSTRAINED, RATTLE): a Cartesian view of the state as n points x_i in
  * R^3 with the holonomic constraints |x_i|^2 = 1, velocities v = x' (3n), mass matrix M (x) I_3

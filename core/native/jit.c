@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* lieflow — the compiler runner and code cache of compiled models (see jit.h for the contract
+/* lieflow — the compiler runner and code cache of compiled models (see jit_internal.h for the contract
  * and the security checks).
  *
  * Flow of lf_jit_load: resolve the options; open and check the cache directory (one descriptor,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* lieflow — SHA-256 (FIPS 180-4) of byte strings; the key of the compiled-code cache (jit.h). */
+/* lieflow — SHA-256 (FIPS 180-4) of byte strings; the key of the compiled-code cache (jit_internal.h). */
 #ifndef LF_SHA256_H
 #define LF_SHA256_H
 

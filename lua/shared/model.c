@@ -176,7 +176,7 @@ lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const doubl
     if (!reason[0]) {
         lf_model_graph_opts o = {backend, NULL, 1};
         pot = lf_potential_graph(t->g, U, tau, nb, par, &o, &e);
-        if (pot) snprintf(report, size, "%s", lf_potential_graph_report(pot));
+        if (pot) snprintf(report, size, "%s", lf_compiled_report(lf_potential_compiled(pot)));
         else snprintf(reason, sizeof reason, "%s", e.msg);
     }
     lfb_trace_end(t);
@@ -236,7 +236,7 @@ int lfb_compile_lie_ode(lua_State *L, lfb_system *s, const lf_manifold *M, const
         lf_model_graph_opts o = {backend, NULL, 1};
         if (lf_lie_ode_graph_def(t->g, M, &nodes, par, &o, def, &e) == LF_OK) {
             ok = 1;
-            snprintf(report, size, "%s", lf_lie_ode_def_report(def));
+            snprintf(report, size, "%s", lf_compiled_report(lf_lie_ode_def_compiled(def)));
         } else
             snprintf(reason, sizeof reason, "%s", e.msg);
     }
@@ -284,7 +284,7 @@ int lfb_compile_spheres(lua_State *L, lfb_system *s, int n, const double *q0, in
     lfb_trace_end(t);
     lua_settop(L, top);
     if (inner && inner->destroy) inner->destroy(inner->ctx);
-    if (ok) snprintf(report, size, "%s", lf_spheres_def_report(def));
+    if (ok) snprintf(report, size, "%s", lf_compiled_report(lf_spheres_def_compiled(def)));
     else trace_failed(L, backend, fn, reason, report, size);
     return ok;
 }

@@ -685,12 +685,11 @@ int lfb_sys_set_params(lua_State *L)
     int n = lfb_params_read(L, next, par, LFB_MAXPAR, "system:set_params");
     lf_error e;
     int rc = LF_OK;
-    const lf_system *sys = s->sys;
-    if (s->pot && lf_potential_graph_module(s->pot)) rc = lf_potential_graph_set_params(s->pot, n, par, &e);
-    if (rc == LF_OK && s->pot_inner && lf_potential_graph_module(s->pot_inner))
-        rc = lf_potential_graph_set_params(s->pot_inner, n, par, &e);
-    if (rc == LF_OK && lf_lie_ode_graph_module(sys)) rc = lf_lie_ode_graph_set_params(s->sys, n, par, &e);
-    if (rc == LF_OK && lf_spheres_graph_module(sys)) rc = lf_spheres_graph_set_params(s->sys, n, par, &e);
+    /* every compiled part of the model: the potential, its inner potential, a Lie ODE or spheres system */
+    lf_compiled *parts[] = {s->pot ? lf_potential_compiled(s->pot) : NULL,
+                            s->pot_inner ? lf_potential_compiled(s->pot_inner) : NULL, lf_system_compiled(s->sys)};
+    for (int k = 0; k < 3 && rc == LF_OK; k++)
+        if (parts[k]) rc = lf_compiled_set_params(parts[k], n, par, &e);
     if (rc != LF_OK) return lfb_error_in(L, "system:set_params", &e);
     lua_pushvalue(L, next); /* the interpreted path reads the table */
     luaL_unref(L, LUA_REGISTRYINDEX, s->ref[LFB_REF_PARAMS]);

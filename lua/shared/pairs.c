@@ -335,7 +335,7 @@ lf_potential *lfb_pairs_rigid(lua_State *L, lfb_system *s, int t, int nb, const 
     char reason[300];
     rigid_build b = {nb, inner, NULL};
     if (pairs_begin(L, s, t, nb, 9, R0, backend, build_rigid_pairs, &b, &pl, reason, sizeof reason, fn)) {
-        snprintf(report, size, "pair kernel %s over %d pairs", lf_potential_graph_report(b.p), pl.npairs);
+        snprintf(report, size, "pair kernel %s over %d pairs", lf_compiled_report(lf_potential_compiled(b.p)), pl.npairs);
         pair_list_free(&pl);
         return b.p;
     }
@@ -382,7 +382,7 @@ int lfb_pairs_spheres(lua_State *L, lfb_system *s, int t, int n, const double *q
     char reason[300];
     spheres_build b = {n, inner, def, fn};
     if (pairs_begin(L, s, t, n, 3, q0, backend, build_spheres_pairs, &b, &pl, reason, sizeof reason, fn)) {
-        snprintf(report, size, "pair kernel %s over %d pairs", lf_spheres_def_report(def), pl.npairs);
+        snprintf(report, size, "pair kernel %s over %d pairs", lf_compiled_report(lf_spheres_def_compiled(def)), pl.npairs);
         pair_list_free(&pl);
         return 1;
     }

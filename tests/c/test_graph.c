@@ -553,7 +553,7 @@ static void test_potential_graph(void **state)
         lf_error e;
         lf_potential *p = lf_potential_graph(g, U, NULL, 1, &alpha, &mo, &e);
         assert_non_null(p);
-        printf("  %s\n", lf_potential_graph_report(p));
+        printf("  %s\n", lf_compiled_report(lf_potential_compiled(p)));
         lf_graph_free(g);
         for (int it = 0; it < 50; it++) {
             double Rt[9], U1, U2, t1[3], t2[3], K[9], Kfd[9];
@@ -623,7 +623,7 @@ static void test_lie_ode_graph(void **state)
         lf_lie_ode_def def;
         lf_error e;
         assert_int_equal(lf_lie_ode_graph_def(g, M, &nodes, I, &mo, &def, &e), LF_OK);
-        printf("  %s\n", lf_lie_ode_def_report(&def));
+        printf("  %s\n", lf_compiled_report(lf_lie_ode_def_compiled(&def)));
         lf_graph_free(g);
         lf_system *sys = lf_lie_ode_new(M, y0, &def, &e);
         assert_non_null(sys);
@@ -687,7 +687,7 @@ static void test_spheres_graph(void **state)
         lf_spheres_def def;
         lf_error e;
         assert_int_equal(lf_spheres_graph_def(g, u, NULL, 4, np, pairs, rr, NULL, &kappa, &mo, &def, &e), LF_OK);
-        printf("  %s\n", lf_spheres_def_report(&def));
+        printf("  %s\n", lf_compiled_report(lf_spheres_def_compiled(&def)));
         lf_graph_free(g);
         lf_system *sys = lf_spheres_new(4, Mm, &def, q0, NULL, &e);
         assert_non_null(sys);
