@@ -6,7 +6,8 @@
 #   liblieflow by its SONAME;
 # - only the public API is exported: the functions liblieflow.so exports (nm -D) are exactly the
 #   extern functions the installed headers declare (gcc -aux-info over <lieflow/lieflow.h>), no more
-#   (no internal function) and no fewer; the Lua libraries (liblieflow_lua.so, lieflow/core.so) export
+#   (no internal function) and no fewer; each of them is documented in its header and called by a
+#   test (tests/api_check.lua); the Lua libraries (liblieflow_lua.so, lieflow/core.so) export
 #   luaopen_lieflow and luaopen_lieflow_core only, lieflow/mpi.so (when built) luaopen_lieflow_mpi;
 # - models compiled to native code (core/graph/jit.c: shared objects that do not link lieflow) still
 #   load and run with the hidden symbols: a stock lua5.4 with lieflow/core.so compiles one and runs it;
@@ -50,6 +51,8 @@ missing=$(comm -23 "$dir/declared" "$dir/exported" | tr '\n' ' ')
 [ -z "$extra" ] || die "liblieflow.so exports functions no public header declares: $extra"
 [ -z "$missing" ] || die "public functions liblieflow.so does not export: $missing"
 ok "liblieflow.so exports exactly the $(wc -l < "$dir/declared") functions the public headers declare (nm -D = gcc -aux-info)"
+lua5.4 tests/api_check.lua "$dir/exported" "$B/include/lieflow" "$ROOT" || die "the installed API is not all documented and tested"
+ok "each of the $(wc -l < "$dir/exported") exported functions has a comment in its header and is called by a test (tests/api_check.lua)"
 internal=$(cat core/*/*_internal.h | grep -oE '\blf_[a-z0-9_]+ *\(' | tr -d ' (' | sort -u | comm -12 - "$dir/exported" | comm -23 - "$dir/declared" | tr '\n' ' ')
 [ -z "$internal" ] || die "internal functions exported: $internal"
 for so in "$B/liblieflow_lua.so" "$B/lua/lieflow/core.so"; do

@@ -28,7 +28,7 @@ ok "the install message says how the shared library is found (rpath, LD_LIBRARY_
 eval "$(grep '^  export' "$dir/install.log")"   # LUA_PATH, LUA_CPATH, PKG_CONFIG_PATH as printed
 
 out=$(lua5.4 -e 'local lf = require "lieflow"; local R = lf.so3.exp{0, 0, 1}; print(("%.12f"):format(lf.so3.log(R).z), debug.getinfo(lf.run, "S").source)')
-[ "$out" = "1.000000000000	@$dir/share/lua/5.4/lieflow/run.lua" ] || die "stock lua5.4 printed '$out'"
+[ "$out" = "1.000000000000	@$dir/share/lua/5.4/lieflow/run/init.lua" ] || die "stock lua5.4 printed '$out'"
 ok "a stock lua5.4 requires the installed module from disk"
 
 "$dir/bin/lieflow" -e 'assert(lf.so3.angle(lf.so3.exp{0.3, 0, 0}) > 0.29)' || die "installed lieflow"
@@ -182,6 +182,12 @@ for h in "$dir"/include/lieflow/*.h; do
     grep -qE '^#ifndef (LF_[A-Z0-9_]+|LIEFLOW(_[A-Z0-9_]+)?)_H$' <<< "$(grep -m1 '^#ifndef' "$h")" || die "$h: its include guard is not LF_*_H, LIEFLOW_H or LIEFLOW_*_H"
     nh=$((nh + 1))
 done
+# exactly the public headers: those core/lieflow.h includes, itself, lieflow_lua.h and the version
+expected=$( { echo lieflow.h; echo lieflow_lua.h; echo lieflow_version.h
+              sed -n 's/^#include "[a-z]*\/\([a-z_0-9]*\.h\)".*/\1/p' "$ROOT/core/lieflow.h"; } | sort -u | tr '\n' ' ')
+got=$(cd "$dir/include/lieflow" && ls *.h | sort | tr '\n' ' ')
+[ "$got" = "$expected" ] || die "PREFIX/include/lieflow holds '$got', expected the public headers '$expected'"
+ok "PREFIX/include/lieflow holds the $nh public headers (those core/lieflow.h includes) and no internal one"
 compilers=""
 for c in gcc clang; do command -v $c > /dev/null && compilers="$compilers $c"; done
 for c in $compilers; do

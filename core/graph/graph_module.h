@@ -39,6 +39,10 @@ typedef struct lf_gfunc_spec {
 
 typedef struct lf_gmodule lf_gmodule;
 
+/* A module computing nf functions of graph g (function k: the nodes f[k].out) with its inputs read
+ * in the given layout, by the backend asked for (lf_backend; jit: the native backend's options, NULL
+ * for the defaults). NULL with err filled when the graph failed, an output or the layout is bad, or
+ * NATIVE was asked for and no native code could be made. lf_gmodule_free(NULL) is a no-op. */
 lf_gmodule *lf_gmodule_new(const lf_graph *g, const lf_glayout *layout, int nf, const lf_gfunc_spec *f, int backend,
                            const lf_jit_opts *jit, lf_error *err);
 void lf_gmodule_free(lf_gmodule *m);

@@ -69,6 +69,8 @@ typedef struct lf_compose_scheme {
     double p[32];
 } lf_compose_scheme;
 
+/* The registered schemes (triple_jump4, suzuki4, kahan_li6, ...): their number, and scheme i
+ * (0-based; NULL outside 0 .. count - 1). */
 int lf_compose_scheme_count(void);
 const lf_compose_scheme *lf_compose_scheme_at(int i);
 
