@@ -140,7 +140,7 @@
 
 /* Processed compositions (Blanes, Casas & Ros, SIAM J. Sci. Comput. 21 (1999) 711): kernel a_1..a_mid
  * (palindromic) and processor p_1..p_k, derived for lieflow (tools/processed/README.md: the published
- * tables were not at hand) to 45 digits, printed to 24; tools/processed/check.py recomputes the
+ * tables were not at hand) to 45 digits, printed to 24; tools/processed/check_shipped_coefficients.py recomputes the
  * residuals of these digits (1.2e-23), test_compose.c measures the effective orders 6 and 8. */
 #define PR6_A1 0.431536873432457497101024
 #define PR6_A2 0.430814570569786998370505
@@ -170,7 +170,7 @@
 
 /* A processed Runge–Kutta–Nystrom kernel of effective order 6 (7 torques per step: kick b1, flow a1, ...,
  * palindromic) and its 31-entry processor in the same kick/flow form, derived for lieflow after Blanes,
- * Casas & Ros, Appl. Numer. Math. 39 (2001) 245 (tools/processed/rkn/README.md; check.py there recomputes the
+ * Casas & Ros, Appl. Numer. Math. 39 (2001) 245 (tools/processed/rkn/README.md; check_shipped_coefficients.py there recomputes the
  * residuals of these digits: 1.5e-24) */
 #define PRK_K1 0.063800007092285923808346
 #define PRK_K2 -0.204296202975912111199363

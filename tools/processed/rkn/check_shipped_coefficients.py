@@ -4,7 +4,7 @@ and PRK_P* (processor, kick first) from core/method/compose.c and print, in 40-d
 fresh generic test problems (seed 99), the largest scaled coefficient of h^1..h^6 of
 P o K o P^-1 - (exact flow): round-off of the printed digits (~1e-23) for effective order 6.
 
-usage (from the top of the tree): /usr/bin/python3 tools/processed/rkn/check.py [core/method/compose.c]
+usage (from the top of the tree): /usr/bin/python3 tools/processed/rkn/check_shipped_coefficients.py [core/method/compose.c]
 """
 import re
 import sys
@@ -12,7 +12,7 @@ import sys
 import mpmath as mp
 import numpy as np
 
-from solver import problems, scales
+from residuals import problems, scales
 
 mp.mp.dps = 40
 src = open(sys.argv[1] if len(sys.argv) > 1 else "core/method/compose.c").read()

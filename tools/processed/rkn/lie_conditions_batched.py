@@ -2,7 +2,7 @@
 """Batched (over kernels) version of lie.analyse_seq: arrays (Nb, 2^n) per grade."""
 import numpy as np
 from math import factorial
-import lie
+import lie_conditions as lie
 G = 7
 EV, C3, N3, C5, N5, C7 = lie.EV, lie.C3, lie.N3, lie.C5, lie.N5, lie.C7
 C7P = C7 @ C7.T

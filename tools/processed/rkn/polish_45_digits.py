@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""mp polish (45 digits) of kernel+processor from procfit4 output; writes methods_new.json.
-usage: python3 polish_new.py file.npy s form name"""
+"""mp polish (45 digits) of kernel+processor from processor_fit_staged.py output; writes methods.json.
+usage: python3 polish_45_digits.py file.npy s form name"""
 import numpy as np, sys, json, mpmath as mp, time
-import lie
-from procfit import mp_polish, kseq, full_seq, series_check
-from ksearch import split
-from series import Problems
+import lie_conditions as lie
+from processor_fit import mp_polish, kseq, full_seq, series_check
+from kernel_search import split
+from power_series import Problems
 fn, s, form, name = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 z = np.load(fn); x = z[:s - 1]; pc = z[s - 1:]
 t = time.time()
@@ -26,6 +26,6 @@ out = dict(kernel=[[t_, mp.nstr(c, 25)] for t_, c in kern], proc=[mp.nstr(v, 25)
            E7_with_proc=e[6], s=s, order=6, size=float(sum(abs(v) for v in a) + sum(abs(v) for v in b)),
            form='kick-first' if form == 'K' else 'drift-first', Ef_kernel=s * e7min ** (1 / 6), Ef_with_proc=s * e[6] ** (1 / 6), check=chk)
 import os
-db = json.load(open('methods_new.json')) if os.path.exists('methods_new.json') else {}
+db = json.load(open('methods.json')) if os.path.exists('methods.json') else {}
 db[name] = out
-json.dump(db, open('methods_new.json', 'w'), indent=1)
+json.dump(db, open('methods.json', 'w'), indent=1)

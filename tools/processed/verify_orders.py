@@ -7,7 +7,7 @@ K applies S_{a_1 h} first ... S_{a_m h} last, P applies S_{b_1 h} first ... S_{b
 Reference: mpmath (dps=30) run of Kahan-Li s17odr8a with a small step, cross-checked
 against scipy DOP853 (rtol=atol=1e-13).
 
-usage: python3 verify.py results/proc6_m5.json [more.json ...]
+usage: python3 verify_orders.py results/proc6_m5.json [more.json ...]
 """
 import sys, json, math
 import numpy as np

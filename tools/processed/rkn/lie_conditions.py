@@ -4,7 +4,7 @@
 Truncated tensor algebra in letters A (drift, index 0) and B (kick, index 1), grades 0..7,
 product in application order (first applied factor leftmost).  The evaluation maps
 Eval_n : words of length n -> R^36 (h^n Taylor coefficient of the flow on the 6 scaled test
-problems of solver.py) are fitted once by regression against series.py compositions.
+problems of residuals.py) are fitted once by regression against power_series.py compositions.
 
 For a kernel with log X = X1 + X3 + X5 + X7 (symmetric, X1 = A+B) and processor log
 Y = Y2 + Y4 + Y6 (free Lie elements), the processed log is e^{ad Y} X.  Grades 3 and 5 must
@@ -92,7 +92,7 @@ def words(n):
 
 # ------------------------------------------------------------ evaluation maps
 def fit_eval(nc=500, seed=7):
-    from solver import problems, scales
+    from residuals import problems, scales
     P = problems(G + 1); sc = scales(P, G + 1)
     rng = np.random.default_rng(seed)
     T = [[] for _ in range(G + 1)]; Yv = [[] for _ in range(G + 1)]
@@ -206,7 +206,7 @@ def analyse_seq(seq, full=False):
 if __name__ == '__main__':
     print('dims V3,V5,V7,N3,N5,N7 =', DIMS)
     import json
-    from verify import srkn11b, srkn14a
+    from verify_orders import srkn11b, srkn14a
     for nm, sq in [('SRKN11b', srkn11b()), ('SRKN14a', srkn14a())]:
         X = log(seq_product(sq))
         print(nm, 'raw |X7| eval', np.linalg.norm(ev(X, 7)), analyse_log(X, True)[:2])

@@ -2,8 +2,8 @@
 """Show that m=7 kernels cannot reach effective order 8: min over many starts of ||kernel conditions||."""
 import numpy as np
 from scipy.optimize import least_squares
-from conds import Setup
-from freealg import palin
+from order_conditions import Setup
+from free_algebra import palin
 S=Setup(8, W=8); rng=np.random.default_rng(5); best=[]
 for t in range(300):
     x0=rng.uniform(-2,2,3)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 import numpy as np, json, mpmath as mp
-from solver import *
+from residuals import *
 # number of independent kernel conditions at order 6 = rank(J_total) - rank(J_processor) at a solution
 m = json.load(open('methods.json'))
 for name in ['prkn6_s6', 'prkn6_s5']:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 import numpy as np, time
-from series import *
+from power_series import *
 # Strang check
 P = Problems(NP=5, d=3, K=6, seed=1, M=10)
 r = P.residual_coeffs([('K',.5),('D',1.),('K',.5)])

@@ -4,15 +4,15 @@ core/method/compose.c (26 digits) and print, in 40-digit arithmetic, the largest
 log(P o K o P^-1) - Y1 at weights 1..r (r = 6, 8): round-off of the printed digits (~1e-25) when the
 kernel and processor have effective order r.
 
-usage: /usr/bin/python3 tools/processed/check.py [core/method/compose.c]
+usage: /usr/bin/python3 tools/processed/check_shipped_coefficients.py [core/method/compose.c]
 """
 import re
 import sys
 
 import mpmath as mp
 
-from conds import Setup
-from freealg import palin
+from order_conditions import Setup
+from free_algebra import palin
 
 mp.mp.dps = 40
 src = open(sys.argv[1] if len(sys.argv) > 1 else "core/method/compose.c").read()

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Fast kernel-only search using lieb (batched FD Jacobians).
-usage: python3 ksearch2.py form s nstart Smax seed tmax  -> appends json lines to ks2_<form><s>.txt"""
+usage: python3 kernel_search_batched.py form s nstart Smax seed tmax  -> appends json lines to ks2_<form><s>.txt"""
 import numpy as np, sys, json, time, warnings
 from scipy.optimize import minimize, least_squares
-import lieb
-from ksearch import split, size
+import lie_conditions_batched as lieb
+from kernel_search import split, size
 warnings.filterwarnings('ignore')
 
 

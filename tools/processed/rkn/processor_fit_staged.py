@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Processor for a fixed kernel: complex-step Jacobians (lieb), staged LM (grades 2..4, then 2..6),
 then weighted LM that also minimises the removable h^7 part (C7), then Gauss-Newton cleanup.
-usage: python3 procfit4.py ks2_K6.txt rank npc ntry seed"""
+usage: python3 processor_fit_staged.py ks2_K6.txt rank npc ntry seed"""
 import numpy as np, sys, json, time
 from scipy.optimize import least_squares
-import lie, lieb
-from procfit import kseq, full_seq, series_check
+import lie_conditions as lie, lie_conditions_batched as lieb
+from processor_fit import kseq, full_seq, series_check
 
 C7 = lie.C7
 

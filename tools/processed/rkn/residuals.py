@@ -3,7 +3,7 @@
 import numpy as np
 import mpmath as mp
 from scipy.optimize import least_squares
-from series import Problems, kernel_seq, kernel_list, proc_list, proc_inv_list, processed_seq
+from power_series import Problems, kernel_seq, kernel_list, proc_list, proc_inv_list, processed_seq
 
 NP, D, K, SEED = 6, 3, 6, 3
 

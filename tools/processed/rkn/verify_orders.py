@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Independent double-precision check of processed RKN methods.
-Usage: python3 verify.py methods.json
+Usage: python3 verify_orders.py methods.json
 methods.json: {name: {"kernel": [["K",b1],["D",a1],...], "proc": [p0,p1,...] or null}}
 """
 import json, sys

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Kernel-only random-start search: minimise E7 (lie.py, optimal processor implied) subject to
+"""Kernel-only random-start search: minimise E7 (lie_conditions.py, optimal processor implied) subject to
 the 3 kernel conditions and sum|a|+sum|b| <= Smax.
-usage: python3 ksearch.py form s nstart Smax seed tmax     (form: K = kick-first, D = drift-first)
+usage: python3 kernel_search.py form s nstart Smax seed tmax     (form: K = kick-first, D = drift-first)
 Appends results to ks_<form><s>.txt (one json per converged start)."""
 import numpy as np, sys, json, time, warnings
 from scipy.optimize import minimize
-import lie
+import lie_conditions as lie
 
 warnings.filterwarnings('ignore')
 

@@ -12,7 +12,7 @@ computes those components sequentially (Z_{n-1} chosen to cancel the removable p
 """
 import numpy as np
 import mpmath as mp
-from freealg import Alg, palin, psi_coeffs
+from free_algebra import Alg, palin, psi_coeffs
 
 
 class Setup:

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 import numpy as np
-from solver import *
-from verify import srkn11b, srkn14a
+from residuals import *
+from verify_orders import srkn11b, srkn14a
 P = problems(8); sc = scales(P, 8)
 for name, seq in [('SRKN11b', srkn11b()), ('SRKN14a', srkn14a())]:
     r = P.residual_coeffs(seq) / sc[:, :, None]

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Derive processed composition methods  psi = P o K o P^{-1}  (Blanes-Casas-Ros type).
 
-usage:  python3 derive.py r m k [--seed S] [--starts N] [--sumabs L] [--name NAME]
+usage:  python3 derive_processed.py r m k [--seed S] [--starts N] [--sumabs L] [--name NAME]
    r = effective order (6 or 8), m = kernel stages (odd, palindromic), k = processor stages
    (k=0: only search the kernel).  Writes results/NAME.json (mp strings, 40 digits).
 """
@@ -9,8 +9,8 @@ import sys, json, time, argparse, os
 import numpy as np
 import mpmath as mp
 from scipy.optimize import least_squares, minimize
-from conds import Setup, mp_newton
-from freealg import palin, psi_coeffs
+from order_conditions import Setup, mp_newton
+from free_algebra import palin, psi_coeffs
 
 DPS = 45
 PSCALE = float(os.environ.get('PSCALE', '1.0'))

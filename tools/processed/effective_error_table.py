@@ -3,8 +3,8 @@
 what no processor can remove) for processed kernels; for unprocessed Kahan-Li methods the full
 weight-(r+1) part of log K (and also its part mod im(ad Y1)). E_f = m * err^(1/r) (cost-scaled)."""
 import json, sys, numpy as np
-from conds import Setup
-from verify import KL6, KL8, mirror
+from order_conditions import Setup
+from verify_orders import KL6, KL8, mirror
 for r in (6, 8):
     S = Setup(r)
     A = S.A

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Processor for a given kernel (kernel from ksearch2 json line), E7-optimal, then mpmath polish and
-an independent series check.  usage: python3 procfit.py ks2_K6.txt rank name [npc]"""
+"""Processor for a given kernel (kernel from a kernel_search_batched.py json line), E7-optimal, then mpmath polish and
+an independent series check.  usage: python3 processor_fit.py ks2_K6.txt rank name [npc]"""
 import numpy as np, sys, json, time, mpmath as mp
-import lie, lieb
-from ksearch import split
-from series import Problems
-from solver import problems, scales
+import lie_conditions as lie, lie_conditions_batched as lieb
+from kernel_search import split
+from power_series import Problems
+from residuals import problems, scales
 C7 = lie.C7
 
 
@@ -134,6 +134,6 @@ if __name__ == '__main__':
     out = dict(kernel=[[t, mp.nstr(c, 25)] for t, c in kern], proc=[mp.nstr(v, 25) for v in pcm], E_next=e7[6],
                s=s, order=6, size=float(sum(abs(v) for v in a) + sum(abs(v) for v in b)),
                form='kick-first' if form == 'K' else 'drift-first', Ef=s * e7[6] ** (1 / 6), check=chk)
-    db = json.load(open('methods_new.json')) if __import__('os').path.exists('methods_new.json') else {}
+    db = json.load(open('methods.json')) if __import__('os').path.exists('methods.json') else {}
     db[name] = out
-    json.dump(db, open('methods_new.json', 'w'), indent=1)
+    json.dump(db, open('methods.json', 'w'), indent=1)

@@ -5,11 +5,11 @@ Kernel is padded with identity pairs  S_x o S_{-x}  at both ends (same map, more
  a' = (x, -x, a_1..a_m, -x, x) palindromic; parameters = free palindromic half incl. middle
 (sum NOT enforced).  F = Lie coordinates of log(P^{-1} K P) - Y1 at weights 1..r.
 rank J_(a,b) - rank J_b = number of conditions that only the kernel can satisfy.
-usage: python3 rank.py results/X.json [npad]
+usage: python3 count_conditions.py results/X.json [npad]
 """
 import sys, json
 import mpmath as mp
-from conds import Setup
+from order_conditions import Setup
 
 d = json.load(open(sys.argv[1]))
 npad = int(sys.argv[2]) if len(sys.argv) > 2 else 2
