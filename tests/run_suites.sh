@@ -35,8 +35,10 @@ count() {
         test-version) sed -n 's/^version check: \([0-9][0-9]*\) checks passed$/version \1/p' "$log" | tail -1 ;;
         test-abi) sed -n 's/^abi check: \([0-9][0-9]*\) checks passed$/ABI and C++ \1/p' "$log" | tail -1 ;;
         test-rock) sed -n 's/^rock test: \([0-9][0-9]*\) checks passed$/luarocks \1/p' "$log" | tail -1 ;;
-        test-structure) echo "$(sed -n 's/^structure: \([0-9][0-9]*\) functions, none over \([0-9][0-9]*\) lines outside the \([0-9][0-9]*\) allowed$/structure \1 functions <= \2 lines (\3 allowed)/p' "$log" | tail -1)" \
-            "$(sed -n 's/^binding_layers: \([0-9][0-9]*\) libraries.*no cycle$/+ \1 binding libraries, no cycle/p' "$log" | tail -1)" ;;
+        test-structure) echo "$(sed -n 's/^structure: \([0-9][0-9]*\) folders in order.*$/structure: \1 folders in order, no cycle/p' "$log" | tail -1)," \
+            "$(sed -n 's/^structure: \([0-9][0-9]*\) functions, none over \([0-9][0-9]*\) lines outside the \([0-9][0-9]*\) allowed$/\1 functions <= \2 lines (\3 allowed)/p' "$log" | tail -1)," \
+            "$(sed -n 's/^structure selftest: \([0-9][0-9]*\) planted violations, each caught$/\1 planted violations caught/p' "$log" | tail -1)" ;;
+        test-format) sed -n 's/^format check: .* are as .clang-format lays them out (\([0-9]*\) files)$/format: \1 changed files/p' "$log" | tail -1 ;;
     esac
 }
 

@@ -57,7 +57,6 @@ typedef enum lf_gop {
     LF_G_NOPS
 } lf_gop;
 
-/* The name of an op ("add", "stumpff", ...), NULL for a bad op. */
 /* 1 for ops with one operand, 2 with two, 3 for select, 0 for leaves. */
 int lf_gop_arity(int op);
 
@@ -96,7 +95,7 @@ int lf_graph_input(lf_graph *g, double value, const double *tangent);
 int lf_graph_param(lf_graph *g, double value);
 int lf_graph_ninputs(const lf_graph *g);
 int lf_graph_nparams(const lf_graph *g);
-/* The node of input / parameter i (-1 if there is none). */
+/* The node of input i (-1 if there is none). */
 int lf_graph_input_node(const lf_graph *g, int i);
 
 int lf_graph_const(lf_graph *g, double v);

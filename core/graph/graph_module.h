@@ -64,7 +64,7 @@ int lf_gmodule_backend(const lf_gmodule *m);
 /* What runs and why: "native (cached, 183 operations)", "native (compiled in 0.09 s, ...)",
  * "tape (412 operations)", "tape: no C compiler (LIEFLOW_CC=/x: not found)". */
 const char *lf_gmodule_report(const lf_gmodule *m);
-/* Operations of the largest function; operations in all. */
+/* Operations of the largest function. */
 int lf_gmodule_ops(const lf_gmodule *m);
 /* The generated C source (made on first call for a tape module; NULL if that fails). */
 const char *lf_gmodule_source(lf_gmodule *m);

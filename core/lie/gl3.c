@@ -12,6 +12,8 @@ int lf_gl3_exp(const double A[9], double Y[9], lf_error *err) { return lf_expm(3
 
 int lf_gl3_log(const double Y[9], double A[9], lf_error *err) { return lf_logm(3, Y, A, err); }
 
+/* D = the 9 x 9 matrix of dexp_A acting on row-major 3x3 matrices (right-trivialized:
+ * d/dt exp(A(t)) = dexp_A(A') exp(A)). */
 static int dexp_matrix(const double A[9], double D[81], lf_error *err)
 {
     /* ad_A on vec(X) (row-major, p = 3i + j, q = 3k + l): (AX - XA)_ij = A_ik X_kj - X_il A_lj,

@@ -18,8 +18,6 @@ LF_BEGIN_DECLS
 int lf_gl3_exp(const double A[9], double Y[9], lf_error *err);
 /* A = log(Y), principal logarithm. */
 int lf_gl3_log(const double Y[9], double A[9], lf_error *err);
-/* D = the 9 x 9 matrix of dexp_A acting on row-major 3x3 matrices (right-trivialized:
- * d/dt exp(A(t)) = dexp_A(A') exp(A)). */
 /* out = dexp_A(V), out = dexpinv_A(V) (out may alias V). */
 int lf_gl3_dexp(const double A[9], const double V[9], double out[9], lf_error *err);
 int lf_gl3_dexpinv(const double A[9], const double V[9], double out[9], lf_error *err);

@@ -70,7 +70,6 @@ int lf_manifold_nparam(const lf_manifold *M);
 int lf_manifold_ndim(const lf_manifold *M);
 lf_trivialization lf_manifold_trivialization(const lf_manifold *M);
 const lf_factor *lf_manifold_factor(const lf_manifold *M, int i);
-/* The largest algebra dimension of one factor (sizes block-diagonal Jacobians). */
 
 /* y <- act(xi, y) in place (see above): one rounding per entry for so3/s2/s3 (increment form). */
 void lf_manifold_act(const lf_manifold *M, const double *xi, double *y);
@@ -93,7 +92,6 @@ int lf_manifold_dexp(const lf_manifold *M, const double *u, const double *v, dou
  * out may alias v but not u. */
 int lf_manifold_dexp_transpose(const lf_manifold *M, const double *u, const double *v, int inverse, double *out,
                                lf_error *err);
-/* out = [a, b] factor by factor (0 on r<m>). out may alias a or b. */
 /* Inner product on the algebra: sum of the factors' (dot product; Frobenius for gl3 and tgl3). */
 double lf_manifold_inner(const lf_manifold *M, const double *a, const double *b);
 

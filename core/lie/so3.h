@@ -90,8 +90,6 @@ void lf_so3_rmul_cay(double R[9], const double x[3]);
 /* The same on the left, R <- exp(hat x) R (columns advanced), and for a vector, v <- exp(hat x) v. */
 void lf_so3_lmul_exp(double R[9], const double x[3]);
 void lf_so3_rotate(const double x[3], double v[3]);
-/* Rodrigues' coefficients: exp(hat x) = I + a hat(x) + b hat(x)^2, a = sin t/t, b = (1 - cos t)/t^2
- * (t = |x|; Taylor series below t = 1e-3). */
 
 LF_END_DECLS
 

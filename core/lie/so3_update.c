@@ -12,6 +12,8 @@
 #include "lie/so3.h"
 #include "lie/so3_kernels_internal.h"
 
+/* Rodrigues' coefficients: exp(hat x) = I + a hat(x) + b hat(x)^2, a = sin t/t, b = (1 - cos t)/t^2
+ * (t = |x|; Taylor series below t = 1e-3). */
 static void exp_coeffs(const double x[3], double *a, double *b)
 {
     double t2 = lf_v3_dot(x, x);

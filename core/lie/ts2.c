@@ -97,6 +97,8 @@ static void dexp_coeffs(double t, double *c1, double *c2, double *g1, double *g2
     *g2 = (t * omc - 3 * (t - s)) / (t2 * t2 * t);
 }
 
+/* D = D(a) (so(3) dexp) and its derivative Dp = D'(a)[b] as 3x3 matrices (closed forms with
+ * Taylor series below |a| = 1, ~1 ulp). */
 static void dexp_blocks(const double a[3], const double b[3], double D[9], double Dp[9])
 {
     double t = lf_v3_norm(a), c1, c2, g1, g2;

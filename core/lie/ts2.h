@@ -35,8 +35,6 @@ void lf_ts2_velocity(const double y[6], const double xi[6], double ydot[6]);
 int lf_ts2_diff(const double y0[6], const double y1[6], double xi[6], lf_error *err);
 /* out = [x, y]. */
 void lf_ts2_bracket(const double x[6], const double y[6], double out[6]);
-/* D = D(a) (so(3) dexp) and its derivative Dp = D'(a)[b] as 3x3 matrices (closed forms with
- * Taylor series below |a| = 1, ~1 ulp). */
 /* out = dexp_u(v), dexpinv_u(v); with transpose = 1 the transposes (dot product on R^6). */
 void lf_ts2_dexp(const double u[6], const double v[6], int inverse, int transpose, double out[6]);
 /* A metric for error measurement: sqrt(angle(q0, q1)^2 + |w0 - w1|^2) (the product of the sphere's

@@ -29,7 +29,7 @@ const lf_potential *lf_rigid_potential(const lf_system *s);
 
 /* Potential energy and/or torques at rotations R[9 nb] (NULL to skip), checked finite. */
 int lf_rigid_potential_eval(const lf_system *s, const double *R, double *U, double *tau, lf_error *err);
-/* Kinetic energy sum 1/2 w^T J w, total energy, total spatial angular momentum sum_i R_i J_i w_i. */
+/* Total energy sum_i 1/2 w_i^T J_i w_i + U(R), total spatial angular momentum sum_i R_i J_i w_i. */
 int lf_rigid_energy(const lf_system *s, const double *R, const double *w, double *E, lf_error *err);
 void lf_rigid_spatial_momentum(const lf_system *s, const double *R, const double *w, double pi[3]);
 

@@ -86,7 +86,7 @@ lf_system *lf_spheres_dipoles(int rows, int cols, double spacing, double m, doub
 const lf_spheres_def *lf_spheres_definition(const lf_system *s);
 /* Number of spheres n (0 for a system of another kind). */
 int lf_spheres_n(const lf_system *s);
-/* The coupling M and its inverse W (n x n, row-major); 1 if M is diagonal. */
+/* The coupling M (n x n, row-major); 1 if M is diagonal. */
 const double *lf_spheres_mass(const lf_system *s);
 int lf_spheres_diagonal(const lf_system *s);
 /* The potential's name ("pendulum", "double_pendulum", "dipoles", "free", or the def's name). */

@@ -158,7 +158,6 @@ typedef struct lf_form_second_order {
     int (*accel_affine)(const lf_system *s, const double *y, double *aV, double *L, double *work, lf_error *err);
 } lf_form_second_order;
 const lf_form_second_order *lf_system_second_order(const lf_system *s);
-/* The record's nconfig and accel (0 / LF_EINVAL for a system without the form). */
 
 /* Constrained form (LF_FORM_CONSTRAINED, RATTLE): a Cartesian view of the state as n points x_i in
  * R^3 with the holonomic constraints |x_i|^2 = 1, velocities v = x' (3n), mass matrix M (x) I_3
