@@ -26,7 +26,7 @@ local lf = require "lieflow"
 local src = debug.getinfo(lf.run, "S").source
 local core = package.searchpath("lieflow.core", package.cpath)
 local tr = lf.run(lf.rigidbody{inertia = {2, 2, 4}, omega = {0, 0.3, 1}}, {method = "vlv", h = 0.05, T = 5})
-require("lieflow.plot").warn = function() end
+require("lieflow.view.plot").warn = function() end
 local img, info = tr:plot{y = {"energy_error"}, file = "plot/energy.png"}
 local plotted = img and io.open(img) and "png" or (info.data and io.open(info.data) and "data+script")
 print(lf._VERSION, src, core, tr.samples, plotted)
@@ -34,7 +34,7 @@ EOL
 ) || die "lua5.4 with the tree's paths: $out"
 read -r name version src core samples plotted <<< "$out"
 [ "$name $version" = "lieflow $VERSION" ] || die "lf._VERSION is '$name $version'"
-[[ "$src" == "@$dir/tree/"*"/lieflow/run.lua" ]] || die "lieflow.run came from $src, not the tree"
+[[ "$src" == "@$dir/tree/"*"/lieflow/run/init.lua" ]] || die "lieflow.run came from $src, not the tree"
 [[ "$core" == "$dir/tree/"*"/lieflow/core.so" ]] || die "lieflow.core came from $core, not the tree"
 [ "$samples" = 101 ] || die "lf.run took $samples samples"
 echo "ok   - a stock lua5.4 (luarocks path) requires lieflow $VERSION from the tree (${src#@$dir/}, ${core#$dir/})"

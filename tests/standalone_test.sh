@@ -41,14 +41,20 @@ cp "$LF" "$TMP/alone/bin/lieflow"
 cd "$TMP/cwd" || exit 2
 ALONE="$TMP/alone/bin/lieflow"
 
-check "a copied executable loads lf from its built-in modules" "true	=lieflow/run.lua	=lieflow/init.lua" \
+check "a copied executable loads lf from its built-in modules" "true	=lieflow/run/init.lua	=lieflow/init.lua" \
     "$ALONE" -e 'print(type(lf.run) == "function", debug.getinfo(lf.run, "S").source,
                        debug.getinfo(require("lieflow").integrator, "S").source)'
-check "every module of scripts/lieflow is built in" "$(cd "$ROOT/scripts/lieflow" && ls ./*.lua | wc -l)" \
+# scripts/lieflow/A.lua is lieflow.A, A/B.lua lieflow.A.B, A/init.lua lieflow.A, init.lua lieflow; the
+# built-in searcher finds each under that name, with the chunk name lieflow/<its path> (one level of
+# folders: scripts/lieflow/*.lua and scripts/lieflow/*/*.lua)
+check "every module of scripts/lieflow (and its folders) is built in" \
+    "$(cd "$ROOT/scripts/lieflow" && ls ./*.lua ./*/*.lua | wc -l)" \
     "$ALONE" -e 'local n = 0
-      for f in io.popen("ls '"$ROOT"'/scripts/lieflow"):lines() do
-        local m = f == "init.lua" and "lieflow" or "lieflow." .. f:gsub("%.lua$", "")
-        if package.searchers[2](m) then n = n + 1 else print("missing", m) end
+      for f in io.popen("cd '"$ROOT"'/scripts/lieflow && ls *.lua */*.lua"):lines() do
+        local m = ("lieflow/" .. f):gsub("%.lua$", ""):gsub("/init$", ""):gsub("/", ".")
+        local loader, chunk = package.searchers[2](m)
+        if type(loader) == "function" and chunk == "lieflow/" .. f then n = n + 1
+        else print("missing", m, chunk) end
       end
       print(n)'
 check "a copied executable runs a trajectory and encodes JSON (Lua modules at work)" "ok" \
@@ -61,31 +67,31 @@ check "its package.path is Lua's (nothing of the build tree)" "$(lua5.4 -E -e 'p
     "$ALONE" -e 'print(package.path)'
 
 # Precedence: a directory the user chose wins over the built-in copy; Lua's defaults do not.
-mkdir -p "$TMP/ovr/lieflow" "$TMP/cwd/lieflow"
-printf 'return {marker = "user LUA_PATH"}\n' >"$TMP/ovr/lieflow/json.lua"
-printf 'return {marker = "./lieflow/json.lua"}\n' >"$TMP/cwd/lieflow/json.lua"
+mkdir -p "$TMP/ovr/lieflow/files" "$TMP/cwd/lieflow/files"
+printf 'return {marker = "user LUA_PATH"}\n' >"$TMP/ovr/lieflow/files/json.lua"
+printf 'return {marker = "./lieflow/files/json.lua"}\n' >"$TMP/cwd/lieflow/files/json.lua"
 check "LUA_PATH overrides a built-in module" "user LUA_PATH" \
-    env LUA_PATH="$TMP/ovr/?.lua;;" "$ALONE" -e 'print(require("lieflow.json").marker)'
-check "the overriding file is loaded like Lua's searcher does (file name as 2nd value)" "$TMP/ovr/lieflow/json.lua" \
-    env LUA_PATH="$TMP/ovr/?.lua;;" "$ALONE" -e 'print(select(2, package.searchers[2]("lieflow.json")))'
+    env LUA_PATH="$TMP/ovr/?.lua;;" "$ALONE" -e 'print(require("lieflow.files.json").marker)'
+check "the overriding file is loaded like Lua's searcher does (file name as 2nd value)" "$TMP/ovr/lieflow/files/json.lua" \
+    env LUA_PATH="$TMP/ovr/?.lua;;" "$ALONE" -e 'print(select(2, package.searchers[2]("lieflow.files.json")))'
 check "a default directory (./?.lua) does not override the built-in module" "nil" \
-    "$ALONE" -e 'print(require("lieflow.json").marker)'
-check "... while a stock lua5.4 would take ./lieflow/json.lua" "./lieflow/json.lua" \
-    lua5.4 -e 'print(require("lieflow.json").marker)'
+    "$ALONE" -e 'print(require("lieflow.files.json").marker)'
+check "... while a stock lua5.4 would take ./lieflow/files/json.lua" "./lieflow/files/json.lua" \
+    lua5.4 -e 'print(require("lieflow.files.json").marker)'
 check "-E: LUA_PATH ignored, the built-in module" "nil" \
-    env LUA_PATH="$TMP/ovr/?.lua;;" "$ALONE" -E -e 'print(require("lieflow.json").marker)'
+    env LUA_PATH="$TMP/ovr/?.lua;;" "$ALONE" -E -e 'print(require("lieflow.files.json").marker)'
 check "package.path changed at run time overrides too" "user LUA_PATH" \
     "$ALONE" -e 'package.path = "'"$TMP"'/ovr/?.lua;" .. package.path
-                 package.loaded["lieflow.json"] = nil
-                 print(require("lieflow.json").marker)'
+                 package.loaded["lieflow.files.json"] = nil
+                 print(require("lieflow.files.json").marker)'
 mkdir -p "$TMP/ovr2/lieflow"
 printf 'return {version = "user lieflow"}\n' >"$TMP/ovr2/lieflow/init.lua"
 check "LUA_PATH overrides the top module (lf itself)" "user lieflow" \
     env LUA_PATH="$TMP/ovr2/?/init.lua;;" "$ALONE" -e 'print(lf.version)'
-printf 'error("broken on purpose")\n' >"$TMP/ovr/lieflow/json.lua"
+printf 'error("broken on purpose")\n' >"$TMP/ovr/lieflow/files/json.lua"
 check "an overriding module that fails to load is reported with its file" "1" \
-    bash -c 'env LUA_PATH="'"$TMP"'/ovr/?.lua;;" "'"$ALONE"'" -e "require(\"lieflow.json\")" 2>&1 |
-             grep -c "ovr/lieflow/json.lua:1: broken on purpose"'
+    bash -c 'env LUA_PATH="'"$TMP"'/ovr/?.lua;;" "'"$ALONE"'" -e "require(\"lieflow.files.json\")" 2>&1 |
+             grep -c "ovr/lieflow/files/json.lua:1: broken on purpose"'
 check "other modules: the same 'not found' message as lua (no built-in entry)" "0" \
     bash -c '"'"$ALONE"'" -e "require(\"no_such_mod_xyz\")" 2>&1 | grep -c "built"'
 
@@ -93,7 +99,7 @@ check "other modules: the same 'not found' message as lua (no built-in entry)" "
 if command -v make >/dev/null 2>&1 && [ -f "$ROOT/Makefile" ]; then
     rel="${LF#"$ROOT"/}"
     check "a changed script regenerates the embedded modules and relinks lieflow" "2" \
-        bash -c "make -C '$ROOT' --no-print-directory -n -W scripts/lieflow/json.lua '$rel' 2>/dev/null |
+        bash -c "make -C '$ROOT' --no-print-directory -n -W scripts/lieflow/files/json.lua '$rel' 2>/dev/null |
                  grep -cE 'lieflow_scripts\\.c\\.tmp|-o $rel '"
 fi
 

@@ -22,7 +22,7 @@
 
 static const char *snippet =
     "local lf = require 'lieflow'\n"
-    "assert(debug.getinfo(lf.run, 'S').source == '=lieflow/run.lua') -- built in, not from a file\n"
+    "assert(debug.getinfo(lf.run, 'S').source == '=lieflow/run/init.lua') -- built in, not from a file\n"
     "local R = lf.so3.exp{0, 0, math.pi / 2}\n"
     "local body = lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.7227, 0},\n"
     "                          omega = {0, 0, 0.625}, potential = lf.potential.stress{}}\n"

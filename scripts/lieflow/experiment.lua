@@ -16,6 +16,7 @@
 -- The symmetric heavy top: top_invariants.
 -- The machine a measurement ran on (examples and benchmarks): cpu_name, load_average.
 local lf = require "lieflow"
+local frames = require "lieflow.view.frames"
 
 local M = {}
 
@@ -109,10 +110,9 @@ function M.view(study, trajs, opts)
 end
 
 --- experiment.view_check(path, trajs, opts): for the browser test (tests/view/run.sh sets
---- LIEFLOW_VIEW_CHECK=1): per panel the sample index, time and recorded values (lieflow.frames.recorded)
---- of every frame of the page, and each object's shape.
+--- LIEFLOW_VIEW_CHECK=1): per panel the sample index, time and recorded values
+--- (lieflow.view.frames.recorded) of every frame of the page, and each object's shape.
 function M.view_check(path, trajs, opts)
-  local frames = require "lieflow.frames"
   local panels = {}
   for i, traj in ipairs(trajs) do
     local sc = opts.scene or traj.scene

@@ -1,13 +1,26 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — geometric numerical integration on Lie groups (the Lua module).
 -- `local lf = require "lieflow"`: the C core (lieflow.core) plus the pure-Lua parts.
+-- The pure-Lua parts by concern (one folder each, a folder requiring only those before it):
+-- files/ (JSON, HDF5) and the helpers options.lua and pretty.lua at the bottom; run/ (lf.run and
+-- the trajectory class, lf.method, lf.autodiff, the analysis, lf.ensemble, lf.contractivity);
+-- view/ (lf.plot, lf.animate, lf.view, traj:write_gltf: it adds traj:animate, traj:write_gltf and
+-- traj:plot to every trajectory); this file, lf, on top.
 local core = require "lieflow.core"
-local ad = require "lieflow.autodiff"
-local luamethod = require "lieflow.luamethod"
+local options = require "lieflow.options"
+local hdf5 = require "lieflow.files.hdf5"
+local ad = require "lieflow.run.autodiff"
+local luamethod = require "lieflow.run.luamethod"
 local run = require "lieflow.run"
-local an = require "lieflow.analysis"
-local plot = require "lieflow.plot"
-local contractivity = require "lieflow.contractivity"
+local trajectory = require "lieflow.run.trajectory"
+local an = require "lieflow.run.analysis"
+local contractivity = require "lieflow.run.contractivity"
+local ensemble = require "lieflow.run.ensemble"
+local plot = require "lieflow.view.plot"
+local animate = require "lieflow.view.animate"
+local view = require "lieflow.view" -- (the view layer: also traj:animate, traj:write_gltf, traj:plot)
+local help = require "lieflow.help"
+local strip_position = options.strip_position
 
 local lf = {
   version = core.version, _VERSION = "lieflow " .. core.version,
@@ -17,8 +30,8 @@ local lf = {
   rkmk = core.rkmk,
   reference = core.reference, exact = core.exact,
   math = core.math, autodiff = ad, compile = core.compile,
-  run = run.run, read_csv = run.read_csv, read_hdf5 = run.read_hdf5,
-  hdf5_available = require("lieflow.hdf5").available,
+  run = run.run, read_csv = trajectory.read_csv, read_hdf5 = trajectory.read_hdf5,
+  hdf5_available = hdf5.available,
   order = an.order, drift = an.drift, stress_test = an.stress_test, stress_system = an.stress_system,
   drift_rule = an.drift_rule, drift_threshold = an.drift_threshold,
   fit_linear = an.fit_linear, json = an.json, write_json = an.write_json, mkdir_p = an.mkdir_p,
@@ -29,7 +42,7 @@ local lf = {
   lognorm = core.lognorm,
   ts2 = {sasaki = core.ts2_sasaki, sasaki_bound = core.ts2_sasaki_bound, dist = core.ts2_dist},
 }
-lf.contractivity = contractivity.new(lf, core, run).contractivity
+lf.contractivity = contractivity.new(lf, core).contractivity
 
 --- Metadata of every built-in integrator (name, title, reference, order, symmetric, symplectic,
 --- explicit_in_torque, momentum_conserving), in registry order.
@@ -45,7 +58,7 @@ end
 --- false; body.compiled says what runs and why); its torque comes from the same graph.
 function lf.rigidbody(spec)
   local ok, sys = pcall(core.rigidbody, spec)
-  if not ok then error(run.strip_position(sys), 2) end
+  if not ok then error(strip_position(sys), 2) end
   return sys
 end
 
@@ -53,7 +66,7 @@ end
 --- compile=, pair=, positions=, cutoff= }: several bodies.
 function lf.bodies(spec)
   local ok, sys = pcall(core.bodies, spec)
-  if not ok then error(run.strip_position(sys), 2) end
+  if not ok then error(strip_position(sys), 2) end
   return sys
 end
 
@@ -73,7 +86,7 @@ local function spec_fields(spec, fn, ...)
   end)
   if not ok then
     error(("%s: argument #1 must be a table of fields, got %s (reading its fields raised: %s)")
-      :format(fn, require("lieflow.options").kind(spec), run.strip_position(vals)), 3)
+      :format(fn, options.kind(spec), strip_position(vals)), 3)
   end
   return table.unpack(vals, 1, keys.n)
 end
@@ -86,7 +99,7 @@ end
 function lf.lie_ode(spec)
   spec_fields(spec, "lf.lie_ode", "f") -- a table whose fields raise is refused here, by name
   local ok, sys = pcall(core.lie_ode, spec)
-  if not ok then error(run.strip_position(sys), 2) end
+  if not ok then error(strip_position(sys), 2) end
   return sys
 end
 
@@ -100,7 +113,7 @@ lf.spheres = setmetatable({pendulum = core.spheres.pendulum, double_pendulum = c
   __call = function(_, spec)
     spec_fields(spec, "lf.spheres", "potential")
     local ok, sys = pcall(core.spheres.new, spec)
-    if not ok then error(run.strip_position(sys), 2) end
+    if not ok then error(strip_position(sys), 2) end
     return sys
   end,
 })
@@ -108,10 +121,10 @@ lf.spheres = setmetatable({pendulum = core.spheres.pendulum, double_pendulum = c
 --- Define a method in Lua: lf.method{name=, order=, step=function(state, h, system) ... end}.
 lf.method = luamethod.define
 
-lf.animate = require("lieflow.animate").animate -- lf.animate{traj1, traj2, path = "x.html"}: the motion as a web page
-lf.view = require("lieflow.view").view -- lf.view(traj): that page in the user's browser (or its path)
-lf.help = require("lieflow.help").help -- lf.help(x): the reference text of x (docs/api.md)
-lf.ensemble = require "lieflow.ensemble" -- lf.ensemble{...}: members in parallel (scripts/lieflow/ensemble.lua)
+lf.animate = animate.animate -- lf.animate{traj1, traj2, path = "x.html"}: the motion as a web page
+lf.view = view.view -- lf.view(traj): that page in the user's browser (or its path)
+lf.help = help.help -- lf.help(x): the reference text of x (docs/api.md)
+lf.ensemble = ensemble -- lf.ensemble{...}: members in parallel (scripts/lieflow/run/ensemble.lua)
 --- lf.compose(method, scheme) -> a method: the composition of a symmetric method (a registered
 --- method's name, an lf.rkmk / lf.compose method, or an lf.method written in Lua declaring
 --- symmetric = true) with a scheme: "triple_jump4", "suzuki4", "blanes_moan4" (splitting methods
@@ -130,7 +143,7 @@ function lf.compose(method, scheme)
     error(("lf.compose: unknown scheme '%s' (known: %s)"):format(scheme, table.concat(names, ", ")), 2)
   end
   local ok, m = pcall(core.compose, method, scheme)
-  if not ok then error((run.strip_position(m):gsub("^compose: ", "lf.compose: ")), 2) end
+  if not ok then error((strip_position(m):gsub("^compose: ", "lf.compose: ")), 2) end
   return m
 end
 lf.compose_schemes = core.compose_schemes
@@ -144,14 +157,14 @@ lf.compose_schemes = core.compose_schemes
 function lf.integrator(method, system, opts)
   if luamethod.is(method) then
     local ok, it = pcall(luamethod.integrator, method, system, opts)
-    if not ok then error(run.strip_position(it), 2) end
+    if not ok then error(strip_position(it), 2) end
     return it
   end
   if type(method) ~= "string" and not run.is_rkmk(method) then
     error(("lf.integrator: method name, lf.method or lf.rkmk method expected, got %s"):format(type(method)), 2)
   end
   local ok, it = pcall(core.integrator, method, system, opts)
-  if not ok then error(run.strip_position(it), 2) end
+  if not ok then error(strip_position(it), 2) end
   return it
 end
 
@@ -168,12 +181,12 @@ local function save(it, path)
   end
   if type(path) ~= "string" then error(("it:save: path (string) expected, got %s"):format(type(path)), 2) end
   local okc, c = pcall(it.checkpoint, it)
-  if not okc then error("it:save: " .. run.strip_position(c), 2) end
+  if not okc then error("it:save: " .. strip_position(c), 2) end
   c.format, c.version = checkpoint_format, 1
   c.method = it.name
   c.system_kind = it.system.kind
   local ok, err = pcall(an.write_json, path, c)
-  if not ok then error("it:save: " .. run.strip_position(err), 2) end
+  if not ok then error("it:save: " .. strip_position(err), 2) end
   return path
 end
 
@@ -215,13 +228,13 @@ function lf.load(path, system, method)
   end
   local m = method or c.method
   local ok2, it = pcall(lf.integrator, m, system, {h = c.h})
-  if not ok2 then error("lf.load: " .. run.strip_position(it), 2) end
+  if not ok2 then error("lf.load: " .. strip_position(it), 2) end
   local state = {}
   for k, v in pairs(c) do
     if k ~= "format" and k ~= "version" and k ~= "method" and k ~= "system_kind" then state[k] = v end
   end
   local ok3, e3 = pcall(it.restore, it, state)
-  if not ok3 then error("lf.load: " .. run.strip_position(e3), 2) end
+  if not ok3 then error("lf.load: " .. strip_position(e3), 2) end
   return it
 end
 

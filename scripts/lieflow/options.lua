@@ -2,8 +2,17 @@
 -- lieflow.options — strict option tables: an unknown key is an error that names it, suggests the
 -- closest valid key ("did you mean") and lists the valid ones. Used by lf.run, lf.order,
 -- lf.stress_test, lf.drift, lf.plot, json.encode, ... (the C constructors do the same in
--- lua/lstate.c, lfb_check_keys).
+-- lua/shared/state.c, lfb_check_keys). And the helpers of error messages every layer uses: kind,
+-- strip_position.
 local M = {}
+
+--- options.strip_position(msg) -> an error message without the "file:line: " that luaL_error / error
+--- put in front of it.
+function M.strip_position(msg)
+  msg = tostring(msg)
+  -- and "bad argument #2 to 'lieflow.core.integrator'" names the user's function: 'lf.integrator'
+  return (msg:gsub("^[^:\n]+:%d+: ", "", 1):gsub("'lieflow%.core%.", "'lf."))
+end
 
 --- options.kind(x) -> a value's kind for messages: its metatable's __name (lf.vec3, lf.reverse, ...),
 --- read raw (a protected or lying metatable is not consulted), else its type.

@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow.pretty — how the lieflow REPL shows the results of a line: the executable's l_print
--- (lua/main.c, through lf_repl_format in lua/repl.c) calls M.results while the global `print` is
+-- (lua/exe/main.c, through lf_repl_format in lua/exe/repl.c) calls M.results while the global `print` is
 -- Lua's own; once the user replaces `print`, results go through it, as in `lua`.
 --
 -- - Values are separated by tabs; a string at the top level is written as is, inside a table it

@@ -28,7 +28,7 @@
 -- goes on. rk8pd sweeps its tolerance from 1e-3 down by 10^(1/4) (for an 8th-order method about the
 -- same change of work per point as 2^(1/4) in h for the 4th-order ones).
 local core = require "lieflow.core"
-local plot = require "lieflow.plot"
+local plot = require "lieflow.view.plot"
 
 local M = {}
 

@@ -73,7 +73,7 @@ local KNOWN = {}
 -- LIEFLOW_FUZZ_ALL=1. Matched on the finding (message or callee).
 local KNOWN_FINDINGS = {
   -- by design: value accessors return a plain number as it is (NaN in, NaN out)
-  {id = "value-identity", owner = "lua/lautodiff.c (core.traced_value), scripts/lieflow/autodiff.lua",
+  {id = "value-identity", owner = "lua/lib/autodiff.c (core.traced_value), scripts/lieflow/run/autodiff.lua",
    what = "lf.autodiff.value / lf.autodiff.reverse.value return an argument that is not traced unchanged, " ..
           "a non-finite number included",
    repro = "lf.autodiff.reverse.value(0/0) --> nan",
@@ -437,7 +437,7 @@ local function finding(kind, msg, line, where, c)
     return
   end
   nfind = nfind + 1
-  local key = kind .. ": " .. (where or msg:match("lieflow/[%w_]+%.lua:%d+") or msg:gsub("0x%x+", "0x?"):gsub("%d+%.%d+", "N"):sub(1, 160))
+  local key = kind .. ": " .. (where or msg:match("lieflow/[%w_/]+%.lua:%d+") or msg:gsub("0x%x+", "0x?"):gsub("%d+%.%d+", "N"):sub(1, 160))
   if not findings[key] then
     findings[key] = {kind = kind, msg = msg, line = line, count = 0}
     findings[#findings + 1] = findings[key]
@@ -447,7 +447,7 @@ local function finding(kind, msg, line, where, c)
   findings[key].count = findings[key].count + 1
 end
 
-local OWN_LUA = "lieflow/[%w_]+%.lua:%d+: "
+local OWN_LUA = "lieflow/[%w_/]+%.lua:%d+: "
 -- Lua's own runtime errors, and argument errors of the standard library functions the module
 -- calls (a message that shows the module misused them, not what the user did wrong)
 local STDLIB = {"floor", "ceil", "format", "fmt", "concat", "rep", "unpack", "insert", "remove", "sort", "sub",
@@ -673,7 +673,7 @@ local function run_call(c, argexprs, args_finite)
     local libcall = (c.obj == nil and not c.expr:find("%.math%.")) or (c.obj ~= nil and okind[c.obj]:find("^lf%.") ~= nil)
     -- a function of ours stored in a library object (the step function of an lf.method)
     local src = debug.getinfo(c.fn, "S").source
-    if src ~= "=[C]" and not src:find("lieflow/[%w_]+%.lua$") then libcall = false end
+    if src ~= "=[C]" and not src:find("lieflow/[%w_/]+%.lua$") then libcall = false end
     args_finite = args_finite or c.expr:find("^ops%.") == nil
     succeeded = true
     for i = 3, res.n do

@@ -170,7 +170,7 @@ end
 
 -- a raw Lua runtime error from lieflow's own .lua files, or a misuse of the standard library there
 -- (as tests/fuzz/fuzz.lua decides it)
-local OWN_LUA = "lieflow/[%w_]+%.lua:%d+: "
+local OWN_LUA = "lieflow/[%w_/]+%.lua:%d+: "
 local RAW = {"attempt to ", "stack overflow", "C stack overflow", "number has no integer representation",
              "invalid value %(at index", "table index is n", "bad argument #%d+ to '[%w_]+' %(number expected",
              "bad argument #%d+ to '[%w_]+' %(table expected", "bad argument #%d+ to 'format'"}

@@ -2,7 +2,7 @@
 -- Experiment API (issue 4, item 2): lf.run and trajectories, lf.order, lf.drift, lf.stress_test,
 -- lf.fit_linear, lf.json / lf.write_json / lf.mkdir_p — on real runs of the [BOS] stress problem.
 local lf = require "lieflow"
-local runmod = require "lieflow.run"
+local trajectory = require "lieflow.run.trajectory"
 
 local function stress_body()
   return lf.rigidbody{inertia = {2, 2, 4}, R = lf.so3.exp{0, 0.7227, 0}, omega = {0, 0, 0.625},
@@ -86,7 +86,7 @@ describe("lf.run", function()
     assert.are.equal(path, tr:write_csv(path))
     local f = io.open(path); local header = f:read("l"); f:close()
     assert.are.equal(table.concat(tr.columns, ","), header)
-    local back = runmod.read_csv(path)
+    local back = trajectory.read_csv(path)
     os.remove(path)
     assert.are.same(tr.columns, back.columns)
     for _, c in ipairs(tr.columns) do

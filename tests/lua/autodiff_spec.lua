@@ -1,11 +1,11 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- busted spec for lf.autodiff: derivatives of Lua functions on the expression graph (lua/ltrace.c,
--- lua/lautodiff.c, scripts/lieflow/autodiff.lua): dual numbers (forward mode), torques and gradients
+-- busted spec for lf.autodiff: derivatives of Lua functions on the expression graph (lua/shared/trace.c,
+-- lua/lib/autodiff.c, scripts/lieflow/run/autodiff.lua): dual numbers (forward mode), torques and gradients
 -- (reverse mode), checked against hand derivatives, central differences and the C built-ins.
 -- Run: cd /work/main && LUA_PATH="scripts/?.lua;scripts/?/init.lua;;" LUA_CPATH="build/lua/?.so;;" \
 --        lua5.4 /usr/bin/busted --lua=lua5.4 tests/lua/autodiff_spec.lua
 local core = require "lieflow.core"
-local ad = require "lieflow.autodiff"
+local ad = require "lieflow.run.autodiff"
 local M = ad.math
 local so3 = core.so3
 
@@ -109,7 +109,7 @@ local I = so3.I
 local Rm = so3.exp { 2.5 / math.sqrt(2), 0, 2.5 / math.sqrt(2) }
 
 -- ---------------------------------------------------------------- specs
-describe("lieflow.autodiff", function()
+describe("lieflow.run.autodiff", function()
     it("every traced map is in the dispatch table of traced values", function()
         local disp = getmetatable(ad.dual(1)).__lf_dual
         for _, name in ipairs { "__add", "__sub", "__mul", "__div", "__unm", "dot", "cross", "T", "det", "trace",

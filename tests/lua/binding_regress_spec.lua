@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- Regressions of the Lua binding (lua/*.c, scripts/lieflow/luamethod.lua): stack use, GC,
+-- Regressions of the Lua binding (lua/*.c, scripts/lieflow/run/luamethod.lua): stack use, GC,
 -- errors raised through C code, and argument checks. Several of these crashed or corrupted memory
 -- before the fix; run under valgrind they must be clean (make valgrind).
 local lf = require "lieflow"

@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- busted spec for compiled models (lua/lcompile.c, lpairs.c; core/graph, core/model/model_graph.c):
+-- busted spec for compiled models (lua/lib/compile.c, shared/pairs.c; core/graph, core/model/model_graph.c):
 -- every built-in potential and vector field rewritten in Lua, compiled natively and on the tape,
 -- against the C built-in and against the interpreted path (compile = false); models that use every
 -- traced function and map; parameters; branches; lf.compile; the fallbacks of the code cache.

@@ -9,7 +9,7 @@
 --     in the executable (docs/api.md compiled in as lieflow.apidoc).
 local lf = require "lieflow"
 local help = require "lieflow.help"
-local luamethod = require "lieflow.luamethod"
+local luamethod = require "lieflow.run.luamethod"
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local ROOT = here .. "/../.."

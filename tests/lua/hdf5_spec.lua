@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- HDF5 output (scripts/lieflow/hdf5.lua, lua/lhdf5.c): traj:write_hdf5, lf.run{stream = "run.h5"},
+-- HDF5 output (scripts/lieflow/hdf5.lua, lua/lib/hdf5.c): traj:write_hdf5, lf.run{stream = "run.h5"},
 -- lf.read_hdf5. Every number comes back exactly; h5dump (Debian's hdf5-tools) reads the file; a
 -- full disk or an unwritable path is a clear error and never leaves a partial file that looks
 -- complete. Without HDF5 (a build that did not find libhdf5-dev, or WITHOUT_OPTIONAL=1) the specs

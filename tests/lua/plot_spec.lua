@@ -1,9 +1,9 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- busted spec for scripts/lieflow/plot.lua (lf.plot: gnuplot line plots, PNG/SVG/dumb terminal).
+-- busted spec for scripts/lieflow/view/plot.lua (lf.plot: gnuplot line plots, PNG/SVG/dumb terminal).
 -- Run: cd /work/main && LUA_PATH="scripts/?.lua;scripts/?/init.lua;;" LUA_CPATH="build/lua/?.so;;" \
 --        lua5.4 /usr/bin/busted --lua=lua5.4 tests/lua/plot_spec.lua
 -- Tests that need gnuplot are pending when it is not installed; the no-gnuplot path is always tested.
-local P = require "lieflow.plot"
+local P = require "lieflow.view.plot"
 
 local HAVE = P.gnuplot_available()
 local it_gp = HAVE and it or pending

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- Regressions of issue 13 (reliability) in the values, maps, analysis helpers, files and plots:
--- every reproduction of the issue that belongs to lua/lvalue.c, lmaps.c, lanalysis.c, core/lie,
--- core/base, core/analysis and scripts/lieflow/{json,plot,analysis,run}.lua. Each test states what
+-- every reproduction of the issue that belongs to lua/shared/value.c, lib/maps.c, lib/analysis.c, core/lie,
+-- core/base, core/analysis and scripts/lieflow/{files/json,view/plot,run/analysis,run/init}.lua. Each test states what
 -- happened before the fix. Cases that used to abort the process run in a child process, so that
 -- this spec reports them as failures instead of dying.
 local lf = require "lieflow"
@@ -306,7 +306,7 @@ describe("found by the Lua API fuzzer (tests/fuzz) in these files", function()
   it("lf.plot reads arrays raw (before: a __len of 1e200 crashed string.format)", function()
     local dir = T.make_tmpdir()
     local old = lf.plot -- the series is the raw {1, 0.5, -1}: a plot, warnings only
-    local P = require "lieflow.plot"
+    local P = require "lieflow.view.plot"
     local warn = P.warn
     P.warn = function() end
     local ok, e = pcall(lf.plot, {x = {1, 2, 3}, y = setmetatable({1, 0.5, -1}, {__len = function() return 1e200 end}),

@@ -1,8 +1,8 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- Regressions of the pure-Lua part of the module (scripts/lieflow/run.lua, analysis.lua, plot.lua,
--- json.lua, autodiff.lua, luamethod.lua): each test failed before its fix.
+-- Regressions of the pure-Lua part of the module (scripts/lieflow/run/init.lua, run/analysis.lua,
+-- view/plot.lua, files/json.lua, run/autodiff.lua, run/luamethod.lua): each test failed before its fix.
 local lf = require "lieflow"
-local plot = require "lieflow.plot"
+local plot = require "lieflow.view.plot"
 
 local T = require "testlib"
 local errmsg, has, read, shq, make_tmpdir = T.errmsg, T.has, T.read, T.shq, T.make_tmpdir

@@ -4,8 +4,8 @@
 local lf = require "lieflow"
 local T = require "testlib"
 local errmsg, has = T.errmsg, T.has
-local animate = require "lieflow.animate"
-local frames = require "lieflow.frames"
+local animate = require "lieflow.view.animate"
+local frames = require "lieflow.view.frames"
 
 local THREE = "/usr/share/javascript/three/three.min.js"
 local have_three = io.open(THREE) ~= nil

@@ -3,7 +3,7 @@
 -- 10^6-sample run (its size checked here against the documented bound), and a page whose three.js
 -- is broken (it must show a message). Writes <dir>/manifest.json listing every page to check.
 -- usage: lieflow tests/view/pages.lua DIR EXAMPLE_OUT_DIR...
-local animate = require "lieflow.animate"
+local animate = require "lieflow.view.animate"
 local experiment = require "lieflow.experiment"
 local dir = assert(arg[1], "usage: lieflow tests/view/pages.lua DIR EXAMPLE_OUT_DIR...")
 lf.mkdir_p(dir)

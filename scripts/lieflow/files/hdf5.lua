@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- lieflow — trajectories in HDF5 files (traj:write_hdf5, lf.run{stream = "run.h5"}, lf.read_hdf5),
--- over the binding's writer and reader (lua/lhdf5.c).
+-- over the binding's writer and reader (lua/lib/hdf5.c).
 --
 -- The file: one 1-D float64 dataset per column, /columns/NAME (chunked, compressed; the recorded
 -- states too: R11 ... R33, omega1 ..., q_w ..., euler_a1 ...), with an attribute "units" where lieflow
@@ -12,7 +12,7 @@
 -- only when it is complete or marked so: it is written beside its path and renamed at the end, and
 -- a failed write (a full disk, an unwritable directory) removes it and raises an error.
 local core = require "lieflow.core"
-local json = require "lieflow.json"
+local json = require "lieflow.files.json"
 
 local M = {}
 M.format = "lieflow-trajectory"
@@ -82,7 +82,7 @@ end
 -- twice or loop (tests/fuzz/files_fuzz.lua crashed it within seconds). The child reads the file and
 -- sends back the exact bytes of what it read (core.proc.encode); its crash is an error naming the
 -- file, and Ctrl-C or a time limit (30 s, and 1 s per 20 MB of the file) ends it. The files lieflow
--- writes carry checksums (lua/lhdf5.c), so that most damage is refused by HDF5 before it parses it;
+-- writes carry checksums (lua/lib/hdf5.c), so that most damage is refused by HDF5 before it parses it;
 -- the child covers the rest and other writers' files.
 local function read_in_child(path, who)
   local proc = core.proc

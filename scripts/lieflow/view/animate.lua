@@ -5,14 +5,14 @@
 -- The page works offline, opened from a file: three.js and its OrbitControls are inlined from
 -- Debian's libjs-three (/usr/share/javascript/three; LIEFLOW_THREE or opts.three name another
 -- three.min.js, OrbitControls.js is looked for beside it under examples/js/controls/), the data is
--- JSON in the page, the viewer is scripts/lieflow/viewer_js.lua. Each trajectory is a panel: the
--- 3-D view (scripts/lieflow/scene.lua: boxes for rigid bodies, rods, needles or arrows for unit
--- vectors) and below it a plot of one column (energy_error by default) with a cursor at the time
--- shown; one time slider, play/pause and speed for all panels (a panel shows its last frame at or
--- before the common time); orbit (drag) and zoom (wheel) per panel.
+-- JSON in the page, the viewer is scripts/lieflow/view/viewer_js.lua. Each trajectory is a panel:
+-- the 3-D view (scripts/lieflow/run/scene.lua: boxes for rigid bodies, rods, needles or arrows for
+-- unit vectors) and below it a plot of one column (energy_error by default) with a cursor at the
+-- time shown; one time slider, play/pause and speed for all panels (a panel shows its last frame at
+-- or before the common time); orbit (drag) and zoom (wheel) per panel.
 --
--- Options: frames (budget per panel, default 2000: lieflow.frames), t0, t1 (the window shown; the
--- plot always covers the whole run), column (the plotted column), plot_points (default 1000),
+-- Options: frames (budget per panel, default 2000: lieflow.view.frames), t0, t1 (the window shown;
+-- the plot always covers the whole run), column (the plotted column), plot_points (default 1000),
 -- titles = {...} (per panel; default "<method>, h = <h>"), title (the page's), trace = {x, y, z}
 -- (a body-fixed point of every box, or true: the tip of every rod, drawn as a line up to the time
 -- shown), duration (seconds that 1x takes to play the window, default 20), autoplay (default true),
@@ -24,10 +24,11 @@
 -- and the plot (3 numbers per bucket as text). M.size_bound(...) is that bound; a 10^6-sample run
 -- of one rigid body gives a page of about 0.93 MB.
 local core = require "lieflow.core"
-local frames = require "lieflow.frames"
-local viewer = require "lieflow.viewer_js"
-local json = require "lieflow.json"
 local options = require "lieflow.options"
+local json = require "lieflow.files.json"
+local trajectory = require "lieflow.run.trajectory"
+local frames = require "lieflow.view.frames"
+local viewer = require "lieflow.view.viewer_js"
 
 local M = {}
 M.THREE_DIR = "/usr/share/javascript/three"
@@ -115,8 +116,7 @@ end
 
 -- ------------------------------------------------------------------ one panel
 local function check_traj(traj, fn, i)
-  local run = require "lieflow.run"
-  if not run.is_trajectory(traj) then
+  if not trajectory.is_trajectory(traj) then
     error(("%s: entry %d must be a trajectory (lf.run), got %s"):format(fn, i, type(traj)), 0)
   end
   if type(rawget(traj, "state_layout")) ~= "table" or type(rawget(traj, "scene")) ~= "table" then
@@ -247,6 +247,13 @@ function M.animate_one(traj, path, opts)
   local ok, res = pcall(M.animate, spec)
   if not ok then error((tostring(res):gsub("^lf%.animate", "traj:animate")), 3) end
   return res
+end
+
+--- traj:animate(path [, opts]) -> path: a self-contained web page showing the motion, a method of
+--- every trajectory (added here, by the view, to the class of scripts/lieflow/run/trajectory.lua).
+function trajectory.methods:animate(path, opts)
+  trajectory.check(self, "traj:animate")
+  return M.animate_one(self, path, opts)
 end
 
 --- M.size_bound(nframes, nobjects, nmoving, plot_points) -> the largest page (bytes) for one panel,

@@ -15,8 +15,16 @@
 -- file and every directory above it belong to root or to you and are not writable by group or
 -- others; else an error names the file and why. Without a display, or with open = false, the path
 -- is printed ("lf.view: the page is file:///..."). The other options are lf.animate's.
+--
+-- This is the view layer (scripts/lieflow/view/): loading it (`require "lieflow"` does) loads the
+-- modules that add the trajectory methods that need the view: traj:animate (view/animate.lua),
+-- traj:write_gltf (view/gltf.lua), traj:plot (view/plot.lua).
 local core = require "lieflow.core"
-local animate = require "lieflow.animate"
+local options = require "lieflow.options"
+local trajectory = require "lieflow.run.trajectory"
+local animate = require "lieflow.view.animate"
+require "lieflow.view.gltf" -- (traj:write_gltf)
+require "lieflow.view.plot" -- (traj:plot)
 
 local M = {}
 local counter = 0
@@ -99,8 +107,7 @@ function M.view(what, opts)
   local fn = "lf.view"
   if opts ~= nil and type(opts) ~= "table" then error(("%s: options table expected, got %s"):format(fn, type(opts)), 2) end
   local spec, open = {}, true
-  local run = require "lieflow.run"
-  if run.is_trajectory(what) then spec[1] = what
+  if trajectory.is_trajectory(what) then spec[1] = what
   elseif type(what) == "table" then for i, t in ipairs(what) do spec[i] = t end
   else error(("%s: a trajectory or an array of trajectories expected, got %s"):format(fn, type(what)), 2) end
   for k, v in pairs(opts or {}) do
@@ -108,11 +115,11 @@ function M.view(what, opts)
     elseif math.type(k) ~= "integer" and k ~= "path" then spec[k] = v end
   end
   local okd, dir = pcall(M.dir)
-  if not okd then error(("%s: %s"):format(fn, run.strip_position(dir)), 2) end
+  if not okd then error(("%s: %s"):format(fn, options.strip_position(dir)), 2) end
   counter = counter + 1
   spec.path = ("%s/view-%d-%d-%d.html"):format(dir, os.time(), math.random(1 << 30), counter)
   local ok, err = pcall(animate.animate, spec)
-  if not ok then error((run.strip_position(err):gsub("^lf%.animate", fn)), 2) end
+  if not ok then error((options.strip_position(err):gsub("^lf%.animate", fn)), 2) end
   local display = (os.getenv("DISPLAY") or "") ~= "" or (os.getenv("WAYLAND_DISPLAY") or "") ~= ""
   if not (open and display) then
     print(("lf.view: the page is file://%s%s"):format(spec.path, display and "" or " (no display: open it in a browser)"))

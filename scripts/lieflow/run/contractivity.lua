@@ -23,15 +23,14 @@
 --   r.fallbacks     distances computed with the Sasaki bound instead of the shooting (of them
 --                   r.fallbacks_bisection during the bisection for h_star).
 -- Errors (a failing step, an unknown method, a pair at distance 0) name the pair and the step.
+local options = require "lieflow.options"
+
 local M = {}
 
 local function copy(t) local c = {} for k, v in pairs(t or {}) do c[k] = v end return c end
 
-function M.new(lf, core, run)
-  local function fields(sys)
-    local f = sys.fields
-    return f
-  end
+function M.new(lf, core)
+  local function fields(sys) return sys.fields end
 
   local function as_state(sys, v, what)
     local names = fields(sys)
@@ -108,7 +107,7 @@ function M.new(lf, core, run)
         for k = 1, 2 do
           it:set_state(p[k])
           local ok, err = pcall(it.step, it)
-          if not ok then error(("%s: pairs[%d][%d], h = %g: %s"):format(fn, i, k, h, run.strip_position(err)), 3) end
+          if not ok then error(("%s: pairs[%d][%d], h = %g: %s"):format(fn, i, k, h, options.strip_position(err)), 3) end
           s[k] = it:state()
         end
         local r = dist(s[1], s[2]) / d0[i]

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- lieflow.autodiff — automatic differentiation of Lua functions, on the expression graph.
+-- lieflow.run.autodiff — automatic differentiation of Lua functions, on the expression graph.
 --
--- A function is differentiated by running it once on traced values (lieflow.core: ltrace.c): numbers,
+-- A function is differentiated by running it once on traced values (lieflow.core: shared/trace.c): numbers,
 -- vec3 and mat3 that record every operation — arithmetic, the methods of vec3 / mat3, lf.math and the
 -- maps of lf.so3, lf.s2, lf.quat — into a graph in C, each node with its value at that point. One
 -- reverse sweep over the graph gives the gradient with respect to every input (lf.autodiff.torque,

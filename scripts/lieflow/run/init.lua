@@ -37,26 +37,31 @@
 -- rows, flushed as it goes) instead of keeping it in memory; the trajectory then holds `file`,
 -- `samples` and `last` (the final sample, column -> value) and no arrays (traj:load() reads the
 -- file back). A run that fails keeps the samples taken so far in the file and says so.
--- stream = "path.h5" (or .hdf5): the same into an HDF5 file (scripts/lieflow/hdf5.lua), written beside
--- path and renamed when the run ends: complete, or, for a run that failed or was interrupted, the
--- samples so far with the attributes complete = 0 and error; a failed write leaves no file.
+-- stream = "path.h5" (or .hdf5): the same into an HDF5 file (scripts/lieflow/files/hdf5.lua),
+-- written beside path and renamed when the run ends: complete, or, for a run that failed or was
+-- interrupted, the samples so far with the attributes complete = 0 and error; a failed write leaves
+-- no file.
 -- states = true: keep the full state of every sample (each body's R and omega, each sphere's q and
--- omega, each factor of a Lie ODE) packed as doubles (scripts/lieflow/states.lua: 8 bytes per number
--- of the state, 96 per rigid body); traj:state(k) -> {t =, R =, omega =, ...}, traj.R[k] (the
--- field's value at sample k), traj:animate(path), traj:write_gltf(path); traj.scene describes what
--- the view draws (scripts/lieflow/scene.lua). With stream, the state's numbers are columns of the file (CSV or HDF5).
+-- omega, each factor of a Lie ODE) packed as doubles (scripts/lieflow/run/states.lua: 8 bytes per
+-- number of the state, 96 per rigid body); traj:state(k) -> {t =, R =, omega =, ...}, traj.R[k]
+-- (the field's value at sample k), traj:animate(path), traj:write_gltf(path); traj.scene describes
+-- what the view draws (scripts/lieflow/run/scene.lua). With stream, the state's numbers are
+-- columns of the file (CSV or HDF5).
 -- memory_limit (bytes, default 1e9): a run that would keep more samples in memory (about 16 bytes
 -- per value) is refused before it starts, with the advice to sample less often or to stream.
+-- The trajectory, its methods and lf.read_csv / lf.read_hdf5: scripts/lieflow/run/trajectory.lua.
 local core = require "lieflow.core"
 local options = require "lieflow.options"
-local luamethod = require "lieflow.luamethod"
-local json = require "lieflow.json"
-local states = require "lieflow.states"
-local scene = require "lieflow.scene"
-local hdf5 = require "lieflow.hdf5"
+local luamethod = require "lieflow.run.luamethod"
+local states = require "lieflow.run.states"
+local scene = require "lieflow.run.scene"
+local trajectory = require "lieflow.run.trajectory"
+local hdf5 = require "lieflow.files.hdf5"
 
 local M = {}
 local run_interrupt_mt
+local traj_mt, columns_mt, reserved = trajectory.trajectory_mt, trajectory.columns_mt, trajectory.reserved
+local strip_position = options.strip_position
 
 --- The columns lf.run records for a system (before observers): t, the system's columns with
 --- energy_error after energy.
@@ -67,71 +72,6 @@ function M.system_columns(system)
     if c == "energy" then cols[#cols + 1] = "energy_error" end
   end
   return cols
-end
--- trajectory fields and methods: not usable as observer names
-local reserved = {}
-for _, c in ipairs{"columns", "method", "h", "T", "every", "steps", "samples", "cpu_time", "wall_time",
-                   "write_csv", "to_json", "totable", "plot", "file", "last", "load", "state", "animate",
-                   "write_gltf", "state_layout", "state_blocks", "scene", "interrupted", "system", "params",
-                   "write_hdf5", "units", "incomplete", "error"} do reserved[c] = true end
-
--- A column name read from a file: a trajectory field or method would be overwritten by it (a file
--- that is not lieflow's, or a damaged one), and an empty name is no column.
-local function check_column_name(who, path, c)
-  if reserved[c] or c == "" then
-    error(("%s: '%s' has a column named '%s', which is a trajectory field or method: not a lieflow trajectory")
-      :format(who, path, c), 0)
-  end
-end
-
-local traj_mt = {__name = "lf.trajectory"}
-local traj_methods = {}
-traj_mt.methods = traj_methods
--- traj.<method>, else traj.<field> of the recorded states: a proxy, traj.R[k] = traj:state(k).R
-traj_mt.__index = function(t, k)
-  local m = traj_methods[k]
-  if m ~= nil then return m end
-  if type(t) ~= "table" then return nil end -- (the metamethod called by hand on something else)
-  local lay = rawget(t, "state_layout")
-  if type(k) ~= "string" or type(lay) ~= "table" then return nil end
-  for _, f in ipairs(lay.fields) do
-    if f == k then
-      return setmetatable({}, {__index = function(_, i)
-        if math.type(i) ~= "integer" or i < 1 or i > (rawget(t, "samples") or 0) then return nil end
-        return traj_methods.state(t, i)[k]
-      end, __len = function() return rawget(t, "samples") or 0 end})
-    end
-  end
-end
-
--- self of a trajectory method (called as traj.name(x) by mistake: a clear error, not a raw one)
-local function check_traj(self, what)
-  if getmetatable(self) ~= traj_mt then
-    error(("%s: a trajectory expected (call it as traj:%s(...)), got %s"):format(what, what:match("[%w_]+$"),
-      type(self)), 3)
-  end
-end
-
--- A streamed run (stream = "file.csv") keeps no arrays in memory: what needs them says so.
-local function check_in_memory(self, what)
-  local file = rawget(self, "file")
-  if file ~= nil then
-    error(("%s: this trajectory was streamed to %s and keeps no arrays in memory; traj:load() reads them back")
-      :format(what, tostring(file)), 3)
-  end
-end
-M.check_in_memory = check_in_memory
-
-traj_mt.__len = function(t) check_traj(t, "__len"); return t.samples end
--- traj.columns is the array of column names; traj:columns() returns a copy of it
-local columns_mt = {__call = function(self) return {table.unpack(self)} end}
-M.columns_mt = columns_mt
-
---- An error message without the "file:line: " that luaL_error / error put in front of it.
-function M.strip_position(msg)
-  msg = tostring(msg)
-  -- and "bad argument #2 to 'lieflow.core.integrator'" names the user's function: 'lf.integrator'
-  return (msg:gsub("^[^:\n]+:%d+: ", "", 1):gsub("'lieflow%.core%.", "'lf."))
 end
 
 -- The numbers of one factor's value (a mat3, vec3, quaternion table or array), row-major.
@@ -399,7 +339,7 @@ local function open_output(r, memory_limit)
     end
   elseif hdf5.is_path(r.stream) then
     local ok, w = pcall(hdf5.writer, r.stream, columns, fn)
-    if not ok then error(M.strip_position(w), 3) end
+    if not ok then error(strip_position(w), 3) end
     r.h5 = w
   else
     local out, err = io.open(r.stream, "w")
@@ -462,7 +402,7 @@ local function sampler(r)
     elseif r.h5 then
       for i, c in ipairs(columns) do row_vals[i] = data[c][1] end
       local ok, err = pcall(r.h5.append, r.h5, table.unpack(row_vals, 1, #columns))
-      if not ok then r.h5_failed = true; error(M.strip_position(err), 0) end
+      if not ok then r.h5_failed = true; error(strip_position(err), 0) end
       r.written = r.written + 1
     end
   end
@@ -489,13 +429,13 @@ local function fail(r, err, t)
   elseif r.h5 and r.h5_failed then
     r.h5:abort()
   elseif r.h5 then -- the samples so far, marked incomplete (complete = 0, error)
-    local msg = M.strip_position(tostring(err))
+    local msg = strip_position(tostring(err))
     local tr = partial(r)
     tr.samples = r.written
     local ok = pcall(r.h5.commit, r.h5, hdf5.attrs(tr, false, ("near t=%.15g: %s"):format(t, msg)))
     where = ok and (" (the %d samples up to there are in '%s', marked incomplete)"):format(r.written, r.stream) or ""
   end
-  local msg = M.strip_position(tostring(err))
+  local msg = strip_position(tostring(err))
   if msg:find("^interrupted") then
     -- Ctrl-C: an error object carrying the trajectory so far (tostring gives the message)
     error(setmetatable({message = ("%s: %s interrupted at t=%.15g after %d samples%s (the samples so far: "
@@ -582,7 +522,7 @@ local function finish(r)
                 steps = steps, samples = r.nrow, cpu_time = cpu, wall_time = wall, system = r.desc, params = r.params}
   if r.h5 then
     local ok, err = pcall(r.h5.commit, r.h5, hdf5.attrs(traj, true))
-    if not ok then error(M.strip_position(err), 3) end -- ("lf.run: writing 'run.h5': No space left on device")
+    if not ok then error(strip_position(err), 3) end -- ("lf.run: writing 'run.h5': No space left on device")
     traj.file = r.stream
     traj.last = {}
     for c, a in pairs(r.data) do traj.last[c] = a[1] end
@@ -648,7 +588,7 @@ function M.run(system, opts)
   local lay, desc
   if opts.states then
     local okl, l = pcall(states.layout, system)
-    if not okl then error(("%s: %s"):format(fn, M.strip_position(l)), 2) end
+    if not okl then error(("%s: %s"):format(fn, strip_position(l)), 2) end
     lay, desc = l, scene.describe(system)
     -- streamed: the state's numbers are columns of the file
     if stream then recorders[#recorders + 1] = {columns = lay.columns, values = function(it) return states.sample(lay, it, {}) end} end
@@ -660,7 +600,7 @@ function M.run(system, opts)
   local observers, obs_names = observers_of(opts.observe, builtin, is_builtin, fn)
   local name = method_name(opts.method)
   local ok_it, it = pcall(M.integrator, opts.method, system, M.integrator_opts(opts, h))
-  if not ok_it then error(("%s: %s"):format(fn, M.strip_position(it)), 2) end
+  if not ok_it then error(("%s: %s"):format(fn, strip_position(it)), 2) end
   local columns = run_columns(builtin, is_builtin, recorders, observers, obs_names, fn)
   local data = {}
   for _, c in ipairs(columns) do data[c] = {} end
@@ -684,306 +624,11 @@ function M.run(system, opts)
   local ok_run, run_err = pcall(step_all, r, take)
   if not ok_run then
     if getmetatable(run_err) == run_interrupt_mt then error(run_err, 0) end
-    if M.strip_position(tostring(run_err)):find("^interrupted") then fail(r, run_err, it.t) end
+    if strip_position(tostring(run_err)):find("^interrupted") then fail(r, run_err, it.t) end
     error(run_err, 0)
   end
   local traj = finish(r) -- (not a tail call: finish's errors are at level 3, lf.run's caller)
   return traj
 end
-
---- traj:state(k) -> {t =, <field> = value, ...}: the state at sample k (run with states = true).
-function traj_methods:state(k)
-  check_traj(self, "traj:state")
-  if type(rawget(self, "state_layout")) ~= "table" then
-    error("traj:state: this trajectory has no recorded states (run it with lf.run{..., states = true})", 2)
-  end
-  if rawget(self, "file") then check_in_memory(self, "traj:state") end
-  local n = rawget(self, "samples") or 0
-  if math.type(k) ~= "integer" or k < 1 or k > n then
-    error(("traj:state: sample index must be an integer in 1..%d, got %s"):format(n, tostring(k)), 2)
-  end
-  local ok, st = pcall(states.state, self, k)
-  if not ok then error(M.strip_position(st), 2) end
-  return st
-end
-
---- traj:animate(path [, opts]) -> path: a self-contained web page showing the motion (lieflow.animate).
-function traj_methods:animate(path, opts)
-  check_traj(self, "traj:animate")
-  return require("lieflow.animate").animate_one(self, path, opts)
-end
-
---- traj:write_gltf(path [, opts]) -> path: the scene as glTF 2.0 with rotation keyframes (lieflow.gltf).
-function traj_methods:write_gltf(path, opts)
-  check_traj(self, "traj:write_gltf")
-  return require("lieflow.gltf").write(self, path, opts)
-end
-
---- traj:load() -> the trajectory a streamed run wrote (its arrays read back from traj.file).
-function traj_methods:load()
-  check_traj(self, "traj:load")
-  if not self.file then error("traj:load: this trajectory was not streamed to a file (its arrays are in memory)", 2) end
-  local ok, d = pcall(hdf5.is_path(self.file) and M.read_hdf5 or M.read_csv, self.file)
-  if not ok then error("traj:load: " .. M.strip_position(d), 2) end
-  local t = {}
-  for k, v in pairs(self) do t[k] = v end
-  t.file, t.samples, t.columns = nil, d.samples, d.columns
-  for _, c in ipairs(d.columns) do t[c] = d[c] end
-  return setmetatable(t, traj_mt)
-end
-
--- The arrays of trajectory t in the order of t.columns, checked: the arrays are plain tables the
--- caller may have changed, so one number per sample in each.
-local function checked_arrays(t, who)
-  local cols, arrays = t.columns, {}
-  for i, c in ipairs(cols) do
-    local a = rawget(t, c)
-    if type(a) ~= "table" then error(("%s: column '%s' has no array (got %s)"):format(who, c, type(a)), 0) end
-    if i > 1 and #a ~= #arrays[1] then
-      error(("%s: column '%s' has %d values, column '%s' %d (the arrays were changed after the run?)")
-        :format(who, c, #a, cols[1], #arrays[1]), 0)
-    end
-    for r = 1, #a do
-      if math.type(a[r]) == nil then error(("%s: column '%s' entry %d is %s, expected a number"):format(who, c, r, type(a[r])), 0) end
-    end
-    arrays[i] = a
-  end
-  return arrays
-end
-
---- traj:write_hdf5(path) -> path: the trajectory as an HDF5 file (scripts/lieflow/hdf5.lua: a dataset
---- per column, the run's attributes), complete or not at all.
-function traj_methods:write_hdf5(path)
-  if getmetatable(self) ~= traj_mt then
-    error(("write_hdf5: call it as traj:write_hdf5(path) on a trajectory, got %s"):format(type(self)), 2)
-  end
-  if type(path) ~= "string" then error(("write_hdf5: path (string) expected, got %s"):format(type(path)), 2) end
-  if path:find("\0", 1, true) then error("write_hdf5: the path contains a NUL byte", 2) end
-  check_in_memory(self, "traj:write_hdf5")
-  local ok, res = pcall(function()
-    local arrays = checked_arrays(self, "traj:write_hdf5")
-    if #arrays == 0 then error("traj:write_hdf5: the trajectory has no columns", 0) end
-    return hdf5.write(self, arrays, path, "write_hdf5")
-  end)
-  if not ok then error(M.strip_position(res), 2) end
-  return res
-end
-
---- traj:write_csv(path) -> path: header row of column names, then one row per sample (%.17g).
---- The file appears complete or not at all (a temporary file renamed at the end); write errors
---- (full disk, /dev/full) are errors with the OS's reason.
-function traj_methods:write_csv(path)
-  if getmetatable(self) ~= traj_mt then
-    error(("write_csv: call it as traj:write_csv(path) on a trajectory, got %s"):format(type(self)), 2)
-  end
-  if type(path) ~= "string" then error(("write_csv: path (string) expected, got %s"):format(type(path)), 2) end
-  if path:find("\0", 1, true) then error("write_csv: the path contains a NUL byte", 2) end
-  check_in_memory(self, "traj:write_csv")
-  local ok, err = pcall(function()
-    local cols, arrays = self.columns, checked_arrays(self, "traj:write_csv")
-    local f <close> = core.atomic_open(path, "write_csv")
-    f:write(table.concat(cols, ","), "\n")
-    local fmt = ("%.17g,"):rep(#cols):sub(1, -2) .. "\n"
-    local vals, buf = {}, {}
-    for r = 1, #arrays[1] do
-      for i = 1, #cols do vals[i] = arrays[i][r] end
-      buf[#buf + 1] = fmt:format(table.unpack(vals, 1, #cols))
-      if #buf == 256 then f:write(table.concat(buf)); buf = {} end
-    end
-    f:write(table.concat(buf))
-    f:commit()
-  end)
-  if not ok then error(err, 2) end
-  return path
-end
-
---- The trajectory as plain data: {method=, h=, T=, every=, steps=, samples=, cpu_time=,
---- wall_time=, columns={...}, data={name = array, ...}}.
-function traj_methods:totable()
-  check_traj(self, "traj:totable")
-  check_in_memory(self, "traj:totable")
-  local data = {}
-  for _, c in ipairs(self.columns) do data[c] = self[c] end
-  return {method = self.method, h = self.h, T = self.T, every = self.every, steps = self.steps,
-          samples = self.samples, cpu_time = self.cpu_time, wall_time = self.wall_time,
-          columns = self.columns, data = data}
-end
-traj_mt.__tojson = traj_methods.totable
-
---- traj:to_json([{indent=true}]) -> string (lf.json.encode of traj:totable()).
-function traj_methods:to_json(opts)
-  check_traj(self, "traj:to_json")
-  check_in_memory(self, "traj:to_json")
-  return json.encode(self:totable(), opts)
-end
-
---- traj:plot{y={"energy_error", ...}, x="t", file=, title=, ...}: columns against t with lf.plot
---- (other fields go to lf.plot unchanged). Returns what lf.plot returns.
-function traj_methods:plot(opts)
-  check_traj(self, "traj:plot")
-  check_in_memory(self, "traj:plot")
-  opts = opts or {}
-  if type(opts) ~= "table" or getmetatable(opts) ~= nil then
-    error(("traj:plot: options table expected, got %s"):format(getmetatable(opts) ~= nil and "a table with a metatable" or type(opts)), 2)
-  end
-  -- lf.plot lives in scripts/lieflow/plot.lua; looked up at call time (no load-time cycle)
-  local lfmod = package.loaded["lieflow"]
-  local plot = type(lfmod) == "table" and lfmod.plot
-  if not plot then
-    local p = require "lieflow.plot"
-    plot = type(p) == "function" and p or p.plot
-  end
-  local ys = opts.y or {"energy_error"}
-  if type(ys) == "string" then ys = {ys} end
-  local series = {}
-  for i, y in ipairs(ys) do
-    if type(y) == "string" then
-      if not self[y] or type(self[y]) ~= "table" then
-        error(("traj:plot: unknown column '%s' (columns: %s)"):format(y, table.concat(self.columns, ", ")), 2)
-      end
-      series[i] = {label = y, data = self[y]}
-    else
-      series[i] = y
-    end
-  end
-  local xname = opts.x or "t"
-  if type(xname) == "string" and type(self[xname]) ~= "table" then
-    error(("traj:plot: unknown column '%s'"):format(xname), 2)
-  end
-  local p = {}
-  for k, v in pairs(opts) do p[k] = v end
-  p.x = type(xname) == "string" and self[xname] or xname
-  p.y = series
-  p.xlabel = p.xlabel or (type(xname) == "string" and xname or nil)
-  if p.title == nil and self.method ~= nil and type(self.h) == "number" then
-    p.title = ("%s, h = %g"):format(tostring(self.method), self.h)
-  end
-  return plot(p)
-end
-
-traj_mt.__tostring = function(t)
-  check_traj(t, "__tostring")
-  if t.method == nil then
-    return ("lf.trajectory(%d samples, columns: %s)"):format(t.samples or 0, table.concat(t.columns, " "))
-  end
-  return ("lf.trajectory(%s, h = %g, T = %g, %d samples, columns: %s)"):format(
-    tostring(t.method), t.h or 0 / 0, t.T or 0 / 0, t.samples or 0, table.concat(t.columns, " "))
-end
-
--- Lines of f, at most `cap` bytes each: a file that is not text (/dev/zero, /dev/full, a binary)
--- gives an error instead of one endless line that eats the memory. Returns an iterator.
-local function capped_lines(f, path, cap)
-  local buf, pos = "", 1
-  return function()
-    while true do
-      local nl = buf:find("\n", pos, true)
-      if nl then
-        local l = buf:sub(pos, nl - 1)
-        pos = nl + 1
-        return l
-      end
-      if #buf - pos + 1 > cap then
-        error(("read_csv: '%s' has a line longer than %d bytes: not a CSV file"):format(path, cap), 0)
-      end
-      local chunk, err = f:read(65536)
-      if not chunk then
-        if err then error(("read_csv: cannot read '%s': %s"):format(path, err), 0) end
-        if pos <= #buf then
-          local l = buf:sub(pos)
-          buf, pos = "", 1
-          return l
-        end
-        return nil
-      end
-      buf, pos = buf:sub(pos) .. chunk, 1
-    end
-  end
-end
-
-M.read_csv_max_line = 1 << 20
-
---- read_csv(path) -> a trajectory {columns = {...}, [name] = array, samples =} (what write_csv or a
---- streamed lf.run wrote): #traj, traj:columns(), traj:plot{...}, traj:write_csv(path) work on it.
-function M.read_csv(path)
-  if type(path) ~= "string" then error(("read_csv: path (string) expected, got %s"):format(type(path)), 2) end
-  if path:find("\0", 1, true) then error("read_csv: the path contains a NUL byte", 2) end
-  local f, err = io.open(path, "r")
-  if not f then error(("read_csv: cannot open '%s': %s"):format(path, err), 2) end
-  local ok, res = pcall(function()
-    local next_line = capped_lines(f, path, M.read_csv_max_line)
-    local header = next_line()
-    -- a directory opens but cannot be read ("Is a directory": raised by capped_lines); only a
-    -- readable end of file is "empty"
-    if not header then error(("read_csv: '%s' is empty"):format(path), 0) end
-    local out = {columns = {}}
-    for c in header:gmatch("[^,]+") do
-      check_column_name("read_csv", path, c)
-      if out[c] then error(("read_csv: '%s' has two columns named '%s'"):format(path, c), 0) end
-      out.columns[#out.columns + 1] = c
-      out[c] = {}
-    end
-    if #out.columns == 0 then error(("read_csv: '%s' has no columns (its first line names none)"):format(path), 0) end
-    local r = 0
-    for line in next_line do
-      if line ~= "" then
-        r = r + 1
-        local i = 0
-        for v in line:gmatch("[^,]+") do
-          i = i + 1
-          local x = tonumber(v)
-          if not x then
-            x = ({nan = 0 / 0, ["-nan"] = 0 / 0, inf = math.huge, ["-inf"] = -math.huge})[v]
-          end
-          if not x or i > #out.columns then
-            error(("read_csv: %s line %d: bad field %d '%s'"):format(path, r + 1, i, v), 0)
-          end
-          out[out.columns[i]][r] = x
-        end
-        if i ~= #out.columns then
-          error(("read_csv: %s line %d has %d fields, expected %d"):format(path, r + 1, i, #out.columns), 0)
-        end
-      end
-    end
-    out.samples = r
-    setmetatable(out.columns, columns_mt)
-    return setmetatable(out, traj_mt)
-  end)
-  f:close()
-  if not ok then error(res, 2) end
-  return res
-end
-
---- read_hdf5(path) -> a trajectory (what traj:write_hdf5 or a run streamed to .h5 wrote): its arrays,
---- columns, method, h, T, every, steps, samples, cpu_time, wall_time, system, params, and for the
---- samples of a run that did not finish incomplete = true and error (the file's attributes).
-function M.read_hdf5(path)
-  if type(path) ~= "string" then error(("read_hdf5: path (string) expected, got %s"):format(type(path)), 2) end
-  if path:find("\0", 1, true) then error("read_hdf5: the path contains a NUL byte", 2) end
-  local ok, d = pcall(hdf5.read, path, "read_hdf5")
-  if not ok then error(M.strip_position(d), 2) end
-  if #d.columns == 0 then error(("read_hdf5: '%s' has no columns: not a lieflow trajectory"):format(path), 2) end
-  local a, n, seen = d.attrs, nil, {}
-  for _, c in ipairs(d.columns) do
-    check_column_name("read_hdf5", path, c)
-    if seen[c] then error(("read_hdf5: '%s' has two columns named '%s'"):format(path, c), 2) end
-    seen[c] = true
-    if n and #d.data[c] ~= n then
-      error(("read_hdf5: '%s': column '%s' has %d values, column '%s' %d"):format(path, c, #d.data[c], d.columns[1], n), 2)
-    end
-    n = #d.data[c]
-  end
-  local out = {columns = setmetatable(d.columns, columns_mt), samples = n or 0, units = d.units}
-  for _, k in ipairs{"method", "h", "T", "every", "steps", "cpu_time", "wall_time", "system"} do out[k] = a[k] end
-  if type(a.parameters) == "string" then
-    local okp, p = pcall(json.decode, a.parameters)
-    if okp then out.params = p end
-  end
-  if a.complete ~= 1 then out.incomplete, out.error = true, a.error end
-  for _, c in ipairs(d.columns) do out[c] = d.data[c] end
-  return setmetatable(out, traj_mt)
-end
-
-M.trajectory_mt = traj_mt
-function M.is_trajectory(x) return getmetatable(x) == traj_mt end
 
 return M

@@ -3,8 +3,10 @@
 -- [BOS] stress test (lf.stress_test), least-squares fits (lf.fit_linear, GSL) and JSON output
 -- (lf.json, lf.write_json, lf.mkdir_p).
 local core = require "lieflow.core"
+local options = require "lieflow.options"
+local json = require "lieflow.files.json"
 local run = require "lieflow.run"
-local json = require "lieflow.json"
+local trajectory = require "lieflow.run.trajectory"
 
 local M = {json = json}
 
@@ -17,7 +19,7 @@ function M.fit_linear(xs, ys)
     error(("lf.fit_linear: two arrays of numbers expected, got %s and %s"):format(type(xs), type(ys)), 2)
   end
   local r = table.pack(pcall(core.fit_linear, xs, ys))
-  if not r[1] then error("lf." .. run.strip_position(r[2]), 2) end
+  if not r[1] then error("lf." .. options.strip_position(r[2]), 2) end
   return table.unpack(r, 2, r.n)
 end
 
@@ -214,7 +216,7 @@ M.drift_rule = "statistic = |slope| * (t_end - t_0) / std(residuals of the linea
 --- traj: a trajectory from lf.run, or any table with arrays t and energy_error.
 function M.drift(traj, opts)
   local fn = "lf.drift"
-  if run.is_trajectory(traj) then run.check_in_memory(traj, fn) end
+  if trajectory.is_trajectory(traj) then trajectory.check_in_memory(traj, fn) end
   -- (fields read under pcall: a table whose __index raises, e.g. an autodiff value, is not a trajectory)
   local okf, tt, ee = pcall(function() return traj.t, traj.energy_error end)
   if type(traj) ~= "table" or not okf or type(tt) ~= "table" or type(ee) ~= "table" then

@@ -11,7 +11,7 @@
 -- Rotations are unit quaternions {w, x, y, z} (the sign chosen continuous from frame to frame, for
 -- interpolation): a box's is the body's attitude R; a rod's maps the z axis onto its unit vector q,
 -- transported from frame to frame by the smallest rotation (a rod has no attitude about itself).
-local states = require "lieflow.states"
+local states = require "lieflow.run.states"
 local core = require "lieflow.core"
 
 local M = {}

@@ -2,19 +2,20 @@
 -- lieflow — traj:write_gltf(path [, opts]): the scene of traj:animate as glTF 2.0 (one .gltf file,
 -- its buffer embedded as a base64 data URI), for Blender, the three.js editor and other viewers.
 --
--- One node per object (scripts/lieflow/scene.lua) with a box mesh (a rigid body's box, or a thin
+-- One node per object (scripts/lieflow/run/scene.lua) with a box mesh (a rigid body's box, or a thin
 -- box along +z for a rod, needle or arrow; a child node offsets it so that the animated node's
 -- origin is the anchor or pivot), one material per object (its colour), and one animation whose
 -- channels give every node's rotation (unit quaternions, glTF's x, y, z, w order, float32, LINEAR)
 -- and, for the double pendulum's second link, its translation, at the frames of the view
--- (lieflow.frames: the same budget and window options). Keyframe times are the simulation times
+-- (lieflow.view.frames: the same budget and window options). Keyframe times are the simulation times
 -- minus the first frame's (glTF times start at 0), in seconds; frames whose float32 time would not
 -- increase are dropped. Options: frames, t0, t1, scene (as for traj:animate).
 local core = require "lieflow.core"
-local frames = require "lieflow.frames"
-local animate = require "lieflow.animate"
-local json = require "lieflow.json"
 local options = require "lieflow.options"
+local json = require "lieflow.files.json"
+local trajectory = require "lieflow.run.trajectory"
+local frames = require "lieflow.view.frames"
+local animate = require "lieflow.view.animate"
 
 local M = {}
 
@@ -174,6 +175,13 @@ function M.write(traj, path, opts)
   end)
   if not ok then error(err, 3) end
   return path
+end
+
+--- traj:write_gltf(path [, opts]) -> path: the scene as glTF 2.0 with rotation keyframes, a method of
+--- every trajectory (added here, by the view, to the class of scripts/lieflow/run/trajectory.lua).
+function trajectory.methods:write_gltf(path, opts)
+  trajectory.check(self, "traj:write_gltf")
+  return M.write(self, path, opts)
 end
 
 return M

@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- lieflow — the script and style of the pages traj:animate and lf.animate write (lieflow.animate
+-- lieflow — the script and style of the pages traj:animate and lf.animate write (lieflow.view.animate
 -- puts them into the page after three.js and OrbitControls, both inlined from Debian's libjs-three).
 --
 -- The page reads its data from <script id="lf-data" type="application/json"> (see animate.lua) and

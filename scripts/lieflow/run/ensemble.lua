@@ -63,6 +63,7 @@
 -- ranks get res with root = false and no members (unless gather = "all").
 local core = require "lieflow.core"
 local run = require "lieflow.run"
+local trajectory = require "lieflow.run.trajectory"
 
 local proc = core.proc
 local clock = core.wall_time or os.clock
@@ -598,7 +599,7 @@ local TAG_GATHER, TAG_ALL = 7101, 7102
 local function decode_record(spec, i, payload)
   local rec = proc.decode(payload)
   if spec.params then rec.params = spec.params[i] end
-  if rec.trajectory then setmetatable(rec.trajectory, run.trajectory_mt) end
+  if rec.trajectory then setmetatable(rec.trajectory, trajectory.trajectory_mt) end
   return rec
 end
 

@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- lieflow.plot — line plots through gnuplot (exposed as lf.plot).
+-- lieflow.view.plot — line plots through gnuplot (exposed as lf.plot), and traj:plot.
 --
 --   lf.plot{
 --     x = {...},                          -- abscissae (numbers); default 1, 2, ..., n
@@ -36,6 +36,7 @@
 -- file anywhere, even when interrupted.
 local core = require "lieflow.core"
 local options = require "lieflow.options"
+local trajectory = require "lieflow.run.trajectory"
 local M = {}
 
 -- largest image side in pixels (a 10000 x 10000 RGBA image is 400 MB for cairo)
@@ -841,6 +842,44 @@ function M.plot(spec)
   io.flush()
   info.text, info.rendered = out, true
   return nil, info
+end
+
+--- traj:plot{y={"energy_error", ...}, x="t", file=, title=, ...}: columns against t with lf.plot
+--- (other fields go to lf.plot unchanged). Returns what lf.plot returns. A method of every
+--- trajectory, added here, by the view, to the class of scripts/lieflow/run/trajectory.lua.
+function trajectory.methods:plot(opts)
+  trajectory.check(self, "traj:plot")
+  trajectory.check_in_memory(self, "traj:plot")
+  opts = opts or {}
+  if type(opts) ~= "table" or getmetatable(opts) ~= nil then
+    error(("traj:plot: options table expected, got %s"):format(getmetatable(opts) ~= nil and "a table with a metatable" or type(opts)), 2)
+  end
+  local ys = opts.y or {"energy_error"}
+  if type(ys) == "string" then ys = {ys} end
+  local series = {}
+  for i, y in ipairs(ys) do
+    if type(y) == "string" then
+      if not self[y] or type(self[y]) ~= "table" then
+        error(("traj:plot: unknown column '%s' (columns: %s)"):format(y, table.concat(self.columns, ", ")), 2)
+      end
+      series[i] = {label = y, data = self[y]}
+    else
+      series[i] = y
+    end
+  end
+  local xname = opts.x or "t"
+  if type(xname) == "string" and type(self[xname]) ~= "table" then
+    error(("traj:plot: unknown column '%s'"):format(xname), 2)
+  end
+  local p = {}
+  for k, v in pairs(opts) do p[k] = v end
+  p.x = type(xname) == "string" and self[xname] or xname
+  p.y = series
+  p.xlabel = p.xlabel or (type(xname) == "string" and xname or nil)
+  if p.title == nil and self.method ~= nil and type(self.h) == "number" then
+    p.title = ("%s, h = %g"):format(tostring(self.method), self.h)
+  end
+  return M.plot(p)
 end
 
 return M
