@@ -46,7 +46,7 @@ function M.write_json(path, value, opts)
     f:commit()
   end)
   if not wok then
-    local msg = tostring(werr)
+    local msg = options.strip_position(tostring(werr))
     error(msg:find("^lf%.write_json") and msg or ("lf.write_json: " .. msg), 2)
   end
   return path

@@ -100,7 +100,8 @@ function M.new(lf, core)
     local function max_ratio(h, out)
       local o = copy(spec.options)
       o.h = h
-      local it = lf.integrator(method, sys, o)
+      local okc, it = pcall(lf.integrator, method, sys, o)
+      if not okc then error(("%s: %s"):format(fn, options.strip_position(it)), 3) end
       local m = 0
       for i, p in ipairs(prs) do
         local s = {}
