@@ -16,9 +16,9 @@ missing=""
 while IFS= read -r f; do
     n=$((n + 1))
     head -3 "$f" | grep -qE 'SPDX-License-Identifier: GPL-3\.0-or-later( AND MIT)?( \*/)?$' || missing="$missing $f"
-done < <(find core lua scripts tests examples bench docs tools .ci Makefile ./*.pc.in ./*.rockspec -type f \
+done < <(find core lua scripts tests examples bench docs tools .ci mk Makefile .clang-format ./*.pc.in ./*.rockspec -type f \
            \( -name '*.c' -o -name '*.h' -o -name '*.def' -o -name '*.lua' -o -name '*.sh' -o -name '*.cpp' -o -name '*.py' \
-              -o -name '*.1' -o -name '*.in' -o -name '*.rockspec' -o -name Makefile -o -name run \) 2>/dev/null | sort)
+              -o -name '*.1' -o -name '*.in' -o -name '*.rockspec' -o -name Makefile -o -name run -o -name '*.mk' -o -name .clang-format \) 2>/dev/null | sort)
 [ -z "$missing" ] || fail "no SPDX-License-Identifier line in:$missing"
 echo "ok   - $n source files carry SPDX-License-Identifier: GPL-3.0-or-later"
 grep -q 'SPDX-License-Identifier: GPL-3.0-or-later AND MIT' lua/exe/main.c && grep -q 'Copyright (C) 1994-2022 Lua.org, PUC-Rio' lua/exe/main.c \

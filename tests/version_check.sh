@@ -32,8 +32,8 @@ sed -e "s/@VERSION@/$V/g" lieflow.rockspec.in | cmp -s - "$specs" || die "$specs
 echo "ok   - $specs is lieflow.rockspec.in with version $V-1"
 # nothing else spells the version: only VERSION, the changelog, README and the generated rockspec may
 # (binary files are skipped: the fuzzers' HDF5 fixtures carry the lieflow_version that wrote them)
-hits=$( { grep -rlIF "$V" core lua scripts docs examples tests Makefile ./*.pc.in lieflow.rockspec.in 2>/dev/null
-          grep -rlIF "${V//./\\.}" core lua scripts docs examples tests Makefile 2>/dev/null; } | grep -v '^tests/version_check.sh$' | sort -u || true)
+hits=$( { grep -rlIF "$V" core lua scripts docs examples tests mk Makefile ./*.pc.in lieflow.rockspec.in 2>/dev/null
+          grep -rlIF "${V//./\\.}" core lua scripts docs examples tests mk Makefile 2>/dev/null; } | grep -v '^tests/version_check.sh$' | sort -u || true)
 [ -z "$hits" ] || die "the version $V is written out in: $hits (make it from VERSION)"
 echo "ok   - no source file writes the version out"
 echo "version check: 5 checks passed"

@@ -27,14 +27,6 @@
 #include "problems.h"
 #include "testutil.h"
 
-static lf_stepper *stepper(const lf_method *m, const lf_system *sys, const double *y0)
-{
-    lf_error e;
-    lf_stepper *st = lf_stepper_new(m, sys, y0, 0, NULL, &e);
-    if (!st) fail_msg("%s: %s", lf_method_get_info(m)->name, e.msg);
-    return st;
-}
-
 static lf_method *compose(const char *base, const char *scheme)
 {
     lf_error e;
@@ -61,7 +53,7 @@ static void test_split_exact_free_flow(void **state)
         for (int k = 0; k < 5; k++) {
             if (lf_exact_free_body_flow(Js[j], y0, w0, hs[k], R, w, &e) != LF_OK) fail_msg("%s", e.msg);
             for (int i = 0; i < 3; i++) {
-                lf_stepper *st = stepper(lf_method_find(methods[i]), sys, y0);
+                lf_stepper *st = new_stepper(lf_method_find(methods[i]), sys, y0, NULL);
                 if (lf_stepper_step(st, hs[k], 1) != LF_OK) fail_msg("%s", lf_stepper_error(st)->msg);
                 const double d = fmax(maxdiff(9, lf_stepper_state(st), R), maxdiff(3, lf_stepper_state(st) + 9, w));
                 worst[i] = fmax(worst[i], d);
@@ -100,7 +92,7 @@ static void test_two_bodies(void **state)
     static const char *const names[5] = {"dlm", "no_squish", "split_exact", "split_exact_s6", "dlm_s4"};
     for (int k = 0; k < 5; k++) {
         const lf_method *m = lf_method_find(names[k]);
-        lf_stepper *a = stepper(m, pair, y), *b = stepper(m, one, y1), *c = stepper(m, two, y2);
+        lf_stepper *a = new_stepper(m, pair, y, NULL), *b = new_stepper(m, one, y1, NULL), *c = new_stepper(m, two, y2, NULL);
         assert_int_equal(lf_stepper_step(a, 0.2, 50), LF_OK);
         assert_int_equal(lf_stepper_step(b, 0.2, 50), LF_OK);
         assert_int_equal(lf_stepper_step(c, 0.2, 50), LF_OK);
@@ -124,7 +116,7 @@ static double by_hand_diff(const lf_method *comp, const lf_method *base, const l
                            double h, int nsteps, int np)
 {
     const lf_compose_scheme *sc = lf_compose_scheme_of(comp);
-    lf_stepper *a = stepper(comp, sys, y0), *b = stepper(base, sys, y0);
+    lf_stepper *a = new_stepper(comp, sys, y0, NULL), *b = new_stepper(base, sys, y0, NULL);
     for (int n = 0; n < nsteps; n++) {
         if (lf_stepper_step(a, h, 1) != LF_OK) fail_msg("%s", lf_stepper_error(a)->msg);
         for (int i = 0; i < sc->n; i++)
@@ -206,7 +198,7 @@ static double processed_by_hand(const lf_method *comp, const lf_method *base, co
                                 double h1, int n1, double h2, int n2, int np)
 {
     const lf_compose_scheme *sc = lf_compose_scheme_of(comp);
-    lf_stepper *a = stepper(comp, sys, y0), *b = stepper(base, sys, y0);
+    lf_stepper *a = new_stepper(comp, sys, y0, NULL), *b = new_stepper(base, sys, y0, NULL);
     if (lf_stepper_step(a, h1, n1) != LF_OK || lf_stepper_step(a, h2, n2) != LF_OK)
         fail_msg("%s", lf_stepper_error(a)->msg);
     const double hs[2] = {h1, h2};
@@ -250,7 +242,7 @@ static void test_processed(void **state)
             snprintf(label, sizeof label, "%s - by hand: P^-1 K^20 P, then h = -0.07 x 7 (processed again)", lf_method_get_info(m)->name);
             if (sc->form != LF_COMPOSE_RKN) CHECK_LE(processed_by_hand(m, base, sys, y0, 0.1, 20, -0.07, 7, 12), tol, label);
             /* there and back: h = 0.1 x 30, then -0.1 x 30 (P_|h| for both directions) */
-            lf_stepper *a = stepper(m, sys, y0);
+            lf_stepper *a = new_stepper(m, sys, y0, NULL);
             assert_int_equal(lf_stepper_step(a, 0.1, 30), LF_OK);
             assert_int_equal(lf_stepper_step(a, -0.1, 30), LF_OK);
             snprintf(label, sizeof label, "%s: 30 steps of 0.1 and back", lf_method_get_info(m)->name);
@@ -259,7 +251,7 @@ static void test_processed(void **state)
             double z[12], hp, t = lf_stepper_time(a);
             memcpy(z, lf_stepper_kernel_state(a, &hp), sizeof z);
             assert_true(hp == 0.1);
-            lf_stepper *c = stepper(m, sys, lf_stepper_state(a));
+            lf_stepper *c = new_stepper(m, sys, lf_stepper_state(a), NULL);
             assert_int_equal(lf_stepper_restore(c, lf_stepper_state(a), t, lf_stepper_time_compensation(a), 0), LF_OK);
             assert_int_equal(lf_stepper_set_kernel_state(c, z, hp), LF_OK);
             assert_int_equal(lf_stepper_step(a, 0.1, 9), LF_OK);
@@ -270,7 +262,7 @@ static void test_processed(void **state)
             lf_stepper_free(c);
             /* a failing first step (pre-processing for a new h) leaves the state shown bit for bit, and the
              * run goes on as if it had not been tried */
-            lf_stepper *f = stepper(m, sys, y0), *g = stepper(m, sys, y0);
+            lf_stepper *f = new_stepper(m, sys, y0, NULL), *g = new_stepper(m, sys, y0, NULL);
             assert_int_equal(lf_stepper_step(f, 0.1, 5), LF_OK);
             double shown[12];
             memcpy(shown, lf_stepper_state(f), sizeof shown);
@@ -297,7 +289,7 @@ static void test_processed(void **state)
     printf("  %d processed schemes\n", found);
     assert_true(found >= 3);
     /* a method without processing: kernel state = state, h_proc 0; setting h_proc > 0 refused */
-    lf_stepper *v = stepper(lf_method_find("vlv"), sys, y0);
+    lf_stepper *v = new_stepper(lf_method_find("vlv"), sys, y0, NULL);
     double hp = 1;
     assert_ptr_equal(lf_stepper_kernel_state(v, &hp), lf_stepper_state(v));
     assert_true(hp == 0);

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <gsl/gsl_fit.h>
 #include <gsl/gsl_integration.h>
 
 #include "problems.h"
@@ -81,10 +80,7 @@ static dgprob prob_c(int mqr)
 
 static lf_stepper *stepper(const char *method, const dgprob *p, const lf_stepper_opts *o)
 {
-    lf_error e;
-    lf_stepper *st = lf_stepper_new(lf_method_find(method), p->sys, p->y0, 0, o, &e);
-    if (!st) fail_msg("%s: %s", method, e.msg);
-    return st;
+    return new_stepper(lf_method_find(method), p->sys, p->y0, o);
 }
 
 static double energy(const dgprob *p, const double *y)
@@ -188,17 +184,6 @@ static double err_at(const char *method, const dgprob *p, int which, double h, d
     return d;
 }
 
-static double fit(const double *h, const double *e, int n)
-{
-    double x[8], y[8], c0, c1, c00, c01, c11, ss;
-    for (int i = 0; i < n; i++) {
-        x[i] = log(h[i]);
-        y[i] = log(e[i]);
-    }
-    gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &c00, &c01, &c11, &ss);
-    return c1;
-}
-
 static void test_orders(void **state)
 {
     (void)state;
@@ -238,7 +223,7 @@ static void test_orders(void **state)
                 hs[j] = 0.1 / (1 << j);
                 es[j] = err_at(cases[c].m, &ps[k], k, hs[j], T, ref[k]);
             }
-            double o = fit(hs, es, 4);
+            double o = loglog_slope(hs, es, 4);
             printf("  %-13s %-10s order %.3f (nominal %d; h = 0.1 .. 0.0125, errors %.2e .. %.2e at T = 2)\n",
                    cases[c].m, ps[k].name, o, cases[c].order, es[0], es[3]);
             assert_true(fabs(o - cases[c].order) <= 0.12);
@@ -247,14 +232,10 @@ static void test_orders(void **state)
 }
 
 /* ---------------------------------------------------------------- symmetry */
-static double back_and_forth(const char *method, const dgprob *p, double h)
+/* |y after h, -h - y0| (testutil.h) of a method named by name */
+static double h_then_minus_h(const char *method, const dgprob *p, double h)
 {
-    lf_stepper *st = stepper(method, p, NULL);
-    if (lf_stepper_step(st, h, 1) != LF_OK || lf_stepper_step(st, -h, 1) != LF_OK)
-        fail_msg("%s", lf_stepper_error(st)->msg);
-    double d = maxdiff(p->np, lf_stepper_state(st), p->y0);
-    lf_stepper_free(st);
-    return d;
+    return back_and_forth(lf_method_find(method), p->sys, p->y0, h);
 }
 
 static void test_symmetry(void **state)
@@ -267,9 +248,9 @@ static void test_symmetry(void **state)
         for (int i = 0; i < 4; i++) {
             char label[96];
             snprintf(label, sizeof label, "%-10s %-12s |y after h, -h - y0| (h = %g)", ps[k].name, sym[i], hs[k]);
-            CHECK_LE(back_and_forth(sym[i], &ps[k], hs[k]), 1e-14, label);
+            CHECK_LE(h_then_minus_h(sym[i], &ps[k], hs[k]), 1e-14, label);
         }
-        double d = back_and_forth("ep4_start", &ps[k], hs[k]);
+        double d = h_then_minus_h("ep4_start", &ps[k], hs[k]);
         printf("  %-10s ep4_start (chart at y0): h, -h misses by %.2e (not symmetric)\n", ps[k].name, d);
         assert_true(d > 1e-13 || k == 0); /* (a) at h = 0.2: 7e-16 (the S^2 problem is nearly symmetric here) */
     }
@@ -277,10 +258,10 @@ static void test_symmetry(void **state)
         const char *m = i ? "ep2_s2_avf" : "ep2_s2";
         char label[96];
         snprintf(label, sizeof label, "%-10s %-12s |y after h, -h - y0| (h = 0.2)", ps[0].name, m);
-        CHECK_LE(back_and_forth(m, &ps[0], 0.2), 1e-14, label);
+        CHECK_LE(h_then_minus_h(m, &ps[0], 0.2), 1e-14, label);
     }
     /* the defect of ep4_start is the method's: it falls like a power of h (O(h^5) or faster) */
-    double d1 = back_and_forth("ep4_start", &ps[1], 0.2), d2 = back_and_forth("ep4_start", &ps[1], 0.1);
+    double d1 = h_then_minus_h("ep4_start", &ps[1], 0.2), d2 = h_then_minus_h("ep4_start", &ps[1], 0.1);
     printf("  (b) ep4_start defect h = 0.2: %.2e, h = 0.1: %.2e (ratio %.1f)\n", d1, d2, d1 / d2);
     assert_true(d1 / d2 > 30);
     for (int k = 0; k < 3; k++) lf_system_free(ps[k].sys);

@@ -22,12 +22,9 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <gsl/gsl_fit.h>
 
 #include "problems.h"
 #include "testutil.h"
-
-static const lf_method_info *info(const lf_method *m) { return lf_method_get_info(m); }
 
 /* ---------------------------------------------------------------- the problems */
 typedef struct {
@@ -107,10 +104,7 @@ static void solution(const gproblem *p, double *y)
 
 static lf_stepper *stepper(const lf_method *m, const gproblem *p, const lf_stepper_opts *o)
 {
-    lf_error e;
-    lf_stepper *st = lf_stepper_new(m, p->sys, p->y0, 0, o, &e);
-    if (!st) fail_msg("%s on %s: %s", info(m)->name, p->name, e.msg);
-    return st;
+    return new_stepper(m, p->sys, p->y0, o);
 }
 
 static double err_at_T(const lf_method *m, const gproblem *p, double h, const double *ref, const lf_stepper_opts *o)
@@ -122,17 +116,6 @@ static double err_at_T(const lf_method *m, const gproblem *p, double h, const do
     return d;
 }
 
-static double slope(const double *h, const double *err, int n)
-{
-    double x[16], y[16], c0, c1, c00, c01, c11, ss;
-    for (int i = 0; i < n; i++) {
-        x[i] = log(h[i]);
-        y[i] = log(err[i]);
-    }
-    gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &c00, &c01, &c11, &ss);
-    return c1;
-}
-
 /* The fitted order over the asymptotic window: up to 9 halvings from h0 (order 1: 6 halvings from
  * 2^-6), stopping below 1e-12, fitted on the last 4. */
 static double measured_order(const lf_method *m, const gproblem *p, const lf_stepper_opts *o, double *hlo, double *ehi)
@@ -140,8 +123,8 @@ static double measured_order(const lf_method *m, const gproblem *p, const lf_ste
     double ref[16], hs[16], es[16];
     solution(p, ref);
     int n = 0;
-    const int first_order = info(m)->order == 1;
-    double h0 = first_order ? 1.0 / 64 : info(m)->order >= 6 ? 4 * p->h0 : p->h0;
+    const int first_order = method_info(m)->order == 1;
+    double h0 = first_order ? 1.0 / 64 : method_info(m)->order >= 6 ? 4 * p->h0 : p->h0;
     for (int k = 0; k < (first_order ? 6 : 9); k++) {
         hs[n] = h0 / (1 << k);
         es[n] = err_at_T(m, p, hs[n], ref, o);
@@ -149,13 +132,13 @@ static double measured_order(const lf_method *m, const gproblem *p, const lf_ste
         n++;
     }
     int first = n >= 4 ? n - 4 : 0;
-    if (n - first < 3) fail_msg("%s on %s: too few points above round-off", info(m)->name, p->name);
+    if (n - first < 3) fail_msg("%s on %s: too few points above round-off", method_info(m)->name, p->name);
     *hlo = hs[n - 1];
     *ehi = es[first];
-    return slope(hs + first, es + first, n - first);
+    return loglog_slope(hs + first, es + first, n - first);
 }
 
-static int generic(const lf_method *m) { return info(m)->form == LF_FORM_LIE_ODE && !info(m)->adaptive; }
+static int generic(const lf_method *m) { return method_info(m)->form == LF_FORM_LIE_ODE && !method_info(m)->adaptive; }
 
 /* ---------------------------------------------------------------- orders */
 static void test_orders(void **state)
@@ -168,9 +151,9 @@ static void test_orders(void **state)
             const lf_method *m = lf_method_at(i);
             if (!generic(m)) continue;
             double hlo, ehi, o = measured_order(m, &ps[k], NULL, &hlo, &ehi);
-            printf("  %-18s %-20s order %.3f (nominal %d; down to h=%g from err %.2e)\n", info(m)->name, ps[k].name, o,
-                   info(m)->order, hlo, ehi);
-            assert_true(fabs(o - info(m)->order) <= 0.15);
+            printf("  %-18s %-20s order %.3f (nominal %d; down to h=%g from err %.2e)\n", method_info(m)->name, ps[k].name, o,
+                   method_info(m)->order, hlo, ehi);
+            assert_true(fabs(o - method_info(m)->order) <= 0.15);
         }
     for (int k = 0; k < 5; k++) lf_system_free(ps[k].sys);
 }
@@ -207,7 +190,7 @@ static void test_stays_on_manifold(void **state)
     gproblem ps[3] = {make_s2(), make_s3(LF_RIGHT_TRIVIALIZED), make_s3(LF_LEFT_TRIVIALIZED)};
     for (int i = 0; i < lf_method_count(); i++) {
         const lf_method *m = lf_method_at(i);
-        if (info(m)->form != LF_FORM_LIE_ODE) continue;
+        if (method_info(m)->form != LF_FORM_LIE_ODE) continue;
         double worst = 0;
         for (int k = 0; k < 3; k++) {
             lf_stepper *st = stepper(m, &ps[k], NULL);
@@ -215,23 +198,13 @@ static void test_stays_on_manifold(void **state)
             worst = fmax(worst, lf_manifold_defect(lf_system_manifold(ps[k].sys), lf_stepper_state(st)));
             lf_stepper_free(st);
         }
-        printf("  %-18s max ||q| - 1| after 1e4 steps (S2, S3 right, S3 left): %.2e\n", info(m)->name, worst);
+        printf("  %-18s max ||q| - 1| after 1e4 steps (S2, S3 right, S3 left): %.2e\n", method_info(m)->name, worst);
         assert_true(worst <= 1e-13);
     }
     for (int k = 0; k < 3; k++) lf_system_free(ps[k].sys);
 }
 
 /* ---------------------------------------------------------------- symmetry */
-static double back_and_forth(const lf_method *m, const gproblem *p, double h)
-{
-    lf_stepper *st = stepper(m, p, NULL);
-    if (lf_stepper_step(st, h, 1) != LF_OK || lf_stepper_step(st, -h, 1) != LF_OK)
-        fail_msg("%s", lf_stepper_error(st)->msg);
-    double d = maxdiff(p->np, lf_stepper_state(st), p->y0);
-    lf_stepper_free(st);
-    return d;
-}
-
 static void test_symmetry(void **state)
 {
     (void)state;
@@ -240,10 +213,10 @@ static void test_symmetry(void **state)
         const lf_method *m = lf_method_at(i);
         if (!generic(m)) continue;
         double worst = 0;
-        for (int k = 0; k < 3; k++) worst = fmax(worst, back_and_forth(m, &ps[k], 0.25));
-        printf("  %-18s step h then -h on GL3, S3, S2: max deviation %.2e (symmetric: %s)\n", info(m)->name, worst,
-               info(m)->symmetric ? "yes" : "no");
-        if (info(m)->symmetric) assert_true(worst <= 1e-12);
+        for (int k = 0; k < 3; k++) worst = fmax(worst, back_and_forth(m, ps[k].sys, ps[k].y0, 0.25));
+        printf("  %-18s step h then -h on GL3, S3, S2: max deviation %.2e (symmetric: %s)\n", method_info(m)->name, worst,
+               method_info(m)->symmetric ? "yes" : "no");
+        if (method_info(m)->symmetric) assert_true(worst <= 1e-12);
         else assert_true(worst > 1e-13);
     }
     /* the plain RKMK Gauss methods: the defect of h, -h is a method's (it falls with h at least like
@@ -253,9 +226,9 @@ static void test_symmetry(void **state)
         double hs[4], ds[4];
         for (int k = 0; k < 4; k++) {
             hs[k] = 0.5 / (1 << k);
-            ds[k] = back_and_forth(lf_method_find(names[j]), &ps[1], hs[k]);
+            ds[k] = back_and_forth(lf_method_find(names[j]), ps[1].sys, ps[1].y0, hs[k]);
         }
-        double sl = slope(hs, ds, 4);
+        double sl = loglog_slope(hs, ds, 4);
         printf("  %-18s h, -h defect on S3 falls like h^%.2f (at least h^%d expected)\n", names[j], sl, j ? 7 : 5);
         assert_true(sl >= (j ? 7 : 5) - 0.3);
     }
@@ -431,8 +404,8 @@ static void test_user_tableau(void **state)
                  c[4] = {0, 0.5, 0.5, 1};
     lf_method *m = lf_rkmk_method_new("my_rk4", 4, A, b, c, 0, 0, &e);
     assert_non_null(m);
-    printf("  user RK4: order %d from the order conditions, implicit %d\n", info(m)->order, info(m)->implicit);
-    assert_int_equal(info(m)->order, 4);
+    printf("  user RK4: order %d from the order conditions, implicit %d\n", method_info(m)->order, method_info(m)->implicit);
+    assert_int_equal(method_info(m)->order, 4);
     gproblem p = make_s3(LF_RIGHT_TRIVIALIZED);
     lf_stepper *a = stepper(m, &p, NULL), *bst = stepper(lf_method_find("rkmk4"), &p, NULL);
     lf_stepper_step(a, 0.1, 100);
@@ -452,10 +425,10 @@ static void test_user_tableau(void **state)
     const double Ag[4] = {0.25, 0.25 - s3, 0.25 + s3, 0.25}, bg[2] = {0.5, 0.5}, cg[2] = {0.5 - s3, 0.5 + s3};
     m = lf_rkmk_method_new("my_gl4s", 2, Ag, bg, cg, 0, 1, &e);
     assert_non_null(m);
-    printf("  user Gauss-Legendre 2 with midpoint coordinates: order %d, symmetric %d\n", info(m)->order,
-           info(m)->symmetric);
-    assert_true(info(m)->symmetric && info(m)->implicit && info(m)->order == 4);
-    double d = back_and_forth(m, &p, 0.25);
+    printf("  user Gauss-Legendre 2 with midpoint coordinates: order %d, symmetric %d\n", method_info(m)->order,
+           method_info(m)->symmetric);
+    assert_true(method_info(m)->symmetric && method_info(m)->implicit && method_info(m)->order == 4);
+    double d = back_and_forth(m, p.sys, p.y0, 0.25);
     CHECK_LE(d, 1e-14, "user symmetric Gauss: step h then -h");
     lf_method_free(m);
     assert_null(lf_rkmk_method_new("expl_sym", 4, A, b, c, 0, 1, &e)); /* explicit: no symmetric variant */

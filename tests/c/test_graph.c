@@ -367,14 +367,6 @@ static void test_codegen_text(void **state)
 }
 
 /* ---------------------------------------------------------------- Lie group maps */
-static void rand_rot(gsl_rng *r, double angle, double R[9])
-{
-    double n[3];
-    rand_dir(r, n);
-    lf_v3_scale(n, angle, n);
-    lf_so3_exp(n, R);
-}
-
 static void inputs(lf_graph *g, int n, const double *v, int *ids)
 {
     for (int i = 0; i < n; i++) ids[i] = lf_graph_input(g, v[i], NULL);

@@ -28,6 +28,7 @@
 
 #include "native/jit_internal.h"
 #include "native/sha256_internal.h"
+#include "testutil.h"
 
 typedef double (*fn1)(double);
 
@@ -36,13 +37,6 @@ typedef struct {
     char cache[128]; /* root/cache/lieflow, created by the code under test */
     lf_jit_opts opts;
 } fixture;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void rm_rf(const char *path)
 {

@@ -17,13 +17,6 @@
 #include "base/dense.h"
 #include "solve/newton.h"
 
-static double maxabs(int n, const double *v)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
-    return m;
-}
-
 /* ------------------------------------------------------------------------------------ LU */
 
 static void test_lu_random(void **state)

@@ -13,12 +13,11 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <gsl/gsl_fit.h>
 
 #include "orderfit.h"
 #include "problems.h"
+#include "testutil.h"
 
-static const lf_method_info *info(const lf_method *m) { return lf_method_get_info(m); }
 static const lf_method_rigid_info *rigid_info(const lf_method *m) { return lf_method_get_rigid_info(m); }
 
 static lf_system *make_system(const problem *p)
@@ -35,7 +34,7 @@ static lf_stepper *make_stepper(const lf_method *m, const lf_system *s, const pr
     double y0[12];
     pack_state(p->R0, p->w0, y0);
     lf_stepper *st = lf_stepper_new(m, s, y0, 0, NULL, &e);
-    if (!st) fail_msg("%s: %s", info(m)->name, e.msg);
+    if (!st) fail_msg("%s: %s", method_info(m)->name, e.msg);
     return st;
 }
 
@@ -48,7 +47,7 @@ static void run_to(lf_stepper *st, double h, long n)
 static const double *st_R(const lf_stepper *st) { return lf_stepper_state(st); }
 static const double *st_w(const lf_stepper *st) { return lf_stepper_state(st) + 9; }
 
-static int is_rigid(const lf_method *m) { return info(m)->form == LF_FORM_RIGID; }
+static int is_rigid(const lf_method *m) { return method_info(m)->form == LF_FORM_RIGID; }
 
 /* Methods for other manifolds (the retraction methods on spheres) do not take rigid bodies. */
 static int takes_rigid_bodies(const lf_method *m)
@@ -59,18 +58,6 @@ static int takes_rigid_bodies(const lf_method *m)
     lf_system_free(s);
     problem_free(&p);
     return ok;
-}
-
-/* Least-squares slope of log(err) against log(h) (GSL). */
-static double fitted_order(const double *h, const double *err, int n)
-{
-    double x[16], y[16], c0, c1, c00, c01, c11, sumsq;
-    for (int i = 0; i < n; i++) {
-        x[i] = log(h[i]);
-        y[i] = log(err[i]);
-    }
-    gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &c00, &c01, &c11, &sumsq);
-    return c1;
 }
 
 /* Global errors at T = 5 for h = h0 / 2^k, k = 0..n-1; fitted slopes in R and in w.
@@ -84,7 +71,7 @@ static double fitted_order(const double *h, const double *err, int n)
  * wide range of h: printed, not asserted). */
 static void check_order(const lf_method *m, const problem *p, double h0, int n, int R_only)
 {
-    const int order = info(m)->order, windowed = !is_rigid(m) && order >= 2;
+    const int order = method_info(m)->order, windowed = !is_rigid(m) && order >= 2;
     if (order == 1) h0 = 1.0 / 2048;
     if (windowed) n = 12;
     lf_system *sys = make_system(p);
@@ -112,8 +99,8 @@ static void check_order(const lf_method *m, const problem *p, double h0, int n, 
     }
     int first = windowed ? (last >= 4 ? last - 4 : 0) : 0, cnt = last - first;
     assert_true(cnt >= 3);
-    double oR = fitted_order(hs + first, eR + first, cnt), ow = fitted_order(hs + first, ew + first, cnt);
-    printf("  %-18s %-9s order: R %.3f  w %.3f  (nominal %d; h=%g..%g; err %.2e..%.2e)\n", info(m)->name, p->name, oR,
+    double oR = loglog_slope(hs + first, eR + first, cnt), ow = loglog_slope(hs + first, ew + first, cnt);
+    printf("  %-18s %-9s order: R %.3f  w %.3f  (nominal %d; h=%g..%g; err %.2e..%.2e)\n", method_info(m)->name, p->name, oR,
            ow, order, hs[first], hs[last - 1], eR[first], eR[last - 1]);
     assert_true(fabs(oR - order) <= 0.15);
     if (!R_only) assert_true(fabs(ow - order) <= 0.15);
@@ -127,7 +114,7 @@ static void check_order(const lf_method *m, const problem *p, double h0, int n, 
  * (lgvi's Cayley equation for h|w| > 1) is left out. */
 static void check_order_high(const lf_method *m, const problem *p, double h0, double floor)
 {
-    const int order = info(m)->order, n = 14;
+    const int order = method_info(m)->order, n = 14;
     lf_system *sys = make_system(p);
     double T = 5, y0[12], ref[12], hs[16], eR[16], ew[16];
     lf_error e;
@@ -136,14 +123,14 @@ static void check_order_high(const lf_method *m, const problem *p, double h0, do
     if (lf_reference_solve(sys, y0, 0, &T, 1, ref, NULL, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
     double h_first = h0;
     const int cnt = orderfit_rigid_errors(m, sys, y0, T, ref, h0, n, floor, hs, eR, ew, &h_first, &e);
-    if (cnt < 0) fail_msg("%s: %s", info(m)->name, e.msg);
+    if (cnt < 0) fail_msg("%s: %s", method_info(m)->name, e.msg);
     orderfit fR, fw;
     assert_true(orderfit_window(hs, eR, cnt, floor, &fR));
     assert_true(orderfit_window(hs, ew, cnt, floor, &fw));
     const char *wR, *ww;
     const int okR = orderfit_ok(&fR, order, &wR), okw = orderfit_ok(&fw, order, &ww);
     printf("  %-18s %-9s order: R %.3f  w %.3f  (nominal %d; windows h=%g..%g (%s) / %g..%g (%s); err R %.2e..%.2e; "
-           "floor %.0e, from h=%g)\n", info(m)->name, p->name, fR.order, fw.order, order, hs[fR.first], hs[fR.last], wR,
+           "floor %.0e, from h=%g)\n", method_info(m)->name, p->name, fR.order, fw.order, order, hs[fR.first], hs[fR.last], wR,
            hs[fw.first], hs[fw.last], ww, eR[fR.first], eR[fR.last], floor, h_first);
     assert_true(okR);
     assert_true(okw);
@@ -154,9 +141,9 @@ static void test_order_stress(void **state)
 {
     const lf_method *m = *state;
     if (!takes_rigid_bodies(m)) skip();
-    if (info(m)->adaptive) skip(); /* measured against its tolerance in test_generic.c */
+    if (method_info(m)->adaptive) skip(); /* measured against its tolerance in test_generic.c */
     problem p = rigid_info(m)->free_body_only ? problem_free_body() : problem_stress();
-    if (is_rigid(m) && info(m)->order >= 4) check_order_high(m, &p, 1, 1e-13);
+    if (is_rigid(m) && method_info(m)->order >= 4) check_order_high(m, &p, 1, 1e-13);
     else check_order(m, &p, 0.25, 6, 0);
     problem_free(&p);
 }
@@ -167,11 +154,11 @@ static void test_order_top(void **state)
     if (!takes_rigid_bodies(m)) skip();
     /* the discrete-gradient family: measured on the stress test here and on its own problems in
      * test_dg.c; on the top its windowed fit would take 12 halvings down to h = 2^-16 (seconds) */
-    if (strcmp(info(m)->family, "discrete_gradient") == 0) skip();
-    if (info(m)->adaptive) skip();
+    if (strcmp(method_info(m)->family, "discrete_gradient") == 0) skip();
+    if (method_info(m)->adaptive) skip();
     problem p = rigid_info(m)->free_body_only ? problem_free_body() : problem_slow_top();
     /* h*|w| < 0.16: the asymptotic range of the top (errors are O(1) above) */
-    if (is_rigid(m) && info(m)->order >= 4) check_order_high(m, &p, 0.5, 5e-12);
+    if (is_rigid(m) && method_info(m)->order >= 4) check_order_high(m, &p, 0.5, 5e-12);
     else check_order(m, &p, 1.0 / 32, 6, !is_rigid(m));
     problem_free(&p);
 }
@@ -183,7 +170,7 @@ static void test_symmetry(void **state)
 {
     const lf_method *m = *state;
     if (!takes_rigid_bodies(m)) skip();
-    if (info(m)->adaptive) skip(); /* chooses its own steps: not symmetric */
+    if (method_info(m)->adaptive) skip(); /* chooses its own steps: not symmetric */
     problem p = rigid_info(m)->free_body_only ? problem_free_body() : problem_stress();
     lf_system *sys = make_system(&p);
     double worst = 0;
@@ -199,9 +186,9 @@ static void test_symmetry(void **state)
         if (d > worst) worst = d;
         lf_stepper_free(st);
     }
-    printf("  %-18s step h then -h: max deviation %.2e (symmetric: %s)\n", info(m)->name, worst,
-           info(m)->symmetric ? "yes" : "no");
-    if (info(m)->symmetric) assert_true(worst <= 1e-12);
+    printf("  %-18s step h then -h: max deviation %.2e (symmetric: %s)\n", method_info(m)->name, worst,
+           method_info(m)->symmetric ? "yes" : "no");
+    if (method_info(m)->symmetric) assert_true(worst <= 1e-12);
     else assert_true(worst > 1e-13); /* at least 1000 rounding errors: a method's defect */
     lf_system_free(sys);
     problem_free(&p);
@@ -224,7 +211,7 @@ static void test_momentum(void **state)
         worst = fmax(worst, lf_v3_norm(d) / lf_v3_norm(pi0));
     }
     printf("  %-18s free body, 1e4 steps: max relative momentum error %.2e (claims conservation: %s)\n",
-           info(m)->name, worst, rigid_info(m)->momentum_conserving ? "yes" : "no");
+           method_info(m)->name, worst, rigid_info(m)->momentum_conserving ? "yes" : "no");
     if (rigid_info(m)->momentum_conserving) assert_true(worst <= 1e-13);
     else assert_true(worst > 1e-10);
     lf_stepper_free(st);
@@ -244,7 +231,7 @@ static void test_orthogonality(void **state)
     const long n = lf_compose_scheme_of(m) ? 10000 : is_rigid(m) ? 100000 : 10000;
     run_to(st, 0.125, n);
     double d = lf_so3_orth_error(st_R(st));
-    printf("  %-18s ||R^T R - I|| after %ld steps: %.2e, |det R - 1| = %.2e\n", info(m)->name, n, d,
+    printf("  %-18s ||R^T R - I|| after %ld steps: %.2e, |det R - 1| = %.2e\n", method_info(m)->name, n, d,
            fabs(lf_m3_det(st_R(st)) - 1));
     assert_true(d <= 1e-13);
     lf_stepper_free(st);
@@ -285,7 +272,7 @@ static void test_failure_rolls_back(void **state)
     assert_int_not_equal(rc, LF_OK);
     assert_memory_equal(R, st_R(st), sizeof R);
     assert_memory_equal(wb, st_w(st), sizeof wb);
-    assert_non_null(strstr(lf_stepper_error(st)->msg, info(m)->name));
+    assert_non_null(strstr(lf_stepper_error(st)->msg, method_info(m)->name));
     assert_non_null(strstr(lf_stepper_error(st)->msg, "t="));
     lf_stepper_free(st);
     lf_system_free(sys);
@@ -375,7 +362,7 @@ int main(void)
     for (int k = 0; k < 6; k++)
         for (int i = 0; i < nm; i++) {
             const lf_method *m = lf_method_at(i);
-            snprintf(names[n], 64, "%s_%s", kinds[k].what, info(m)->name);
+            snprintf(names[n], 64, "%s_%s", kinds[k].what, method_info(m)->name);
             tests[n] = (struct CMUnitTest){names[n], kinds[k].fn, NULL, NULL, (void *)m};
             n++;
         }

@@ -24,16 +24,6 @@ static void rand_quat(gsl_rng *r, double q[4])
     for (int i = 0; i < 4; i++) q[i] /= sqrt(n);
 }
 
-/* |v| underflow-safe */
-static double norm_scaled(const double x[3])
-{
-    double m = fmax(fabs(x[0]), fmax(fabs(x[1]), fabs(x[2])));
-    if (m == 0) return 0;
-    double y[3];
-    lf_v3_scale(x, 1 / m, y);
-    return m * lf_v3_norm(y);
-}
-
 static void test_mul_conj(void **state)
 {
     (void)state;

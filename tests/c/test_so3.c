@@ -24,16 +24,6 @@ static void rand_vec(gsl_rng *r, double lo, double hi, double x[3])
     lf_v3_scale(x, pow(10, lo + (hi - lo) * gsl_rng_uniform(r)), x);
 }
 
-/* x/|x| scaled in two steps so that |x| ~ 1e-300 does not underflow in the norm */
-static double norm_scaled(const double x[3])
-{
-    double m = fmax(fabs(x[0]), fmax(fabs(x[1]), fabs(x[2])));
-    if (m == 0) return 0;
-    double y[3];
-    lf_v3_scale(x, 1 / m, y);
-    return m * lf_v3_norm(y);
-}
-
 /* Reference exp(hat(x)) in quad precision (__float128 in software, so it stays exact under
  * valgrind, which runs long double as double) or else long double: scaling and squaring of a
  * 30-term Taylor series. */

@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <gsl/gsl_fit.h>
 
 #include "problems.h"
 #include "model/system_internal.h"
@@ -146,13 +145,6 @@ static lf_system *random_system(gsl_rng *r, int n, rpot *p, double *M, double *q
     lf_system *s = lf_spheres_new(n, M, &def, q, w, &e);
     if (!s) fail_msg("%s", e.msg);
     return s;
-}
-
-static double maxabs(int n, const double *v)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
-    return m;
 }
 
 /* alpha from the thesis's (6.5b): Mbar alpha = b, dense 3n x 3n, LU */
@@ -394,17 +386,6 @@ static void test_dipole_pair_sum(void **state)
 }
 
 /* ---------------------------------------------------------------- orders */
-static double fit(const double *h, const double *err, int n)
-{
-    double x[16], y[16], c0, c1, c00, c01, c11, ss;
-    for (int i = 0; i < n; i++) {
-        x[i] = log(h[i]);
-        y[i] = log(err[i]);
-    }
-    gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &c00, &c01, &c11, &ss);
-    return c1;
-}
-
 static double norm_diff(int n, const double *a, const double *b)
 {
     double s = 0;
@@ -436,7 +417,7 @@ static void check_orders(const char *name, lf_system *sys, int kmin, int kmax, c
         if (eq[cnt] > floor && ew[cnt] > floor) cnt++;
     }
     int first = window && cnt > window ? cnt - window : 0;
-    double oq = fit(hs + first, eq + first, cnt - first), ow = fit(hs + first, ew + first, cnt - first);
+    double oq = loglog_slope(hs + first, eq + first, cnt - first), ow = loglog_slope(hs + first, ew + first, cnt - first);
     printf("  %-8s %-12s order q %.3f  omega %.3f  (nominal %d; h = %g .. %g; err q %.2e .. %.2e)\n", name, method, oq,
            ow, order, hs[first], hs[cnt - 1], eq[first], eq[cnt - 1]);
     assert_true(cnt - first >= 3);

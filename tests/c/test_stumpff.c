@@ -319,13 +319,6 @@ static void coef_ab(double t, double *A, double *B)
     }
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 static void test_timing(void **state)
 {
     (void)state;
