@@ -57,7 +57,7 @@ typedef enum lf_gop {
     LF_G_NOPS
 } lf_gop;
 
-/* 1 for ops with one operand, 2 with two, 3 for select, 0 for leaves. */
+/* 1 for ops with one operand, 2 with two, 3 for select, 0 for leaves; -1 for a bad op. */
 int lf_gop_arity(int op);
 
 #define LF_GRAPH_MAXT 3            /* tangent directions carried by eager forward mode */

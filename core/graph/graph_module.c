@@ -195,7 +195,7 @@ void lf_gmodule_eval_pairs(const lf_gmodule *m, int f, int np, const int *pairs,
         m->pfn[f](np, pairs, mstate, x, r, nsub, sub, par, with_u, k, acc, accu);
         return;
     }
-    double out[1 + 2 * 9];
+    double out[lf_gprog_nout(m->prog[f])]; /* [u] + k + k outputs: sized by the program, any k */
     for (int p = 0; p < np; p++) {
         const int i = pairs[2 * p], j = pairs[2 * p + 1];
         const double *in[4] = {x + mstate * i, x + mstate * j, r + 3 * p, sub + (size_t)nsub * p};

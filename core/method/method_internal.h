@@ -107,7 +107,8 @@ int lf_stepper_torque_start(lf_stepper *s, const double **tau);
 int lf_stepper_torque(lf_stepper *s, const double *R, double *tau);
 /* The torque Jacobian K (3 nb x 3 nb, potential.h: d tau_r / d e along R_j exp(e hat e_m), column
  * 3 j + m) at R, when the potential has one and the options allow it (jacobian not "fd"); the
- * implicit methods then form Newton's Jacobian analytically. Counted in jac_evals. */
+ * implicit methods then form Newton's Jacobian analytically (Newton counts the Jacobians it forms in
+ * jac_evals; this evaluation is part of one, not counted again). */
 int lf_stepper_has_torque_jacobian(const lf_stepper *s);
 int lf_stepper_torque_jacobian(lf_stepper *s, const double *R, double *K);
 /* A step function that computed the torque at its new state may store it for the next step. */

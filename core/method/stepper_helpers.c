@@ -28,7 +28,6 @@ int lf_stepper_has_torque_jacobian(const lf_stepper *s)
 
 int lf_stepper_torque_jacobian(lf_stepper *s, const double *R, double *K)
 {
-    s->stats.jac_evals++;
     return s->rigid->torque_jacobian(s->sys, R, K, &s->err);
 }
 

@@ -125,7 +125,7 @@ int lf_system_jacobian(const lf_system *s, double t, const double *y, double *D,
     return s->cls->jacobian(s, t, y, D, err);
 }
 
-int lf_system_has_energy(const lf_system *s) { return s->has_energy; }
+int lf_system_has_energy(const lf_system *s) { return s ? s->has_energy : 0; }
 
 int lf_system_energy(const lf_system *s, const double *y, double *E, lf_error *err)
 {

@@ -92,7 +92,8 @@ static void test_two_bodies(void **state)
     static const char *const names[5] = {"dlm", "no_squish", "split_exact", "split_exact_s6", "dlm_s4"};
     for (int k = 0; k < 5; k++) {
         const lf_method *m = lf_method_find(names[k]);
-        lf_stepper *a = new_stepper(m, pair, y, NULL), *b = new_stepper(m, one, y1, NULL), *c = new_stepper(m, two, y2, NULL);
+        lf_stepper *a = new_stepper(m, pair, y, NULL), *b = new_stepper(m, one, y1, NULL),
+                   *c = new_stepper(m, two, y2, NULL);
         assert_int_equal(lf_stepper_step(a, 0.2, 50), LF_OK);
         assert_int_equal(lf_stepper_step(b, 0.2, 50), LF_OK);
         assert_int_equal(lf_stepper_step(c, 0.2, 50), LF_OK);

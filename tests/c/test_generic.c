@@ -151,8 +151,8 @@ static void test_orders(void **state)
             const lf_method *m = lf_method_at(i);
             if (!generic(m)) continue;
             double hlo, ehi, o = measured_order(m, &ps[k], NULL, &hlo, &ehi);
-            printf("  %-18s %-20s order %.3f (nominal %d; down to h=%g from err %.2e)\n", method_info(m)->name, ps[k].name, o,
-                   method_info(m)->order, hlo, ehi);
+            printf("  %-18s %-20s order %.3f (nominal %d; down to h=%g from err %.2e)\n", method_info(m)->name,
+                   ps[k].name, o, method_info(m)->order, hlo, ehi);
             assert_true(fabs(o - method_info(m)->order) <= 0.15);
         }
     for (int k = 0; k < 5; k++) lf_system_free(ps[k].sys);
@@ -214,8 +214,8 @@ static void test_symmetry(void **state)
         if (!generic(m)) continue;
         double worst = 0;
         for (int k = 0; k < 3; k++) worst = fmax(worst, back_and_forth(m, ps[k].sys, ps[k].y0, 0.25));
-        printf("  %-18s step h then -h on GL3, S3, S2: max deviation %.2e (symmetric: %s)\n", method_info(m)->name, worst,
-               method_info(m)->symmetric ? "yes" : "no");
+        printf("  %-18s step h then -h on GL3, S3, S2: max deviation %.2e (symmetric: %s)\n", method_info(m)->name,
+               worst, method_info(m)->symmetric ? "yes" : "no");
         if (method_info(m)->symmetric) assert_true(worst <= 1e-12);
         else assert_true(worst > 1e-13);
     }
@@ -404,7 +404,8 @@ static void test_user_tableau(void **state)
                  c[4] = {0, 0.5, 0.5, 1};
     lf_method *m = lf_rkmk_method_new("my_rk4", 4, A, b, c, 0, 0, &e);
     assert_non_null(m);
-    printf("  user RK4: order %d from the order conditions, implicit %d\n", method_info(m)->order, method_info(m)->implicit);
+    printf("  user RK4: order %d from the order conditions, implicit %d\n", method_info(m)->order,
+           method_info(m)->implicit);
     assert_int_equal(method_info(m)->order, 4);
     gproblem p = make_s3(LF_RIGHT_TRIVIALIZED);
     lf_stepper *a = stepper(m, &p, NULL), *bst = stepper(lf_method_find("rkmk4"), &p, NULL);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests of core/graph: the builder (merging, folding, simplifications), derivatives (symbolic
  * reverse and forward mode against the numeric sweep, central differences and each other), the tape
- * (against the eager values), generated native code (against the tape, bit for bit), the Lie group
- * maps on graphs (against core/lie) and the models built from graphs (against the C built-ins).
- * Every test prints the worst error it measured, then asserts it against its bound. */
+ * (against the eager values), generated native code (against the tape, bit for bit), the graph's
+ * records (arity, nodes, counts, select, failure), pair loops (lf_gmodule_eval_pairs against a loop
+ * of evaluations and the formula) and compile/load times, the trivialized Jacobian and gradient, and
+ * the models built from graphs (against the C built-ins, a direct pair sum and central differences;
+ * the compiled model's accessors and set_params); the Lie group maps on graphs are in
+ * test_graph_lie.c. Every test prints the worst error it measured, then asserts it against its bound. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -366,149 +369,203 @@ static void test_codegen_text(void **state)
     lf_graph_free(g);
 }
 
-/* ---------------------------------------------------------------- Lie group maps */
-static void inputs(lf_graph *g, int n, const double *v, int *ids)
-{
-    for (int i = 0; i < n; i++) ids[i] = lf_graph_input(g, v[i], NULL);
-}
-
-static double maxrel(int n, const lf_graph *g, const int *ids, const double *ref)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++) m = fmax(m, fabs(lf_graph_value(g, ids[i]) - ref[i]));
-    return m;
-}
-
-static void test_lie_maps(void **state)
+/* ---------------------------------------------------------------- the graph's records */
+/* lf_gop_arity against the operand slots lf_graph_op fills; sizes, counts, nodes, select, failure */
+static void test_records(void **state)
 {
     (void)state;
-    gsl_rng *r = new_rng(11);
-    double w_exp = 0, w_log = 0, w_cay = 0, w_dexp = 0, w_dexpinv = 0, w_dcay = 0, w_dist = 0, w_quat = 0, w_s2 = 0;
-    const double scales[] = {1e-9, 1e-4, 0.1, 1, 2, 3, 3.14159};
-    for (int it = 0; it < 700; it++) {
-        double t = scales[it % 7], x[3], R[9], M[9], v[3];
-        rand_dir(r, x);
-        lf_v3_scale(x, t, x);
-        lf_graph *g = lf_graph_new(0, NULL);
-        int xi[3], Ri[9], out[9];
-        inputs(g, 3, x, xi);
-        lf_so3_exp(x, M);
-        lf_gso3_exp(g, xi, out);
-        w_exp = fmax(w_exp, maxrel(9, g, out, M));
-        lf_so3_cay(x, M);
-        lf_gso3_cay(g, xi, out);
-        w_cay = fmax(w_cay, maxrel(9, g, out, M));
-        lf_so3_dexp(x, M);
-        lf_gso3_dexp(g, xi, out);
-        w_dexp = fmax(w_dexp, maxrel(9, g, out, M));
-        if (t < 3) {
-            lf_so3_dexpinv(x, M);
-            lf_gso3_dexpinv(g, xi, out);
-            w_dexpinv = fmax(w_dexpinv, maxrel(9, g, out, M));
-        }
-        lf_so3_dcay(x, M);
-        lf_gso3_dcay(g, xi, out);
-        w_dcay = fmax(w_dcay, maxrel(9, g, out, M));
-        rand_rot(r, t, R);
-        inputs(g, 9, R, Ri);
-        lf_so3_log(R, v);
-        lf_gso3_log(g, Ri, out);
-        w_log = fmax(w_log, maxrel(3, g, out, v));
-        double R2[9];
-        rand_rot(r, 1, R2);
-        int R2i[9];
-        inputs(g, 9, R2, R2i);
-        w_dist = fmax(w_dist, fabs(lf_graph_value(g, lf_gso3_dist(g, Ri, R2i)) - lf_so3_dist(R, R2)));
-        w_dist = fmax(w_dist, fabs(lf_graph_value(g, lf_gso3_angle(g, Ri, R2i)) - lf_so3_angle(R, R2)));
-        double q[4], qq[4], Rq[9];
-        lf_quat_from_matrix(R, q);
-        lf_gquat_from_matrix(g, Ri, out);
-        w_quat = fmax(w_quat, maxrel(4, g, out, q));
-        int qi[4];
-        inputs(g, 4, q, qi);
-        lf_quat_to_matrix(q, Rq);
-        lf_gquat_to_matrix(g, qi, out);
-        w_quat = fmax(w_quat, maxrel(9, g, out, Rq));
-        lf_quat_log(q, v);
-        lf_gquat_log(g, qi, out);
-        w_quat = fmax(w_quat, maxrel(3, g, out, v));
-        lf_quat_exp(x, qq);
-        lf_gquat_exp(g, xi, out);
-        w_quat = fmax(w_quat, maxrel(4, g, out, qq));
-        double p[3], s[3], y[3];
-        rand_dir(r, p);
-        rand_dir(r, s);
-        int pi_[3], si[3];
-        inputs(g, 3, p, pi_);
-        inputs(g, 3, s, si);
-        w_s2 = fmax(w_s2, fabs(lf_graph_value(g, lf_gs2_dist(g, pi_, si)) - lf_s2_dist(p, s)));
-        lf_s2_exp(p, x, y);
-        lf_gs2_exp(g, pi_, xi, out);
-        w_s2 = fmax(w_s2, maxrel(3, g, out, y));
-        lf_s2_tangent(p, s, y);
-        lf_gs2_tangent(g, pi_, si, out);
-        w_s2 = fmax(w_s2, maxrel(3, g, out, y));
-        if (lf_s2_midpoint(p, s, y, NULL) == LF_OK) {
-            lf_gs2_midpoint(g, pi_, si, out);
-            w_s2 = fmax(w_s2, maxrel(3, g, out, y));
-        }
-        assert_int_equal(lf_graph_status(g), LF_OK);
-        lf_graph_free(g);
+    const double seed[2] = {1, 0};
+    lf_graph *g = lf_graph_new(2, NULL);
+    assert_int_equal(lf_graph_ntangents(g), 2);
+    assert_int_equal(lf_graph_size(g), 0);
+    int x = lf_graph_input(g, 0.3, seed), y = lf_graph_input(g, 0.7, NULL), p = lf_graph_param(g, 2.5);
+    int z = lf_graph_input(g, -0.2, NULL);
+    assert_true(lf_graph_ninputs(g) == 3 && lf_graph_nparams(g) == 1 && lf_graph_size(g) == 4);
+    assert_true(lf_graph_tangent(g, x)[0] == 1 && lf_graph_tangent(g, y)[0] == 0);
+    const int leaves[3] = {LF_G_CONST, LF_G_INPUT, LF_G_PARAM};
+    for (int i = 0; i < 3; i++) assert_int_equal(lf_gop_arity(leaves[i]), 0);
+    assert_true(lf_graph_node(g, x)->op == LF_G_INPUT && lf_graph_node(g, z)->k == 2);
+    assert_true(lf_graph_node(g, p)->op == LF_G_PARAM && lf_graph_node(g, p)->k == 0);
+    assert_int_equal(lf_graph_has_select(g), 0);
+    int counted = 0;
+    for (int op = LF_G_NEG; op < LF_G_NOPS; op++) {
+        const int ar = lf_gop_arity(op), size0 = lf_graph_size(g);
+        assert_true(ar >= 1 && ar <= 3);
+        const int n = lf_graph_op(g, op, x, ar >= 2 ? y : -1, ar == 3 ? z : -1, op == LF_G_STUMPFF ? 2 : 0);
+        const lf_gnode *nd = lf_graph_node(g, n);
+        assert_non_null(nd);
+        assert_true(nd->op == op && nd->a == x); /* a new node whose operands are those the arity says */
+        assert_int_equal(nd->b, ar >= 2 ? y : -1);
+        assert_int_equal(nd->c, ar == 3 ? z : -1);
+        assert_int_equal(lf_graph_size(g), size0 + 1);
+        assert_int_equal(lf_graph_op(g, op, x, ar >= 2 ? y : -1, ar == 3 ? z : -1, op == LF_G_STUMPFF ? 2 : 0), n);
+        assert_int_equal(lf_graph_size(g), size0 + 1); /* the same operation again: merged */
+        if (op == LF_G_STUMPFF) assert_int_equal(nd->k, 2);
+        counted += ar == 3;
     }
-    gsl_rng_free(r);
-    CHECK_LE(w_exp, 1e-15, "so3.exp on graphs vs lf_so3_exp");
-    CHECK_LE(w_log, 2e-15, "so3.log on graphs vs lf_so3_log (angles 1e-9 .. pi)");
-    CHECK_LE(w_cay, 4e-16, "so3.cay");
-    CHECK_LE(w_dexp, 4e-16, "so3.dexp");
-    CHECK_LE(w_dexpinv, 2e-15, "so3.dexpinv (|x| < 3)");
-    CHECK_LE(w_dcay, 4e-16, "so3.dcay");
-    CHECK_LE(w_dist, 1e-15, "so3.dist, so3.angle");
-    CHECK_LE(w_quat, 1e-15, "quat.from_matrix, to_matrix, log, exp");
-    CHECK_LE(w_s2, 1e-15, "s2.dist, exp, tangent, midpoint");
+    assert_int_equal(counted, 1); /* select is the one ternary operation */
+    assert_int_equal(lf_gop_arity(LF_G_SELECT), 3);
+    assert_int_equal(lf_gop_arity(LF_G_NOPS), -1);
+    assert_int_equal(lf_gop_arity(-1), -1);
+    assert_int_equal(lf_graph_has_select(g), 1);
+    assert_null(lf_graph_node(g, -1));
+    assert_null(lf_graph_node(g, lf_graph_size(g)));
+    /* a select on a constant condition is folded: no select node */
+    lf_graph *h = lf_graph_new(0, NULL);
+    int a = lf_graph_input(h, 1, NULL), b = lf_graph_input(h, 2, NULL);
+    assert_int_equal(lf_gselect(h, lf_graph_const(h, 1), a, b), a);
+    assert_int_equal(lf_graph_has_select(h), 0);
+    assert_int_equal(lf_graph_ntangents(h), 0);
+    /* failing a graph: the first error stays, every builder then returns -1 */
+    assert_int_equal(lf_graph_fail(h, LF_ECALLBACK, "trace refused: boom"), -1);
+    assert_int_equal(lf_graph_status(h), LF_ECALLBACK);
+    assert_string_equal(lf_graph_error(h)->msg, "trace refused: boom");
+    assert_int_equal(lf_graph_fail(h, LF_EINVAL, "second"), -1);
+    assert_string_equal(lf_graph_error(h)->msg, "trace refused: boom");
+    assert_int_equal(lf_graph_input(h, 3, NULL), -1);
+    assert_int_equal(lf_g2(h, LF_G_ADD, a, b), -1);
+    assert_int_equal(lf_graph_const(h, 3), -1);
+    lf_graph_free(h);
+    lf_graph_free(g);
 }
 
-/* d/dx of so3.log along random directions vs central differences of lf_so3_log, including the
- * identity (where the graph goes through atan2(|w|, c) and the guarded products) */
-static void test_log_derivative(void **state)
+/* ---------------------------------------------------------------- pair loops, timings */
+/* u(x_i, x_j, r) = kappa (x_i . x_j) / |r|^3 and its gradients: lf_gmodule_eval_pairs adds them into
+ * the accumulators like a loop of lf_gmodule_eval, bit for bit, and agrees with the formula */
+static void test_eval_pairs(void **state)
 {
     (void)state;
-    gsl_rng *r = new_rng(5);
+    enum { N = 5, NP = N * (N - 1) / 2 };
+    gsl_rng *r = new_rng(31);
+    double x[3 * N], rr[3 * NP], kappa = 0.7;
+    int pairs[2 * NP], np = 0;
+    for (int i = 0; i < 3 * N; i++) x[i] = gsl_ran_ugaussian(r);
+    for (int i = 0; i < N; i++)
+        for (int j = i + 1; j < N; j++, np++) {
+            pairs[2 * np] = i, pairs[2 * np + 1] = j;
+            for (int c = 0; c < 3; c++) rr[3 * np + c] = 1 + gsl_rng_uniform(r);
+        }
+    lf_graph *g = lf_graph_new(0, NULL);
+    int in[9], out[7];
+    graph_inputs(g, 9, x, in); /* x_i, x_j, r: values at the trace point only */
+    const int r2 = lf_gv3_dot(g, in + 6, in + 6), r3 = lf_g2(g, LF_G_MUL, r2, lf_g1(g, LF_G_SQRT, r2));
+    out[0] = lf_g2(g, LF_G_DIV, lf_g2(g, LF_G_MUL, lf_graph_param(g, kappa), lf_gv3_dot(g, in, in + 3)), r3);
+    assert_int_equal(lf_graph_vjp(g, 1, out, NULL, 6, in, out + 1), LF_OK);
+    lf_glayout layout = {3, {3, 3, 3}, 0, 0, NULL};
+    lf_gfunc_spec spec[2] = {{7, out}, {6, out + 1}};
+    lf_jit_opts o = jit_opts();
+    double ref[1 + 3 * N];
+    for (int i = 0; i <= 3 * N; i++) ref[i] = 1; /* the accumulators start at 1: eval_pairs adds */
+    for (int p = 0; p < NP; p++) {               /* the formula */
+        const double *xi = x + 3 * pairs[2 * p], *xj = x + 3 * pairs[2 * p + 1], *rp = rr + 3 * p;
+        const double k3 = kappa / pow(lf_v3_dot(rp, rp), 1.5);
+        ref[0] += k3 * lf_v3_dot(xi, xj);
+        lf_v3_axpy(ref + 1 + 3 * pairs[2 * p], k3, xj, ref + 1 + 3 * pairs[2 * p]);
+        lf_v3_axpy(ref + 1 + 3 * pairs[2 * p + 1], k3, xi, ref + 1 + 3 * pairs[2 * p + 1]);
+    }
     double worst = 0;
-    const double angles[] = {0, 1e-6, 0.3, 1.2, 2.0, 3.0};
-    for (int it = 0; it < 60; it++) {
-        double R[9], y[3];
-        rand_rot(r, angles[it % 6], R);
-        rand_dir(r, y);
-        lf_graph *g = lf_graph_new(0, NULL);
-        int Ri[9], x[3], T[9];
-        inputs(g, 9, R, Ri);
-        lf_gso3_log(g, Ri, x);
-        /* tangent R hat(y) */
-        double Y[9], RY[9];
-        lf_so3_hat(y, Y);
-        lf_m3_mul(R, Y, RY);
-        for (int i = 0; i < 9; i++) T[i] = lf_graph_const(g, RY[i]);
-        int d[3];
-        lf_graph_jvp(g, 9, Ri, T, 3, x, d);
-        const double h = 1e-6;
-        double ep[3], em[3], Rp[9], Rm[9], xp[3], xm[3];
-        lf_v3_scale(y, h, ep);
-        lf_v3_scale(y, -h, em);
-        lf_m3_copy(R, Rp);
-        lf_so3_rmul_exp(Rp, ep);
-        lf_m3_copy(R, Rm);
-        lf_so3_rmul_exp(Rm, em);
-        lf_so3_log(Rp, xp);
-        lf_so3_log(Rm, xm);
-        for (int i = 0; i < 3; i++) {
-            double fd = (xp[i] - xm[i]) / (2 * h);
-            assert_false(isnan(lf_graph_value(g, d[i])));
-            worst = fmax(worst, fabs(fd - lf_graph_value(g, d[i])));
+    for (int backend = LF_BACKEND_NATIVE; backend <= LF_BACKEND_TAPE; backend++) {
+        lf_gmodule *m = lf_gmodule_new(g, &layout, 2, spec, backend, &o, NULL);
+        assert_non_null(m);
+        double accu = 1, acc[3 * N], loopu = 1, loop[3 * N], acc2[3 * N], val[7];
+        for (int i = 0; i < 3 * N; i++) acc[i] = loop[i] = acc2[i] = 1;
+        lf_gmodule_eval_pairs(m, 0, NP, pairs, 3, x, rr, 0, NULL, &kappa, 1, 3, acc, &accu);
+        lf_gmodule_eval_pairs(m, 1, NP, pairs, 3, x, rr, 0, NULL, &kappa, 0, 3, acc2, NULL); /* without u */
+        for (int p = 0; p < NP; p++) {
+            const double *segs[3] = {x + 3 * pairs[2 * p], x + 3 * pairs[2 * p + 1], rr + 3 * p};
+            lf_gmodule_eval(m, 0, segs, &kappa, val, NULL);
+            loopu += val[0];
+            for (int c = 0; c < 3; c++)
+                loop[3 * pairs[2 * p] + c] += val[1 + c], loop[3 * pairs[2 * p + 1] + c] += val[4 + c];
         }
-        lf_graph_free(g);
+        printf("  %s: pair loop U = %.17g (loop of evaluations %.17g, formula %.17g)\n",
+               backend == LF_BACKEND_NATIVE ? "native" : "tape", accu, loopu, ref[0]);
+        assert_true(accu == loopu);
+        assert_memory_equal(acc, loop, sizeof acc);
+        assert_memory_equal(acc2, loop, sizeof acc2);
+        worst = fmax(worst, fabs(accu - ref[0]) / fabs(ref[0]));
+        worst = fmax(worst, maxdiff(3 * N, acc, ref + 1) / maxabs(3 * N, ref + 1));
+        lf_gmodule_free(m);
     }
+    CHECK_LE(worst, 1e-15, "pair loop vs the formula, relative (native and tape)");
+    /* timings: compiled once, then loaded from the cache; the tape neither */
+    lf_gmodule *first = lf_gmodule_new(g, &layout, 1, spec, LF_BACKEND_NATIVE, &o, NULL);
+    lf_gmodule *again = lf_gmodule_new(g, &layout, 1, spec, LF_BACKEND_NATIVE, &o, NULL);
+    lf_gmodule *tape = lf_gmodule_new(g, &layout, 1, spec, LF_BACKEND_TAPE, &o, NULL);
+    printf("  %s: compile %.3f s, load %.2e s; %s: compile %g s, load %.2e s\n", lf_gmodule_report(first),
+           lf_gmodule_compile_seconds(first), lf_gmodule_load_seconds(first), lf_gmodule_report(again),
+           lf_gmodule_compile_seconds(again), lf_gmodule_load_seconds(again));
+    assert_true(lf_gmodule_compile_seconds(first) > 0 && lf_gmodule_load_seconds(first) > 0);
+    assert_non_null(strstr(lf_gmodule_report(again), "cached"));
+    assert_true(lf_gmodule_compile_seconds(again) == 0 && lf_gmodule_load_seconds(again) > 0);
+    assert_true(lf_gmodule_compile_seconds(tape) == 0 && lf_gmodule_load_seconds(tape) == 0);
+    lf_gmodule_free(first);
+    lf_gmodule_free(again);
+    lf_gmodule_free(tape);
+    lf_graph_free(g);
     gsl_rng_free(r);
-    CHECK_LE(worst, 1e-8, "d so3.log along R hat(y) vs central differences (angles 0 .. 3)");
+}
+
+/* ---------------------------------------------------------------- trivialized derivatives */
+/* D = J V and g = V^T ge with V the velocities of the action (lf_manifold_velocity of the unit
+ * algebra vectors), on s2 x so3 x r2 x s3, with exactly the documented work (np nd + np + nd
+ * doubles, a guard zone behind); g_k = d/de ge . act(e e_k, y) by central differences. */
+static void test_trivialize(void **state)
+{
+    (void)state;
+    const lf_factor_kind kinds[4] = {LF_S2, LF_SO3, LF_RM, LF_S3};
+    const int dims[4] = {0, 0, 2, 0};
+    lf_manifold *M = lf_manifold_new(4, kinds, dims, LF_RIGHT_TRIVIALIZED, NULL);
+    assert_non_null(M);
+    enum { NP = 18, ND = 11, NW = NP * ND + NP + ND };
+    assert_true(lf_manifold_nparam(M) == NP && lf_manifold_ndim(M) == ND);
+    gsl_rng *r = new_rng(32);
+    double y[NP], J[ND * NP], ge[NP], V[NP * ND], D[ND * ND], g[ND], work[NW + 16];
+    rand_dir(r, y);
+    lf_so3_random(gsl_rng_get(r), y + 3, NULL);
+    y[12] = 0.3, y[13] = -1.2;
+    const double q[4] = {0.5, -0.5, 0.5, 0.5};
+    memcpy(y + 14, q, sizeof q);
+    for (int i = 0; i < ND * NP; i++) J[i] = gsl_ran_ugaussian(r);
+    for (int i = 0; i < NP; i++) ge[i] = gsl_ran_ugaussian(r);
+    for (int j = 0; j < ND; j++) {
+        double e[ND] = {0}, col[NP];
+        e[j] = 1;
+        lf_manifold_velocity(M, y, e, col);
+        for (int p = 0; p < NP; p++) V[p * ND + j] = col[p];
+    }
+    for (int i = 0; i < NW + 16; i++) work[i] = -3.5;
+    lf_lie_trivialize_jacobian(M, y, J, D, work);
+    lf_lie_trivialize_gradient(M, y, ge, g, work);
+    int guard = 1;
+    for (int i = NW; i < NW + 16; i++) guard &= work[i] == -3.5;
+    assert_true(guard);
+    double wD = 0, wg = 0, wfd = 0;
+    for (int i = 0; i < ND; i++)
+        for (int j = 0; j < ND; j++) {
+            double s = 0;
+            for (int p = 0; p < NP; p++) s += J[i * NP + p] * V[p * ND + j];
+            wD = fmax(wD, fabs(D[i * ND + j] - s) / fmax(1, fabs(s)));
+        }
+    for (int j = 0; j < ND; j++) {
+        double s = 0, e[ND] = {0}, yp[NP], ym[NP], fp = 0, fm = 0;
+        for (int p = 0; p < NP; p++) s += ge[p] * V[p * ND + j];
+        wg = fmax(wg, fabs(g[j] - s) / fmax(1, fabs(s)));
+        const double h = 1e-5;
+        memcpy(yp, y, sizeof y);
+        memcpy(ym, y, sizeof y);
+        e[j] = h;
+        lf_manifold_act(M, e, yp);
+        e[j] = -h;
+        lf_manifold_act(M, e, ym);
+        for (int p = 0; p < NP; p++) fp += ge[p] * yp[p], fm += ge[p] * ym[p];
+        wfd = fmax(wfd, fabs((fp - fm) / (2 * h) - g[j]));
+    }
+    CHECK_LE(wD, 1e-15, "trivialized Jacobian vs J V (s2 x so3 x r2 x s3)");
+    CHECK_LE(wg, 1e-15, "trivialized gradient vs V^T ge");
+    CHECK_LE(wfd, 1e-9, "trivialized gradient vs d/de ge . act(e e_k, y), central differences");
+    lf_manifold_free(M);
+    gsl_rng_free(r);
 }
 
 /* ---------------------------------------------------------------- models */
@@ -535,17 +592,20 @@ static void test_potential_graph(void **state)
     const double alpha = 0.3;
     lf_potential *ref = lf_potential_stress(alpha, Rm, NULL);
     lf_jit_opts o = jit_opts();
-    double worst_U = 0, worst_tau = 0, worst_K = 0;
+    double worst_U = 0, worst_tau = 0, worst_K = 0, worst_par = 0;
     for (int backend = LF_BACKEND_NATIVE; backend <= LF_BACKEND_TAPE; backend++) {
         lf_graph *g = lf_graph_new(0, NULL);
         int R[9];
-        inputs(g, 9, R0, R);
+        graph_inputs(g, 9, R0, R);
         int U = stress_graph(g, R, alpha, Rm);
         lf_model_graph_opts mo = {backend, &o, 1};
         lf_error e;
         lf_potential *p = lf_potential_graph(g, U, NULL, 1, &alpha, &mo, &e);
         assert_non_null(p);
-        printf("  %s\n", lf_compiled_report(lf_potential_compiled(p)));
+        lf_compiled *c = lf_potential_compiled(p);
+        printf("  %s\n", lf_compiled_report(c));
+        assert_int_equal(lf_gmodule_backend(lf_compiled_module(c)), backend);
+        assert_string_equal(lf_compiled_report(c), lf_gmodule_report(lf_compiled_module(c)));
         lf_graph_free(g);
         for (int it = 0; it < 50; it++) {
             double Rt[9], U1, U2, t1[3], t2[3], K[9], Kfd[9];
@@ -570,13 +630,167 @@ static void test_potential_graph(void **state)
             }
             for (int i = 0; i < 9; i++) worst_K = fmax(worst_K, relerr(K[i], Kfd[i]));
         }
+        /* set_params: alpha -> 0.55 is the built-in of alpha = 0.55 (U at a fixed R changes) */
+        const double alpha2 = 0.55;
+        lf_potential *ref2 = lf_potential_stress(alpha2, Rm, NULL);
+        double U0, U1, U2;
+        lf_potential_eval(p, 1, R0, &U0, NULL, NULL);
+        assert_int_equal(lf_compiled_set_params(c, 1, &alpha2, NULL), LF_OK);
+        lf_potential_eval(p, 1, R0, &U1, NULL, NULL);
+        lf_potential_eval(ref2, 1, R0, &U2, NULL, NULL);
+        printf("  U(R0): %.15g at alpha = 0.3, %.15g after set_params(0.55) (built-in: %.15g)\n", U0, U1, U2);
+        assert_true(U1 != U0);
+        worst_par = fmax(worst_par, relerr(U1, U2));
+        lf_potential_free(ref2);
         lf_potential_free(p);
     }
+    assert_null(lf_potential_compiled(ref));
     lf_potential_free(ref);
     gsl_rng_free(r);
     CHECK_LE(worst_U, 1e-14, "stress potential on a graph vs built-in: U");
     CHECK_LE(worst_tau, 1e-13, "stress potential on a graph vs built-in: torque");
     CHECK_LE(worst_K, 1e-7, "torque Jacobian vs central differences of the built-in torque");
+    CHECK_LE(worst_par, 1e-14, "U after set_params(alpha) vs the built-in of that alpha");
+}
+
+/* ---------------------------------------------------------------- a pair potential */
+/* u(R_i, R_j, r) = kappa / |r|^3 [a_i . a_j - 3 (a_i . r)(a_j . r) / |r|^2], a = R e3: a dipole kernel (kappa / |r|^3
+ * and r / |r| are hoisted out of the pair loop) */
+static int dipole_kernel(lf_graph *g, const int *Ri, const int *Rj, const int *r, int kappa)
+{
+    const int ai[3] = {Ri[2], Ri[5], Ri[8]}, aj[3] = {Rj[2], Rj[5], Rj[8]};
+    const int r2 = lf_gv3_dot(g, r, r), r3 = lf_g2(g, LF_G_MUL, r2, lf_g1(g, LF_G_SQRT, r2));
+    const int c = lf_g2(
+        g, LF_G_DIV,
+        lf_g2(g, LF_G_MUL, lf_g2(g, LF_G_MUL, lf_graph_const(g, 3), lf_gv3_dot(g, ai, r)), lf_gv3_dot(g, aj, r)), r2);
+    return lf_g2(g, LF_G_MUL, lf_g2(g, LF_G_DIV, kappa, r3), lf_g2(g, LF_G_SUB, lf_gv3_dot(g, ai, aj), c));
+}
+
+static double dipole_u(const double *Ri, const double *Rj, const double *r, double kappa)
+{
+    const double ai[3] = {Ri[2], Ri[5], Ri[8]}, aj[3] = {Rj[2], Rj[5], Rj[8]}, r2 = lf_v3_dot(r, r);
+    return kappa / (r2 * sqrt(r2)) * (lf_v3_dot(ai, aj) - 3 * lf_v3_dot(ai, r) * lf_v3_dot(aj, r) / r2);
+}
+
+enum { NB = 3, NPAIR = 3 };
+static const int pair_list[2 * NPAIR] = {0, 1, 1, 2, 0, 2};
+
+/* the same potential as one graph of the 27 rotations' entries */
+static lf_potential *dipoles_full(const double *R0, const double *rr, double kappa, int backend, lf_jit_opts *o)
+{
+    lf_graph *g = lf_graph_new(0, NULL);
+    int R[9 * NB], r[3 * NPAIR];
+    graph_inputs(g, 9 * NB, R0, R);
+    const int k = lf_graph_param(g, kappa);
+    int U = lf_graph_const(g, 0);
+    for (int p = 0; p < NPAIR; p++) {
+        for (int c = 0; c < 3; c++) r[3 * p + c] = lf_graph_const(g, rr[3 * p + c]);
+        U = lf_g2(g, LF_G_ADD, U,
+                  dipole_kernel(g, R + 9 * pair_list[2 * p], R + 9 * pair_list[2 * p + 1], r + 3 * p, k));
+    }
+    lf_model_graph_opts mo = {backend, o, 1};
+    lf_potential *pot = lf_potential_graph(g, U, NULL, NB, &kappa, &mo, NULL);
+    lf_graph_free(g);
+    return pot;
+}
+
+/* lf_potential_pairs: U against the direct sum, torques and Jacobian against the potential of one
+ * graph, torques against central differences of U; with an inner potential U adds; the compiled
+ * model's accessors; set_params changes kappa (and the hoisted kappa / |r|^3 with it) */
+static void test_pair_potential(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(33);
+    double R[9 * NB], rr[3 * NPAIR], kappa = 1.5, ker[21];
+    for (int b = 0; b < NB; b++) lf_so3_random(gsl_rng_get(r), R + 9 * b, NULL);
+    for (int i = 0; i < 3 * NPAIR; i++) rr[i] = 1 + gsl_ran_ugaussian(r);
+    lf_jit_opts o = jit_opts();
+    const double B[3] = {0.1, -0.2, 0.3}, mv[3] = {0, 0, 1};
+    lf_potential *field = lf_potential_field(B, mv, NULL);
+    double w_U = 0, w_tau = 0, w_K = 0, w_fd = 0, w_par = 0;
+    for (int backend = LF_BACKEND_NATIVE; backend <= LF_BACKEND_TAPE; backend++) {
+        lf_graph *g = lf_graph_new(0, NULL);
+        int in[21];
+        memcpy(ker, R, 18 * sizeof(double));
+        memcpy(ker + 18, rr, 3 * sizeof(double));
+        graph_inputs(g, 21, ker, in);
+        const int u = dipole_kernel(g, in, in + 9, in + 18, lf_graph_param(g, kappa));
+        lf_model_graph_opts mo = {backend, &o, 1};
+        lf_error e;
+        lf_potential *p = lf_potential_pairs(g, u, NB, NPAIR, pair_list, rr, NULL, &kappa, &mo, &e);
+        lf_potential *pi = lf_potential_pairs(g, u, NB, NPAIR, pair_list, rr, field, &kappa, &mo, &e);
+        lf_potential *full = dipoles_full(R, rr, kappa, backend, &o);
+        assert_true(p && pi && full);
+        lf_graph_free(g);
+        lf_compiled *c = lf_potential_compiled(p);
+        assert_non_null(c);
+        assert_int_equal(lf_gmodule_backend(lf_compiled_module(c)), backend);
+        assert_string_equal(lf_compiled_report(c), lf_gmodule_report(lf_compiled_module(c)));
+        printf("  pairs: %s\n", lf_compiled_report(c));
+        assert_true(lf_potential_has_jacobian(p) && lf_potential_has_jacobian(full));
+        for (int it = 0; it < 20; it++) {
+            double Rt[9 * NB], U1, U2, U3, Uf, t1[3 * NB], t2[3 * NB], K1[81], K2[81], direct = 0;
+            for (int b = 0; b < NB; b++) lf_so3_random(gsl_rng_get(r), Rt + 9 * b, NULL);
+            for (int q = 0; q < NPAIR; q++)
+                direct += dipole_u(Rt + 9 * pair_list[2 * q], Rt + 9 * pair_list[2 * q + 1], rr + 3 * q, kappa);
+            assert_int_equal(lf_potential_eval(p, NB, Rt, &U1, t1, NULL), LF_OK);
+            assert_int_equal(lf_potential_eval(full, NB, Rt, &U2, t2, NULL), LF_OK);
+            assert_int_equal(lf_potential_eval(pi, NB, Rt, &U3, NULL, NULL), LF_OK);
+            assert_int_equal(lf_potential_eval(field, NB, Rt, &Uf, NULL, NULL), LF_OK);
+            w_U = fmax(w_U, fmax(fabs(U1 - direct), fabs(U3 - (U1 + Uf))) / fabs(direct));
+            w_tau = fmax(w_tau, maxdiff(3 * NB, t1, t2) / maxabs(3 * NB, t2));
+            assert_int_equal(lf_potential_jacobian(p, NB, Rt, K1, NULL), LF_OK);
+            assert_int_equal(lf_potential_jacobian(full, NB, Rt, K2, NULL), LF_OK);
+            w_K = fmax(w_K, maxdiff(81, K1, K2) / maxabs(81, K2));
+            for (int b = 0; b < NB; b++) /* tau . e_m = -d/de U(R_b exp(e hat e_m)) */
+                for (int m = 0; m < 3; m++) {
+                    double Rp[9 * NB], Rm[9 * NB], x[3] = {0, 0, 0}, Up, Um;
+                    memcpy(Rp, Rt, sizeof Rp);
+                    memcpy(Rm, Rt, sizeof Rm);
+                    x[m] = 1e-6;
+                    lf_so3_rmul_exp(Rp + 9 * b, x);
+                    x[m] = -1e-6;
+                    lf_so3_rmul_exp(Rm + 9 * b, x);
+                    lf_potential_eval(p, NB, Rp, &Up, NULL, NULL);
+                    lf_potential_eval(p, NB, Rm, &Um, NULL, NULL);
+                    w_fd = fmax(w_fd, fabs(-(Up - Um) / 2e-6 - t1[3 * b + m]) / maxabs(3 * NB, t1));
+                }
+        }
+        /* set_params: kappa -> 2.5 kappa scales the pair sum (hoisted kappa / |r|^3 recomputed) */
+        double U0, U1, k2 = 2.5 * kappa;
+        lf_error e2;
+        lf_potential_eval(p, NB, R, &U0, NULL, NULL);
+        assert_int_equal(lf_compiled_set_params(c, 1, &k2, &e2), LF_OK);
+        lf_potential_eval(p, NB, R, &U1, NULL, NULL);
+        w_par = fmax(w_par, fabs(U1 - 2.5 * U0) / fabs(U1));
+        assert_int_equal(lf_compiled_set_params(c, 2, &k2, &e2), LF_EINVAL);
+        printf("  %s\n", e2.msg);
+        const double nan_ = NAN;
+        assert_int_equal(lf_compiled_set_params(c, 1, &nan_, &e2), LF_EINVAL);
+        lf_potential_free(p);
+        lf_potential_free(pi);
+        lf_potential_free(full);
+    }
+    CHECK_LE(w_U, 1e-14, "pair potential U vs the direct sum (and + inner), relative");
+    CHECK_LE(w_tau, 1e-14, "pair potential torques vs one graph's, relative");
+    CHECK_LE(w_K, 1e-13, "pair potential torque Jacobian vs one graph's, relative");
+    CHECK_LE(w_fd, 1e-8, "pair potential torques vs -dU/de (central differences)");
+    CHECK_LE(w_par, 1e-15, "U after set_params(2.5 kappa) vs 2.5 U");
+    /* built-in and NULL models */
+    assert_null(lf_potential_compiled(field));
+    assert_null(lf_compiled_report(NULL));
+    assert_null(lf_compiled_module(NULL));
+    assert_int_equal(lf_compiled_set_params(NULL, 1, &kappa, NULL), LF_EINVAL);
+    lf_error e;
+    lf_graph *g = lf_graph_new(0, NULL);
+    int in[21];
+    graph_inputs(g, 21, ker, in);
+    const int bad_pairs[2] = {1, 1};
+    assert_null(lf_potential_pairs(g, in[0], NB, 1, bad_pairs, rr, NULL, NULL, NULL, &e));
+    printf("  %s\n", e.msg);
+    lf_graph_free(g);
+    lf_potential_free(field);
+    gsl_rng_free(r);
 }
 
 static void rmtree(const char *dir)
@@ -599,12 +813,14 @@ static void test_lie_ode_graph(void **state)
     assert_non_null(ref);
     lf_jit_opts o = jit_opts();
     gsl_rng *r = new_rng(11);
-    double worst = 0;
+    const double I2[3] = {1.5, 2.5, 0.8};
+    lf_system *ref2 = lf_lie_ode_builtin("rigid_body_s2", M, y0, I2, NULL);
+    double worst = 0, worst_par = 0;
     for (int backend = LF_BACKEND_NATIVE; backend <= LF_BACKEND_TAPE; backend++) {
         lf_graph *g = lf_graph_new(0, NULL);
         lf_graph_input(g, 0, NULL); /* t */
         int m[3], xi[3], H = lf_graph_const(g, 0);
-        inputs(g, 3, y0, m);
+        graph_inputs(g, 3, y0, m);
         for (int k = 0; k < 3; k++) {
             int w = lf_g2(g, LF_G_DIV, m[k], lf_graph_param(g, I[k])); /* I^-1 m, I as parameters */
             xi[k] = lf_g1(g, LF_G_NEG, w);                            /* m' = xi x m = m x I^-1 m */
@@ -615,10 +831,13 @@ static void test_lie_ode_graph(void **state)
         lf_lie_ode_def def;
         lf_error e;
         assert_int_equal(lf_lie_ode_graph_def(g, M, &nodes, I, &mo, &def, &e), LF_OK);
-        printf("  %s\n", lf_compiled_report(lf_lie_ode_def_compiled(&def)));
+        lf_compiled *c = lf_lie_ode_def_compiled(&def);
+        printf("  %s\n", lf_compiled_report(c));
+        assert_int_equal(lf_gmodule_backend(lf_compiled_module(c)), backend);
         lf_graph_free(g);
         lf_system *sys = lf_lie_ode_new(M, y0, &def, &e);
         assert_non_null(sys);
+        assert_ptr_equal(lf_system_compiled(sys), c); /* the system runs the definition's model */
         assert_true(lf_system_has_jacobian(sys));
         for (int it = 0; it < 20; it++) {
             double y[3], a[3], b[3], Da[9], Db[9], Ha, Hb, ga[3], gb[3];
@@ -635,12 +854,24 @@ static void test_lie_ode_graph(void **state)
             for (int k = 0; k < 3; k++) worst = fmax(worst, fmax(relerr(a[k], b[k]), relerr(ga[k], gb[k])));
             for (int k = 0; k < 9; k++) worst = fmax(worst, relerr(Da[k], Db[k]));
         }
+        /* set_params: the inertias I -> I2 give the built-in of I2 */
+        assert_int_equal(lf_compiled_set_params(lf_system_compiled(sys), 3, I2, NULL), LF_OK);
+        for (int it = 0; it < 5; it++) {
+            double y[3], a[3], b[3];
+            rand_dir(r, y);
+            assert_int_equal(lf_system_f(ref2, 0.3, y, a, NULL), LF_OK);
+            assert_int_equal(lf_system_f(sys, 0.3, y, b, NULL), LF_OK);
+            for (int k = 0; k < 3; k++) worst_par = fmax(worst_par, relerr(a[k], b[k]));
+        }
         lf_system_free(sys);
     }
+    assert_null(lf_system_compiled(ref));
+    lf_system_free(ref2);
     gsl_rng_free(r);
     lf_system_free(ref);
     lf_manifold_free(M);
     CHECK_LE(worst, 1e-14, "rigid_body_s2 from a graph vs built-in: f, Jacobian, H, dH");
+    CHECK_LE(worst_par, 1e-15, "f after set_params(I2) vs the built-in of I2");
 }
 
 /* The 2 x 2 magnetic needles as a pair kernel on a graph against lf_spheres_dipoles: V and gradient. */
@@ -668,9 +899,9 @@ static void test_spheres_graph(void **state)
     for (int backend = LF_BACKEND_NATIVE; backend <= LF_BACKEND_TAPE; backend++) {
         lf_graph *g = lf_graph_new(0, NULL);
         int qi[3], qj[3], d[3];
-        inputs(g, 3, q0, qi);
-        inputs(g, 3, q0 + 3, qj);
-        inputs(g, 3, rr, d);
+        graph_inputs(g, 3, q0, qi);
+        graph_inputs(g, 3, q0 + 3, qj);
+        graph_inputs(g, 3, rr, d);
         int r2 = lf_gv3_dot(g, d, d), r3 = lf_g2(g, LF_G_MUL, r2, lf_g1(g, LF_G_SQRT, r2));
         int a = lf_gv3_dot(g, qi, d), b = lf_gv3_dot(g, qj, d);
         int cross = lf_g2(g, LF_G_DIV, lf_g2(g, LF_G_MUL, lf_graph_const(g, 3), lf_g2(g, LF_G_MUL, a, b)), r2);
@@ -679,10 +910,13 @@ static void test_spheres_graph(void **state)
         lf_spheres_def def;
         lf_error e;
         assert_int_equal(lf_spheres_graph_def(g, u, NULL, 4, np, pairs, rr, NULL, &kappa, &mo, &def, &e), LF_OK);
-        printf("  %s\n", lf_compiled_report(lf_spheres_def_compiled(&def)));
+        lf_compiled *c = lf_spheres_def_compiled(&def);
+        printf("  %s\n", lf_compiled_report(c));
+        assert_int_equal(lf_gmodule_backend(lf_compiled_module(c)), backend);
         lf_graph_free(g);
         lf_system *sys = lf_spheres_new(4, Mm, &def, q0, NULL, &e);
         assert_non_null(sys);
+        assert_ptr_equal(lf_system_compiled(sys), c);
         for (int it = 0; it < 20; it++) {
             double q[12], Va, Vb, ga[12], gb[12], scale = 0;
             for (int i = 0; i < 4; i++) rand_dir(r, q + 3 * i);
@@ -692,11 +926,20 @@ static void test_spheres_graph(void **state)
             worst = fmax(worst, fabs(Va - Vb) / fmax(fabs(Va), 1e-300));
             for (int k = 0; k < 12; k++) worst = fmax(worst, fabs(ga[k] - gb[k]) / scale);
         }
+        /* set_params: 3 kappa triples V */
+        const double k3 = 3 * kappa;
+        double Va, Vb;
+        assert_int_equal(lf_compiled_set_params(c, 1, &k3, NULL), LF_OK);
+        assert_int_equal(lf_spheres_potential(ref, q0, &Va, NULL, NULL), LF_OK);
+        assert_int_equal(lf_spheres_potential(sys, q0, &Vb, NULL, NULL), LF_OK);
+        worst = fmax(worst, fabs(3 * Va - Vb) / fabs(Vb));
         lf_system_free(sys);
     }
     gsl_rng_free(r);
+    assert_null(lf_system_compiled(ref)); /* a built-in */
     lf_system_free(ref);
-    CHECK_LE(worst, 1e-13, "2 x 2 dipoles as a pair kernel on a graph vs built-in: V, gradient");
+    CHECK_LE(worst, 1e-13,
+             "2 x 2 dipoles as a pair kernel on a graph vs built-in: V, gradient (and 3 V after set_params(3 kappa))");
 }
 
 int main(void)
@@ -704,11 +947,13 @@ int main(void)
     snprintf(cache_dir, sizeof cache_dir, "/tmp/lieflow-test-graph-XXXXXX");
     if (!mkdtemp(cache_dir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_builder),          cmocka_unit_test(test_derivatives),
-        cmocka_unit_test(test_singular),         cmocka_unit_test(test_tape_and_native), cmocka_unit_test(test_chunked_native), cmocka_unit_test(test_native_compositions),
-        cmocka_unit_test(test_codegen_text),     cmocka_unit_test(test_lie_maps),
-        cmocka_unit_test(test_log_derivative),   cmocka_unit_test(test_potential_graph),
-        cmocka_unit_test(test_lie_ode_graph),       cmocka_unit_test(test_spheres_graph),
+        cmocka_unit_test(test_builder),        cmocka_unit_test(test_derivatives),
+        cmocka_unit_test(test_singular),       cmocka_unit_test(test_tape_and_native),
+        cmocka_unit_test(test_chunked_native), cmocka_unit_test(test_native_compositions),
+        cmocka_unit_test(test_codegen_text),   cmocka_unit_test(test_potential_graph),
+        cmocka_unit_test(test_lie_ode_graph),  cmocka_unit_test(test_spheres_graph),
+        cmocka_unit_test(test_records),        cmocka_unit_test(test_eval_pairs),
+        cmocka_unit_test(test_trivialize),     cmocka_unit_test(test_pair_potential),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmtree(cache_dir);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Unit tests of core/base/linalg.c (LU, Newton) and a few of the inline helpers of linalg.h. */
+/* Unit tests of core/base/dense.c (LU, Cholesky), core/base/linalg.c (the scaled norms and determinant
+ * at the edges of the exponent range), Newton and a few of the inline helpers of linalg.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <float.h>
 
 #include "testutil.h"
 #include <gsl/gsl_randist.h>
@@ -134,6 +136,132 @@ static void test_m3_helpers(void **state)
     double S[9] = {1, 2, 3, 2, 4, 6, 0, 1, 1}, Si[9];
     assert_int_equal(lf_m3_inverse(S, Si), LF_EDOMAIN);
     gsl_rng_free(r);
+}
+
+/* ------------------------------------------------------------------------------ Cholesky */
+
+static void test_cholesky(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(3);
+    double w_fact = 0, w_res = 0, w_fwd = 0;
+    for (int k = 0; k < 2000; k++) {
+        const int n = 1 + k % 8;
+        double B[64], A[64], L[64], x[8], b[8], y[8];
+        for (int i = 0; i < n * n; i++) B[i] = gsl_ran_ugaussian(r);
+        for (int i = 0; i < n; i++) /* A = B B^T + n I: symmetric positive definite, condition ~ 10 */
+            for (int j = 0; j < n; j++) {
+                double sum = i == j ? n : 0;
+                for (int m = 0; m < n; m++) sum += B[i * n + m] * B[j * n + m];
+                A[i * n + j] = sum;
+            }
+        memcpy(L, A, sizeof A);
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) L[i * n + j] = NAN; /* the upper triangle is not read */
+        double piv = -1;
+        assert_int_equal(lf_cholesky_factor(n, L, &piv), 0);
+        assert_true(piv == -1); /* untouched on success */
+        /* L L^T = A (lower triangle of L only) */
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j <= i; j++) {
+                double sum = 0;
+                for (int m = 0; m <= j; m++) sum += L[i * n + m] * L[j * n + m];
+                w_fact = fmax(w_fact, fabs(sum - A[i * n + j]) / maxabs(n * n, A));
+            }
+        for (int i = 0; i < n; i++) x[i] = gsl_ran_ugaussian(r);
+        for (int i = 0; i < n; i++) {
+            b[i] = 0;
+            for (int j = 0; j < n; j++) b[i] += A[i * n + j] * x[j];
+        }
+        memcpy(y, b, sizeof b);
+        lf_cholesky_solve(n, L, y);
+        double res[8];
+        for (int i = 0; i < n; i++) {
+            res[i] = -b[i];
+            for (int j = 0; j < n; j++) res[i] += A[i * n + j] * y[j];
+        }
+        w_res = fmax(w_res, maxabs(n, res) / (maxabs(n * n, A) * maxabs(n, y)));
+        for (int i = 0; i < n; i++) res[i] = y[i] - x[i];
+        w_fwd = fmax(w_fwd, maxabs(n, res) / maxabs(n, x));
+    }
+    gsl_rng_free(r);
+    CHECK_LE(w_fact, 2e-15, "Cholesky n = 1..8: |L L^T - A| / |A|, max");
+    CHECK_LE(w_res, 2e-15, "Cholesky solve: backward error |Ay - b| / (|A||y|), max");
+    CHECK_LE(w_fwd, 1e-13, "Cholesky solve: forward error |y - x| / |x| (condition ~ 10), max");
+    /* not positive definite: k + 1 and the failing pivot */
+    double piv;
+    double D[9] = {1, 0, 0, 0, -2, 0, 0, 0, 3}, Ind[4] = {1, 2, 2, 1}, Sing[4] = {1, 1, 1, 1}, Nan[4] = {NAN, 0, 0, 1};
+    assert_int_equal(lf_cholesky_factor(3, D, &piv), 2);
+    assert_true(piv == -2);
+    assert_int_equal(lf_cholesky_factor(2, Ind, &piv), 2); /* 1 - 2^2 */
+    assert_true(piv == -3);
+    assert_int_equal(lf_cholesky_factor(2, Sing, &piv), 2); /* positive semidefinite */
+    assert_true(piv == 0);
+    assert_int_equal(lf_cholesky_factor(2, Nan, NULL), 1);
+    /* a subnormal pivot whose division overflows: refused, the pivot d^2 reported */
+    double T[4] = {1e-310, 0, 1e200, 1};
+    assert_int_equal(lf_cholesky_factor(2, T, &piv), 1);
+    printf("  Cholesky of [[1e-310, .], [1e200, 1]]: pivot 1 refused, value %g\n", piv);
+    assert_true(piv > 0 && fabs(piv - 1e-310) <= 1e-3 * 1e-310);
+    /* 1 x 1 */
+    double one[1] = {4}, rhs[1] = {2};
+    assert_int_equal(lf_cholesky_factor(1, one, NULL), 0);
+    lf_cholesky_solve(1, one, rhs);
+    assert_true(one[0] == 2 && rhs[0] == 0.5);
+}
+
+/* ----------------------------------------------------------- norms and det without overflow */
+
+/* The scaled paths scale by powers of two only: on input scaled by 2^k they give the plain formula's
+ * value scaled by 2^k, bit for bit, wherever the plain formula would over- or underflow. */
+static void test_scaled(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(4);
+    long same = 0, cases = 0;
+    for (int it = 0; it < 3000; it++) {
+        double a[9], s[9], D[9];
+        for (int i = 0; i < 9; i++) a[i] = gsl_ran_ugaussian(r);
+        const int k = (int)gsl_rng_uniform_int(r, 2000) - 1000; /* 2^-1000 .. 2^999: the squares leave the range */
+        for (int i = 0; i < 9; i++) s[i] = ldexp(a[i], k);
+        same += lf_v3_norm_scaled(s) == ldexp(sqrt(lf_v3_dot(a, a)), k);
+        double f = 0;
+        for (int i = 0; i < 9; i++) f += a[i] * a[i];
+        same += lf_m3_fnorm_scaled(s) == ldexp(sqrt(f), k);
+        /* det: rows scaled by 2^k0, 2^k1, 2^k2 (the product 2^(k0+k1+k2) within the range) */
+        int ks[3] = {k, (int)gsl_rng_uniform_int(r, 600) - 300, 0};
+        ks[2] = -ks[0] / 2 - ks[1] / 2;
+        for (int i = 0; i < 9; i++) D[i] = ldexp(a[i], ks[i / 3]);
+        same += lf_m3_det_scaled(D) == ldexp(lf_m3_det_raw(a), ks[0] + ks[1] + ks[2]);
+        same += lf_m3_det_scaled(a) == lf_m3_det_raw(a); /* the common range: the plain formula's bits */
+        cases += 4;
+    }
+    gsl_rng_free(r);
+    printf("  scaled norm, Frobenius norm, det on input scaled by 2^-1000 .. 2^999: %ld of %ld bitwise as the "
+           "plain formula scaled\n",
+           same, cases);
+    assert_int_equal(same, cases);
+    /* near overflow and underflow, against long double (15-bit exponent) */
+    const double big[3] = {1e308, -1e308, 1e308}, tiny[3] = {3e-310, 4e-310, 0}, sub[3] = {0x1p-1074, 0, 0};
+    const double nb = lf_v3_norm_scaled(big), nt = lf_v3_norm_scaled(tiny);
+    printf("  |(1e308, -1e308, 1e308)| = %.17g, |(3e-310, 4e-310, 0)| = %.17g\n", nb, nt);
+    assert_true(fabs(nb - (double)(sqrtl(3.0L) * 1e308L)) <= 2.3e-16 * nb);
+    assert_true(fabs(nt - 5e-310) <= 1e-5 * 5e-310); /* subnormal input: its own few digits */
+    assert_true(lf_v3_norm_scaled(sub) == 0x1p-1074);
+    double M[9] = {5e307, 5e307, 5e307, 5e307, 5e307, 5e307, 5e307, 5e307, 1e307}; /* ||M|| = 1.4e308 */
+    assert_true(fabs(lf_m3_fnorm_scaled(M) - (double)(sqrtl(201.0L) * 1e307L)) <= 2.3e-16 * lf_m3_fnorm_scaled(M));
+    const double huge[3] = {DBL_MAX, DBL_MAX, 0}, nanv[3] = {1, NAN, 1e300}, infv[3] = {1, INFINITY, 0},
+                 z[3] = {0, 0, 0};
+    assert_true(isinf(lf_v3_norm_scaled(huge))); /* |v| > DBL_MAX */
+    assert_true(isnan(lf_v3_norm_scaled(nanv)) && isinf(lf_v3_norm_scaled(infv)) && lf_v3_norm_scaled(z) == 0);
+    /* det: 1e300 * 1e-160 * 1e-160 and an overflow only where |det| > DBL_MAX */
+    double P[9] = {0, 1e300, 0, 0, 0, 1e-160, 1e-160, 0, 0}, Q[9] = {1e200, 0, 0, 0, 1e200, 0, 0, 0, 1e-92};
+    assert_true(fabs(lf_m3_det_scaled(P) - 1e-20) <= 2.3e-16 * 1e-20);
+    assert_true(isfinite(lf_m3_det_scaled(Q)) && fabs(lf_m3_det_scaled(Q) - 1e308) <= 4.5e-16 * 1e308);
+    Q[8] = 1e-91;
+    assert_true(isinf(lf_m3_det_scaled(Q)));
+    double Zr[9] = {1e300, 2, 3, 0, 0, 0, 1, 1e-300, 1}, Nn[9] = {1, 0, 0, 0, NAN, 0, 0, 0, 1e300};
+    assert_true(lf_m3_det_scaled(Zr) == 0 && isnan(lf_m3_det_scaled(Nn)));
 }
 
 /* -------------------------------------------------------------------------------- Newton */
@@ -351,12 +479,10 @@ static void test_newton_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lu_random),
-        cmocka_unit_test(test_lu_pivoting_and_singular),
-        cmocka_unit_test(test_m3_helpers),
-        cmocka_unit_test(test_newton_fd_step),
-        cmocka_unit_test(test_newton_2d),
-        cmocka_unit_test(test_newton_6d),
+        cmocka_unit_test(test_lu_random),       cmocka_unit_test(test_lu_pivoting_and_singular),
+        cmocka_unit_test(test_m3_helpers),      cmocka_unit_test(test_cholesky),
+        cmocka_unit_test(test_scaled),          cmocka_unit_test(test_newton_fd_step),
+        cmocka_unit_test(test_newton_2d),       cmocka_unit_test(test_newton_6d),
         cmocka_unit_test(test_newton_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

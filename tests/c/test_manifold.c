@@ -5,7 +5,10 @@
  * truncated dexpinv errs like |u|^q, the derivative of the action is the velocity of dexp (central
  * differences), act agrees with the closed-form exponential of each group (ts2: the 4x4 SE(3)
  * exponential; tgl3: the 6x6 representation), the distance is a metric, points stay on the
- * manifold. Every measurement is printed, then asserted. */
+ * manifold; then the groups' own functions (gl3.h, ts2.h, tgl3.h: exp, log, act, velocity, diff,
+ * bracket, dexp against closed forms, series and matrix representations) and the product's
+ * bookkeeping (copy, factor names, distance of a range of factors, the check of one factor).
+ * Every measurement is printed, then asserted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -383,6 +386,395 @@ static void test_act_matches_group_exp(void **state)
     gsl_rng_free(r);
 }
 
+/* ---------------------------------------------------------------- the groups' own functions */
+/* C = A B (n x n, row-major) */
+static void matmul(int n, const double *A, const double *B, double *C)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0;
+            for (int k = 0; k < n; k++) s += A[n * i + k] * B[n * k + j];
+            C[n * i + j] = s;
+        }
+}
+
+static void gl3_bracket(const double *A, const double *B, double *out)
+{
+    double P[9], Q[9];
+    lf_m3_mul(A, B, P);
+    lf_m3_mul(B, A, Q);
+    lf_m3_sub(P, Q, out);
+}
+
+/* dexp_u(v) = sum_k ad_u^k(v)/(k+1)! by its series (up to 90 terms) with the bracket br on R^n */
+static void dexp_series(int n, void (*br)(const double *, const double *, double *), const double *u, const double *v,
+                        double *out)
+{
+    double term[18], next[18];
+    memcpy(term, v, (size_t)n * sizeof(double));
+    memcpy(out, v, (size_t)n * sizeof(double));
+    for (int k = 1; k < 90 && vnorm(n, term) > 1e-30 * vnorm(n, out); k++) {
+        br(u, term, next);
+        for (int i = 0; i < n; i++) out[i] += (term[i] = next[i] / (k + 1));
+    }
+}
+
+/* GL(3): exp against Rodrigues (skew A), det e^A = e^tr A and e^A e^-A = I; log o exp = id; dexp against
+ * its series (both of lf_gl3_dexp's paths: series for 2 |A| <= 1, Van Loan beyond) and central
+ * differences; dexpinv o dexp = id (out aliasing V); no principal logarithm: an error. */
+static void test_gl3(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(31);
+    double w_rod = 0, w_det = 0, w_inv = 0, w_log = 0, w_ser = 0, w_fd = 0, w_dinv = 0;
+    for (int it = 0; it < 400; it++) {
+        double x[3], A[9], Y[9], Z[9], E[9], V[9], D[9], S[9], P[9], Ap[9], Am[9], Yp[9], Ym[9];
+        lf_error e;
+        rand_dir(r, x);
+        lf_v3_scale(x, 3 * gsl_rng_uniform(r), x);
+        lf_so3_hat(x, A);
+        assert_int_equal(lf_gl3_exp(A, Y, &e), LF_OK);
+        lf_so3_exp(x, E);
+        w_rod = fmax(w_rod, maxdiff(9, Y, E));
+        const double s = (it % 2 ? 0.05 : 0.5) + gsl_rng_uniform(r) * (it % 2 ? 0.1 : 0.3); /* 2|A| < 1 or > 1 */
+        for (int i = 0; i < 9; i++) A[i] = s * gsl_ran_ugaussian(r), V[i] = gsl_ran_ugaussian(r);
+        assert_int_equal(lf_gl3_exp(A, Y, &e), LF_OK);
+        w_det = fmax(w_det, fabs(lf_m3_det(Y) / exp(lf_m3_trace(A)) - 1));
+        for (int i = 0; i < 9; i++) P[i] = -A[i];
+        assert_int_equal(lf_gl3_exp(P, Z, &e), LF_OK);
+        matmul(3, Y, Z, P);
+        P[0] -= 1, P[4] -= 1, P[8] -= 1;
+        w_inv = fmax(w_inv, maxabs(9, P));
+        assert_int_equal(lf_gl3_log(Y, Z, &e), LF_OK);
+        w_log = fmax(w_log, maxdiff(9, Z, A) / lf_m3_fnorm(A));
+        assert_int_equal(lf_gl3_dexp(A, V, D, &e), LF_OK);
+        dexp_series(9, gl3_bracket, A, V, S);
+        w_ser = fmax(w_ser, maxdiff(9, D, S) / maxabs(9, S));
+        const double h = 1e-5; /* (e^{A + hV} - e^{A - hV})/(2h) e^{-A} = dexp_A(V) */
+        for (int i = 0; i < 9; i++) Ap[i] = A[i] + h * V[i], Am[i] = A[i] - h * V[i];
+        lf_gl3_exp(Ap, Yp, &e);
+        lf_gl3_exp(Am, Ym, &e);
+        for (int i = 0; i < 9; i++) Yp[i] = (Yp[i] - Ym[i]) / (2 * h);
+        for (int i = 0; i < 9; i++) P[i] = -A[i];
+        lf_gl3_exp(P, Z, &e);
+        matmul(3, Yp, Z, E);
+        w_fd = fmax(w_fd, maxdiff(9, E, D) / maxabs(9, D));
+        memcpy(P, D, sizeof P);
+        assert_int_equal(lf_gl3_dexpinv(A, P, P, &e), LF_OK); /* out aliases V */
+        w_dinv = fmax(w_dinv, maxdiff(9, P, V) / maxabs(9, V));
+    }
+    gsl_rng_free(r);
+    CHECK_LE(w_rod, 2e-15, "gl3 exp(hat x) vs Rodrigues (|x| < 3)");
+    CHECK_LE(w_det, 1e-14, "|det exp(A) / exp(tr A) - 1| (|A|_F 0.15 .. 2.4)");
+    CHECK_LE(w_inv, 1e-14, "|exp(A) exp(-A) - I|");
+    CHECK_LE(w_log, 1e-14, "|log(exp(A)) - A| / |A|");
+    CHECK_LE(w_ser, 1e-14, "gl3 dexp vs its series sum ad^k/(k+1)!, relative (both paths)");
+    CHECK_LE(w_fd, 1e-8, "gl3 dexp vs central differences of exp");
+    CHECK_LE(w_dinv, 1e-14, "gl3 dexpinv(dexp(V)) = V, relative (out aliasing V)");
+    double Neg[9] = {-2, 0, 0, 0, -0.5, 0, 0, 0, 1}, L[9];
+    lf_error e;
+    assert_int_equal(lf_gl3_log(Neg, L, &e), LF_EDOMAIN); /* negative real eigenvalues */
+    printf("  log(diag(-2, -0.5, 1)): %s\n", e.msg);
+}
+
+/* a random point (q, w) of TS^2 and a random algebra element of size s */
+static void ts2_point(gsl_rng *r, double *y)
+{
+    double w[3];
+    rand_dir(r, y);
+    for (int k = 0; k < 3; k++) w[k] = gsl_ran_ugaussian(r);
+    lf_s2_tangent(y, w, y + 3);
+}
+
+/* TS^2 = SE(3) / SO(2): act against exp(a, b) = (exp(hat a), D(a) b) acting by (Q q, Q w + v x Q q);
+ * velocity against its formula and the derivative of act; diff inverts act along the smallest
+ * rotation; bracket against the 4x4 matrices' commutator; dexp against its series, dexpinv o dexp =
+ * id, the transposes adjoint; dist = sqrt(angle^2 + |w0 - w1|^2). */
+static void test_ts2(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(32);
+    double w_act = 0, w_vel = 0, w_fd = 0, w_diff = 0, w_axis = 0, w_br = 0, w_dexp = 0, w_inv = 0, w_tr = 0,
+           w_dist = 0;
+    for (int it = 0; it < 300; it++) {
+        double y[6], y1[6], z[6], xi[6], v[6], w[6], Q[9], Dm[9], c[3], ref[6], out[6], t[6];
+        ts2_point(r, y);
+        ts2_point(r, z);
+        for (int k = 0; k < 6; k++)
+            xi[k] = 0.7 * gsl_ran_ugaussian(r), v[k] = gsl_ran_ugaussian(r), w[k] = gsl_ran_ugaussian(r);
+        /* act */
+        lf_so3_exp(xi, Q);
+        lf_so3_dexp(xi, Dm);
+        double b[3];
+        lf_m3_apply(Dm, xi + 3, b);
+        lf_m3_apply(Q, y, ref);
+        lf_m3_apply(Q, y + 3, ref + 3);
+        lf_v3_cross(b, ref, c);
+        lf_v3_add(ref + 3, c, ref + 3);
+        memcpy(y1, y, sizeof y1);
+        lf_ts2_act(xi, y1);
+        w_act = fmax(w_act, maxdiff(6, y1, ref));
+        /* velocity: (a x q, a x w + b x q), and d/dt act(t xi) at 0 */
+        lf_ts2_velocity(y, xi, out);
+        lf_v3_cross(xi, y, ref);
+        lf_v3_cross(xi, y + 3, ref + 3);
+        lf_v3_cross(xi + 3, y, c);
+        lf_v3_add(ref + 3, c, ref + 3);
+        w_vel = fmax(w_vel, maxdiff(6, out, ref));
+        const double h = 1e-6;
+        double yp[6], ym[6], xp[6], xm[6];
+        for (int k = 0; k < 6; k++) xp[k] = h * xi[k], xm[k] = -h * xi[k];
+        memcpy(yp, y, sizeof yp);
+        memcpy(ym, y, sizeof ym);
+        lf_ts2_act(xp, yp);
+        lf_ts2_act(xm, ym);
+        for (int k = 0; k < 6; k++) t[k] = (yp[k] - ym[k]) / (2 * h);
+        w_fd = fmax(w_fd, maxdiff(6, t, out) / fmax(1, vnorm(6, out)));
+        /* diff: act(diff(y, z), y) = z, a about q x z_q with |a| the angle */
+        lf_error e;
+        assert_int_equal(lf_ts2_diff(y, z, t, &e), LF_OK);
+        memcpy(y1, y, sizeof y1);
+        lf_ts2_act(t, y1);
+        w_diff = fmax(w_diff, maxdiff(6, y1, z) / fmax(1, vnorm(6, z)));
+        lf_v3_cross(y, z, c);
+        double ax[3];
+        lf_v3_cross(t, c, ax);
+        w_axis = fmax(w_axis, lf_v3_norm(ax) / lf_v3_norm(c) + fabs(lf_v3_norm(t) - lf_s2_dist(y, z)));
+        /* bracket: [[hat a, b], [0, 0]] commutator */
+        double X1[16] = {0}, X2[16] = {0}, P1[16], P2[16], H[9];
+        lf_so3_hat(v, H);
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) X1[4 * i + j] = H[3 * i + j];
+            X1[4 * i + 3] = v[3 + i];
+        }
+        lf_so3_hat(w, H);
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) X2[4 * i + j] = H[3 * i + j];
+            X2[4 * i + 3] = w[3 + i];
+        }
+        matmul(4, X1, X2, P1);
+        matmul(4, X2, X1, P2);
+        for (int k = 0; k < 16; k++) P1[k] -= P2[k];
+        const double com[6] = {P1[9], P1[2], P1[4], P1[3], P1[7], P1[11]}; /* vee of the block, the column */
+        lf_ts2_bracket(v, w, out);
+        w_br = fmax(w_br, maxdiff(6, out, com) / (vnorm(6, v) * vnorm(6, w)));
+        /* dexp and its inverse, transposes */
+        dexp_series(6, lf_ts2_bracket, xi, v, ref);
+        lf_ts2_dexp(xi, v, 0, 0, out);
+        w_dexp = fmax(w_dexp, maxdiff(6, out, ref) / vnorm(6, ref));
+        lf_ts2_dexp(xi, out, 1, 0, t);
+        w_inv = fmax(w_inv, maxdiff(6, t, v) / vnorm(6, v));
+        for (int inv = 0; inv < 2; inv++) {
+            double a[6], bt[6], lhs = 0, rhs = 0;
+            lf_ts2_dexp(xi, v, inv, 0, a);
+            lf_ts2_dexp(xi, w, inv, 1, bt);
+            for (int k = 0; k < 6; k++) lhs += a[k] * w[k], rhs += v[k] * bt[k];
+            w_tr = fmax(w_tr, fabs(lhs - rhs) / (vnorm(6, a) * vnorm(6, w)));
+        }
+        double dw[3];
+        lf_v3_sub(y + 3, z + 3, dw);
+        const double ang = lf_s2_dist(y, z);
+        w_dist = fmax(w_dist, fabs(lf_ts2_dist(y, z) - sqrt(ang * ang + lf_v3_dot(dw, dw))));
+    }
+    gsl_rng_free(r);
+    CHECK_LE(w_act, 2e-15, "ts2 act vs (Q q, Q w + v x Q q), Q = exp(a), v = D(a) b");
+    CHECK_LE(w_vel, 0, "ts2 velocity vs (a x q, a x w + b x q)");
+    CHECK_LE(w_fd, 1e-9, "ts2 velocity vs d/dt act(t xi) (central differences)");
+    CHECK_LE(w_diff, 1e-14, "ts2 act(diff(y, z), y) = z");
+    CHECK_LE(w_axis, 1e-14, "ts2 diff: a about q x z, |a| = angle(q, z)");
+    CHECK_LE(w_br, 1e-15, "ts2 bracket vs the 4x4 commutator, / |x||y|");
+    CHECK_LE(w_dexp, 1e-14, "ts2 dexp vs its series sum ad^k/(k+1)!, relative");
+    CHECK_LE(w_inv, 1e-14, "ts2 dexpinv(dexp(v)) = v, relative");
+    CHECK_LE(w_tr, 1e-15, "ts2 <dexp v, w> = <v, dexp^T w> (and dexpinv), relative");
+    CHECK_LE(w_dist, 4e-16, "ts2 dist vs sqrt(angle^2 + |w0 - w1|^2)");
+    double a[6] = {0, 0, 1, 1, 0, 0}, b[6] = {0, 0, -1, 0, 1, 0}, xi[6];
+    lf_error e;
+    assert_int_equal(lf_ts2_diff(a, b, xi, &e), LF_EDOMAIN);
+    printf("  ts2 diff of antipodal points: %s\n", e.msg);
+}
+
+/* the 6x6 matrix of the algebra element (A, B): [[-A^T, B], [0, -A^T]] (tgl3.h) */
+static void tgl3_alg(const double *xi, double *X)
+{
+    memset(X, 0, 36 * sizeof(double));
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            X[6 * i + j] = X[6 * (i + 3) + j + 3] = -xi[3 * j + i];
+            X[6 * i + j + 3] = xi[9 + 3 * i + j];
+        }
+}
+
+/* a point (F, P): F = Q diag(0.7 .. 1.5), P normal */
+static void tgl3_point(gsl_rng *r, double *y)
+{
+    double Q[9];
+    lf_so3_random(gsl_rng_get(r), Q, NULL);
+    for (int k = 0; k < 9; k++) y[k] = Q[k] * (0.7 + 0.4 * (k % 3));
+    for (int k = 9; k < 18; k++) y[k] = gsl_ran_ugaussian(r);
+}
+
+/* T*GL(3): act against the 6x6 representation's exponential on both sides; velocity against its
+ * formulas (F' = A F, P' = -A^T P + B F^-T; F' = F A, P' = F^-T B - P A^T); diff inverts act;
+ * bracket against the 6x6 commutator; dexp against its series (both paths: the series for
+ * 2(|A| + |B|) <= 1, Van Loan beyond), dexpinv o dexp = id, the transposes adjoint; a singular F:
+ * LF_EDOMAIN, y unchanged. */
+static void test_tgl3(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(33);
+    double w_act = 0, w_vel = 0, w_diff = 0, w_br = 0, w_dexp = 0, w_inv = 0, w_tr = 0;
+    for (int it = 0; it < 200; it++) {
+        const int right = it % 2;
+        const double size = it % 4 < 2 ? 0.02 : 0.3; /* 2(|A| + |B|) below 1 / above */
+        double y[18], y1[18], xi[18], v[18], w[18], X[36], EX[36], Ry[36], R1[36], P6[36], out[18], ref[18], t[18];
+        lf_error e;
+        tgl3_point(r, y);
+        for (int k = 0; k < 18; k++) /* y1 = exp(u) y (or y exp(u)), |u| ~ 1: in reach of the principal log */
+            xi[k] = 0.25 * gsl_ran_ugaussian(r);
+        memcpy(y1, y, sizeof y1);
+        assert_int_equal(lf_tgl3_act(xi, y1, right, &e), LF_OK);
+        for (int k = 0; k < 18; k++)
+            xi[k] = size * gsl_ran_ugaussian(r), v[k] = gsl_ran_ugaussian(r), w[k] = gsl_ran_ugaussian(r);
+        /* act */
+        tgl3_alg(xi, X);
+        assert_int_equal(lf_expm(6, X, EX, &e), LF_OK);
+        assert_int_equal(lf_tgl3_rep(y, Ry), LF_OK);
+        memcpy(t, y, sizeof t);
+        assert_int_equal(lf_tgl3_act(xi, t, right, &e), LF_OK);
+        assert_int_equal(lf_tgl3_rep(t, R1), LF_OK);
+        if (right) matmul(6, Ry, EX, P6);
+        else matmul(6, EX, Ry, P6);
+        w_act = fmax(w_act, maxdiff(36, R1, P6));
+        /* velocity */
+        double Fi[9] = {0}, FiT[9], AT[9], M1[9], M2[9];
+        assert_int_equal(lf_m3_inverse(y, Fi), LF_OK);
+        lf_m3_transpose(Fi, FiT);
+        lf_m3_transpose(xi, AT);
+        assert_int_equal(lf_tgl3_velocity(y, xi, right, out, &e), LF_OK);
+        if (right) {
+            lf_m3_mul(y, xi, ref);
+            lf_m3_mul(FiT, xi + 9, M1);
+            lf_m3_mul(y + 9, AT, M2);
+        } else {
+            lf_m3_mul(xi, y, ref);
+            lf_m3_mul(AT, y + 9, M1);
+            for (int k = 0; k < 9; k++) M1[k] = -M1[k];
+            lf_m3_mul(xi + 9, FiT, M2);
+            for (int k = 0; k < 9; k++) M2[k] = -M2[k];
+        }
+        lf_m3_sub(M1, M2, ref + 9);
+        w_vel = fmax(w_vel, maxdiff(18, out, ref) / vnorm(18, ref));
+        /* diff */
+        assert_int_equal(lf_tgl3_diff(y, y1, right, t, &e), LF_OK);
+        memcpy(out, y, sizeof out);
+        assert_int_equal(lf_tgl3_act(t, out, right, &e), LF_OK);
+        w_diff = fmax(w_diff, maxdiff(18, out, y1) / vnorm(18, y1));
+        /* bracket: the 6x6 matrix of [v, w] is the commutator of theirs */
+        double V6[36], W6[36], C6[36], B6[36];
+        tgl3_alg(v, V6);
+        tgl3_alg(w, W6);
+        matmul(6, V6, W6, C6);
+        matmul(6, W6, V6, P6);
+        for (int k = 0; k < 36; k++) C6[k] -= P6[k];
+        lf_tgl3_bracket(v, w, out);
+        tgl3_alg(out, B6);
+        w_br = fmax(w_br, maxdiff(36, B6, C6) / (vnorm(18, v) * vnorm(18, w)));
+        /* dexp */
+        dexp_series(18, lf_tgl3_bracket, xi, v, ref);
+        assert_int_equal(lf_tgl3_dexp(xi, v, 0, 0, out, &e), LF_OK);
+        w_dexp = fmax(w_dexp, maxdiff(18, out, ref) / vnorm(18, ref));
+        assert_int_equal(lf_tgl3_dexp(xi, out, 1, 0, out, &e), LF_OK); /* out aliases v */
+        w_inv = fmax(w_inv, maxdiff(18, out, v) / vnorm(18, v));
+        for (int inv = 0; inv < 2; inv++) {
+            double a[18], bt[18], lhs = 0, rhs = 0;
+            assert_int_equal(lf_tgl3_dexp(xi, v, inv, 0, a, &e), LF_OK);
+            assert_int_equal(lf_tgl3_dexp(xi, w, inv, 1, bt, &e), LF_OK);
+            for (int k = 0; k < 18; k++) lhs += a[k] * w[k], rhs += v[k] * bt[k];
+            w_tr = fmax(w_tr, fabs(lhs - rhs) / (vnorm(18, a) * vnorm(18, w)));
+        }
+    }
+    gsl_rng_free(r);
+    CHECK_LE(w_act, 1e-14, "tgl3 act vs the 6x6 exponential, both sides");
+    CHECK_LE(w_vel, 1e-15, "tgl3 velocity vs its formulas, relative, both sides");
+    CHECK_LE(w_diff, 1e-14, "tgl3 act(diff(y0, y1), y0) = y1, relative (y1 = exp(u) y0, |u| ~ 1)");
+    CHECK_LE(w_br, 1e-15, "tgl3 bracket vs the 6x6 commutator, / |x||y|");
+    CHECK_LE(w_dexp, 1e-14, "tgl3 dexp vs its series, relative (both paths)");
+    CHECK_LE(w_inv, 1e-14, "tgl3 dexpinv(dexp(v)) = v, relative (out aliasing v)");
+    CHECK_LE(w_tr, 1e-14, "tgl3 <dexp v, w> = <v, dexp^T w> (and dexpinv), relative");
+    double y[18] = {1, 2, 3, 2, 4, 6, 0, 0, 1}, y0[18], xi[18] = {0.1}, ydot[18];
+    lf_error e;
+    memcpy(y0, y, sizeof y);
+    assert_int_equal(lf_tgl3_act(xi, y, 0, &e), LF_EDOMAIN);
+    printf("  tgl3 act at a singular F: %s\n", e.msg);
+    assert_memory_equal(y, y0, sizeof y);
+    assert_int_equal(lf_tgl3_velocity(y, xi, 1, ydot, &e), LF_EDOMAIN);
+}
+
+/* The product's bookkeeping: copy, nfactors, trivialization, kind names, the distance of a range of
+ * factors, the check of one factor. */
+static void test_product(void **state)
+{
+    (void)state;
+    lf_error e;
+    const lf_factor_kind kinds[3] = {LF_SO3, LF_S2, LF_RM};
+    const int dims[3] = {0, 0, 4};
+    lf_manifold *M = lf_manifold_new(3, kinds, dims, LF_LEFT_TRIVIALIZED, &e);
+    assert_non_null(M);
+    assert_int_equal(lf_manifold_nfactors(M), 3);
+    assert_int_equal(lf_manifold_trivialization(M), LF_LEFT_TRIVIALIZED);
+    for (int k = LF_SO3; k <= LF_TGL3; k++) {
+        lf_factor_kind kk;
+        int d;
+        char name[16];
+        snprintf(name, sizeof name, k == LF_RM ? "%s5" : "%s", lf_factor_kind_name((lf_factor_kind)k));
+        assert_int_equal(lf_factor_parse(name, &kk, &d), 0); /* the name parses back to its kind */
+        assert_int_equal(kk, k);
+    }
+    assert_string_equal(lf_factor_kind_name(LF_S2), "s2");
+    /* a copy: the same product, usable after the original is freed */
+    gsl_rng *r = new_rng(34);
+    double y[16], z[16], xi[16], a[16], b[16];
+    lf_so3_random(gsl_rng_get(r), y, NULL);
+    lf_so3_random(gsl_rng_get(r), z, NULL);
+    rand_dir(r, y + 9);
+    rand_dir(r, z + 9);
+    for (int k = 0; k < 4; k++) y[12 + k] = gsl_ran_ugaussian(r), z[12 + k] = gsl_ran_ugaussian(r);
+    for (int k = 0; k < 10; k++) xi[k] = gsl_ran_ugaussian(r);
+    memcpy(a, y, sizeof a);
+    lf_manifold_act(M, xi, a);
+    lf_manifold *C = lf_manifold_copy(M, &e);
+    const double d_all = lf_manifold_dist(M, y, z), d0 = lf_manifold_dist_range(M, 0, 1, y, z),
+                 d1 = lf_manifold_dist_range(M, 1, 1, y, z), d2 = lf_manifold_dist_range(M, 2, 1, y, z);
+    lf_manifold_free(M);
+    assert_non_null(C);
+    assert_true(lf_manifold_nfactors(C) == 3 && lf_manifold_nparam(C) == 16 && lf_manifold_ndim(C) == 10);
+    assert_int_equal(lf_manifold_trivialization(C), LF_LEFT_TRIVIALIZED);
+    assert_int_equal(lf_manifold_factor(C, 2)->nd, 4);
+    memcpy(b, y, sizeof b);
+    lf_manifold_act(C, xi, b);
+    assert_memory_equal(a, b, sizeof a);
+    /* the distance of factor ranges: each factor's own, root sum of squares */
+    double D[9], dw[4];
+    lf_m3_sub(y, z, D);
+    for (int k = 0; k < 4; k++) dw[k] = y[12 + k] - z[12 + k];
+    printf("  dist of (so3, s2, r4) factors: %.6f %.6f %.6f, of all %.6f\n", d0, d1, d2, d_all);
+    assert_true(d0 == lf_m3_fnorm(D) && d1 == lf_s2_dist(y + 9, z + 9) && d2 == vnorm(4, dw));
+    assert_true(fabs(d_all - sqrt(d0 * d0 + d1 * d1 + d2 * d2)) <= 4e-16 * d_all);
+    assert_true(lf_manifold_dist_range(C, 1, 2, y, z) == sqrt(d1 * d1 + d2 * d2));
+    assert_true(lf_manifold_dist_range(C, 0, 3, y, z) == lf_manifold_dist(C, y, z));
+    /* one factor's check, named as asked; the others are not looked at */
+    y[9] *= 1.01;
+    assert_int_equal(lf_manifold_check_factor(C, 0, y, 1e-9, "attitude", &e), LF_OK);
+    assert_int_equal(lf_manifold_check_factor(C, 1, y, 1e-9, "direction", &e), LF_EINVAL);
+    printf("  %s\n", e.msg);
+    assert_non_null(strstr(e.msg, "direction"));
+    y[12] = NAN;
+    assert_int_equal(lf_manifold_check_factor(C, 2, y, 1e-9, "offset", &e), LF_EINVAL);
+    assert_non_null(strstr(e.msg, "offset"));
+    lf_manifold_free(C);
+    gsl_rng_free(r);
+}
+
 /* bad input: unknown factor names, r0, non-unit points, singular gl3 */
 static void test_checks(void **state)
 {
@@ -446,9 +838,10 @@ static void test_checks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_battery),
-        cmocka_unit_test(test_act_matches_group_exp),
-        cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_battery), cmocka_unit_test(test_act_matches_group_exp),
+        cmocka_unit_test(test_checks),  cmocka_unit_test(test_gl3),
+        cmocka_unit_test(test_ts2),     cmocka_unit_test(test_tgl3),
+        cmocka_unit_test(test_product),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

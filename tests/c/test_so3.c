@@ -431,6 +431,54 @@ static void test_cay(void **state)
     gsl_rng_free(r);
 }
 
+/* The in-place updates against the explicit products: R <- exp(hat x) R (lf_so3_lmul_exp) and
+ * R <- R cay(x) (lf_so3_rmul_cay), |x| from 1e-8 to 3 (cay: to 30); and over 1e5 updates
+ * ||R^T R - I|| grows like a random walk of roundings, ~sqrt(1e5) u = 4e-14 (a systematic drift
+ * would reach ~1e5 u = 1e-11), as for the explicit products. */
+static void test_in_place_updates(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(12);
+    double w_l = 0, w_c = 0;
+    for (unsigned long k = 0; k < 5000; k++) {
+        double R[9], x[3], E[9], P[9], U[9];
+        assert_int_equal(lf_so3_random(7000 + k, R, NULL), LF_OK);
+        rand_vec(r, -8, log10(k % 2 ? 3.0 : 30.0), x);
+        if (k % 2) {
+            lf_so3_exp(x, E);
+            lf_m3_mul(E, R, P);
+            lf_m3_copy(R, U);
+            lf_so3_lmul_exp(U, x);
+            w_l = fmax(w_l, maxdiff(9, U, P));
+        }
+        lf_so3_cay(x, E);
+        lf_m3_mul(R, E, P);
+        lf_m3_copy(R, U);
+        lf_so3_rmul_cay(U, x);
+        w_c = fmax(w_c, maxdiff(9, U, P));
+    }
+    CHECK_LE(w_l, 1e-15, "lmul_exp(R, x) vs exp(x) R, max entry (|x| 1e-8 .. 3)");
+    CHECK_LE(w_c, 1e-15, "rmul_cay(R, x) vs R cay(x), max entry (|x| 1e-8 .. 30)");
+    double A[9], B[9], C[9], x[3];
+    lf_m3_identity(A);
+    lf_m3_identity(B);
+    lf_m3_identity(C);
+    for (int k = 0; k < 100000; k++) {
+        rand_vec(r, -2, 0, x);
+        lf_so3_lmul_exp(A, x);
+        lf_so3_rmul_cay(B, x);
+        double E[9], P[9];
+        lf_so3_exp(x, E);
+        lf_m3_mul(E, C, P);
+        lf_m3_copy(P, C);
+    }
+    printf("  after 1e5 updates (|x| 0.01 .. 1): ||R^T R - I|| %.1e (lmul_exp), %.1e (rmul_cay), %.1e (exp(x) R by "
+           "products)\n",
+           lf_so3_orth_error(A), lf_so3_orth_error(B), lf_so3_orth_error(C));
+    CHECK_LE(fmax(lf_so3_orth_error(A), lf_so3_orth_error(B)), 3e-13, "||R^T R - I|| after 1e5 in-place updates");
+    gsl_rng_free(r);
+}
+
 static void test_Ad(void **state)
 {
     (void)state;
@@ -619,13 +667,20 @@ static void test_check(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hat_vee),        cmocka_unit_test(test_exp_reference),
-        cmocka_unit_test(test_log_exp_small),  cmocka_unit_test(test_log_exp_large),
-        cmocka_unit_test(test_log_at_pi),      cmocka_unit_test(test_dexp_dcay_fd),
-        cmocka_unit_test(test_dexp_dexpinv_identity), cmocka_unit_test(test_dexp_coefficients),
+        cmocka_unit_test(test_hat_vee),
+        cmocka_unit_test(test_exp_reference),
+        cmocka_unit_test(test_log_exp_small),
+        cmocka_unit_test(test_log_exp_large),
+        cmocka_unit_test(test_log_at_pi),
+        cmocka_unit_test(test_dexp_dcay_fd),
+        cmocka_unit_test(test_dexp_dexpinv_identity),
+        cmocka_unit_test(test_dexp_coefficients),
         cmocka_unit_test(test_cay),
-        cmocka_unit_test(test_Ad),             cmocka_unit_test(test_dist_angle),
-        cmocka_unit_test(test_project),        cmocka_unit_test(test_random),
+        cmocka_unit_test(test_in_place_updates),
+        cmocka_unit_test(test_Ad),
+        cmocka_unit_test(test_dist_angle),
+        cmocka_unit_test(test_project),
+        cmocka_unit_test(test_random),
         cmocka_unit_test(test_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

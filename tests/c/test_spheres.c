@@ -14,6 +14,8 @@
  *  - eln_spatial on a rigid body coincides with eln_exp;
  *  - symplecticity of the one-step map on T*(S^2)^n (canonical (q, p = M qdot) in R^{6n});
  *  - two steppers sharing one system in two threads give the serial results;
+ *  - the accessors (potential name, diagonal M, definition, the axis of axial_momentum) and
+ *    lf_spheres_work_size (enough work for alpha and its affine split, a guard zone untouched);
  *  - bad input is a clear error.
  * Every measurement is printed, then asserted. */
 #include <pthread.h>
@@ -417,7 +419,8 @@ static void check_orders(const char *name, lf_system *sys, int kmin, int kmax, c
         if (eq[cnt] > floor && ew[cnt] > floor) cnt++;
     }
     int first = window && cnt > window ? cnt - window : 0;
-    double oq = loglog_slope(hs + first, eq + first, cnt - first), ow = loglog_slope(hs + first, ew + first, cnt - first);
+    double oq = loglog_slope(hs + first, eq + first, cnt - first),
+           ow = loglog_slope(hs + first, ew + first, cnt - first);
     printf("  %-8s %-12s order q %.3f  omega %.3f  (nominal %d; h = %g .. %g; err q %.2e .. %.2e)\n", name, method, oq,
            ow, order, hs[first], hs[cnt - 1], eq[first], eq[cnt - 1]);
     assert_true(cnt - first >= 3);
@@ -920,6 +923,102 @@ static void expect_error(lf_system *s, const lf_error *e, const char *needle)
     assert_non_null(strstr(e->msg, needle));
 }
 
+/* ---------------------------------------------------------------- accessors */
+/* the offset of observable `name` in lf_system_observe's output */
+static int observable_offset(const lf_system *s, const char *name)
+{
+    int off = 0;
+    for (int i = 0; i < lf_system_nobservables(s); i++) {
+        if (strcmp(lf_system_observable(s, i)->name, name) == 0) return off;
+        off += lf_system_observable(s, i)->dim;
+    }
+    fail_msg("no observable %s", name);
+    return -1;
+}
+
+/* The potential's name, diagonal M, the definition, the axis of axial_momentum (set, normalized,
+ * used: Lk = L . k), and lf_spheres_work_size: alpha and its affine split with exactly that much
+ * work (a guard zone behind it untouched) give the bits of a large buffer. */
+static void test_accessors(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(41);
+    const double up[3] = {0, 0.6, 0.8}, q1[3] = {1, 0, 0}, w1[3] = {0, 0.3, -0.2};
+    lf_error e;
+    lf_system *pend = lf_spheres_pendulum(1, 1, 9.81, up, q1, w1, &e), *dp = double_pendulum(), *dip = dipoles(2, 3);
+    lf_system *free_ = lf_spheres_new(1, (const double[]){2}, NULL, q1, w1, &e);
+    rpot p;
+    double M[64], q[24], w[24];
+    lf_system *rnd = random_system(r, 5, &p, M, q, w);
+    assert_string_equal(lf_spheres_potential_name(pend), "pendulum");
+    assert_string_equal(lf_spheres_potential_name(dp), "double_pendulum");
+    assert_string_equal(lf_spheres_potential_name(dip), "dipoles");
+    assert_string_equal(lf_spheres_potential_name(free_), "free");
+    assert_string_equal(lf_spheres_potential_name(rnd), "random");
+    assert_true(lf_spheres_diagonal(pend) && lf_spheres_diagonal(dip) && lf_spheres_diagonal(free_));
+    assert_false(lf_spheres_diagonal(dp) || lf_spheres_diagonal(rnd));
+    assert_null(lf_spheres_definition(pend));
+    assert_null(lf_spheres_definition(free_));
+    const lf_spheres_def *d = lf_spheres_definition(rnd);
+    assert_non_null(d);
+    assert_true(d->potential == rpot_eval && d->ctx == &p && strcmp(d->name, "random") == 0);
+    /* the axis: up for the pendulums, e3 for the needles; set, normalized, in Lk */
+    assert_true(maxdiff(3, lf_spheres_axis(pend), up) <= 2.3e-16);
+    assert_true(lf_spheres_axis(dp)[2] == -1 && lf_spheres_axis(dip)[2] == 1);
+    assert_int_equal(lf_spheres_set_axis(rnd, (const double[]){0, 3, -4}, &e), LF_OK);
+    const double *k = lf_spheres_axis(rnd);
+    printf("  axis set to (0, 3, -4): (%g, %g, %g)\n", k[0], k[1], k[2]);
+    assert_true(k[0] == 0 && fabs(k[1] - 0.6) <= 2.3e-16 && fabs(k[2] + 0.8) <= 2.3e-16);
+    double obs[64], y[30];
+    memcpy(y, q, sizeof(double) * 15);
+    memcpy(y + 15, w, sizeof(double) * 15);
+    assert_int_equal(lf_system_observe(rnd, 0, y, obs, &e), LF_OK);
+    const double *L = obs + observable_offset(rnd, "angular_momentum"),
+                 Lk = obs[observable_offset(rnd, "axial_momentum")];
+    CHECK_LE(fabs(Lk - lf_v3_dot(L, k)), 1e-15 * lf_v3_norm(L), "axial_momentum vs L . k, axis set");
+    const double bad[3][3] = {{0, 0, 0}, {NAN, 1, 0}, {INFINITY, 0, 0}};
+    for (int i = 0; i < 3; i++) assert_int_equal(lf_spheres_set_axis(rnd, bad[i], &e), LF_EINVAL);
+    assert_true(k[1] == lf_spheres_axis(rnd)[1]); /* unchanged */
+    /* not a system on spheres */
+    const double J[3] = {1, 2, 3};
+    lf_system *rb = lf_rigid_new(1, J, NULL, &e);
+    assert_null(lf_spheres_axis(rb));
+    assert_null(lf_spheres_definition(rb));
+    assert_int_equal(lf_spheres_diagonal(rb), 0);
+    assert_int_equal(lf_spheres_set_axis(rb, up, &e), LF_EINVAL);
+    /* work_size(n) doubles suffice: a guard zone behind them stays untouched */
+    lf_system *sys[2] = {rnd, dip};
+    for (int t = 0; t < 2; t++) {
+        const int n = lf_spheres_n(sys[t]);
+        const size_t nw = lf_spheres_work_size(n);
+        double *work = malloc((nw + 64) * sizeof(double)), *big = calloc(4096, sizeof(double));
+        double a1[24], a2[24], V1[24], V2[24], L1[24 * 8], L2[24 * 8];
+        const double *y0 = lf_system_initial(sys[t]);
+        for (size_t i = 0; i < nw + 64; i++) work[i] = -7.25;
+        assert_int_equal(lf_spheres_alpha(sys[t], y0, y0 + 3 * n, a1, work, &e), LF_OK);
+        assert_int_equal(lf_spheres_alpha_affine(sys[t], y0, V1, L1, work, &e), LF_OK);
+        assert_int_equal(lf_spheres_alpha(sys[t], y0, y0 + 3 * n, a2, big, &e), LF_OK);
+        assert_int_equal(lf_spheres_alpha_affine(sys[t], y0, V2, L2, big, &e), LF_OK);
+        int guard = 1;
+        for (size_t i = nw; i < nw + 64; i++) guard &= work[i] == -7.25;
+        printf("  %s, n = %d: work_size %zu doubles, guard zone %s\n", lf_spheres_potential_name(sys[t]), n, nw,
+               guard ? "untouched" : "OVERWRITTEN");
+        assert_true(guard);
+        assert_memory_equal(a1, a2, 3 * (size_t)n * sizeof(double));
+        assert_memory_equal(V1, V2, 3 * (size_t)n * sizeof(double));
+        if (!lf_spheres_diagonal(sys[t])) assert_memory_equal(L1, L2, 3 * (size_t)n * n * sizeof(double));
+        free(work);
+        free(big);
+    }
+    lf_system_free(rb);
+    lf_system_free(pend);
+    lf_system_free(dp);
+    lf_system_free(dip);
+    lf_system_free(free_);
+    lf_system_free(rnd);
+    gsl_rng_free(r);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -992,13 +1091,14 @@ static void test_block_jacobian_by_sphere(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_alpha_forms),     cmocka_unit_test(test_thesis_block_inverse),
-        cmocka_unit_test(test_dipole_pair_sum), cmocka_unit_test(test_orders),
-        cmocka_unit_test(test_unit_length),     cmocka_unit_test(test_rattle),
-        cmocka_unit_test(test_eln_invariants),  cmocka_unit_test(test_symmetry), cmocka_unit_test(test_lift_equivalence),
-        cmocka_unit_test(test_eln_spatial_rigid), cmocka_unit_test(test_symplectic),
-        cmocka_unit_test(test_threads),         cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_block_jacobian_by_sphere),
+        cmocka_unit_test(test_alpha_forms),      cmocka_unit_test(test_thesis_block_inverse),
+        cmocka_unit_test(test_dipole_pair_sum),  cmocka_unit_test(test_orders),
+        cmocka_unit_test(test_unit_length),      cmocka_unit_test(test_rattle),
+        cmocka_unit_test(test_eln_invariants),   cmocka_unit_test(test_symmetry),
+        cmocka_unit_test(test_lift_equivalence), cmocka_unit_test(test_eln_spatial_rigid),
+        cmocka_unit_test(test_symplectic),       cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_bad_input),        cmocka_unit_test(test_block_jacobian_by_sphere),
+        cmocka_unit_test(test_accessors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,6 +80,12 @@ static inline void rand_rot(gsl_rng *r, double angle, double R[9])
     lf_so3_exp(n, R);
 }
 
+/* graph inputs (lf_graph_input) of the n values v: their nodes in ids */
+static inline void graph_inputs(lf_graph *g, int n, const double *v, int *ids)
+{
+    for (int i = 0; i < n; i++) ids[i] = lf_graph_input(g, v[i], NULL);
+}
+
 /* The least-squares slope of log(err) against log(h) over n points (GSL): a fitted order. */
 static inline double loglog_slope(const double *h, const double *err, int n)
 {
@@ -112,6 +118,12 @@ static inline lf_stepper *new_stepper(const lf_method *m, const lf_system *sys, 
     lf_stepper *st = lf_stepper_new(m, sys, y0, 0, o, &e);
     if (!st) fail_msg("%s: %s", m ? method_info(m)->name : "(no method)", e.msg);
     return st;
+}
+
+/* n steps of h (INFINITY: an adaptive method's own); fails the test with the stepper's error */
+static inline void run_steps(lf_stepper *st, double h, long n)
+{
+    if (lf_stepper_step(st, h, n) != LF_OK) fail_msg("%s", lf_stepper_error(st)->msg);
 }
 
 /* One step h then one step -h from y0 (default options): the largest difference from y0 (0 for a
