@@ -13,7 +13,7 @@ cd "$ROOT"
 die() { echo "version check FAILED: $1"; exit 1; }
 V=$(cat VERSION)
 [[ "$V" =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)$ ]] || die "VERSION is '$V', not MAJOR.MINOR.PATCH"
-h="$B/gen/lieflow_version.h"
+h="$B/gen/base/lieflow_version.h"
 for want in "#define LIEFLOW_VERSION \"$V\"" "#define LIEFLOW_VERSION_MAJOR ${BASH_REMATCH[1]}" \
             "#define LIEFLOW_VERSION_MINOR ${BASH_REMATCH[2]}" "#define LIEFLOW_VERSION_PATCH ${BASH_REMATCH[3]}"; do
     grep -qxF "$want" "$h" || die "$h lacks '$want'"

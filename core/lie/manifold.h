@@ -65,6 +65,8 @@ const char *lf_factor_kind_name(lf_factor_kind kind);
 lf_manifold *lf_manifold_copy(const lf_manifold *M, lf_error *err);
 void lf_manifold_free(lf_manifold *M);
 
+/* The number of factors, the doubles of a point, the algebra dimension, the trivialization, and
+ * factor i (0-based; NULL outside 0 .. nfactors - 1). */
 int lf_manifold_nfactors(const lf_manifold *M);
 int lf_manifold_nparam(const lf_manifold *M);
 int lf_manifold_ndim(const lf_manifold *M);
