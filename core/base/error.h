@@ -20,7 +20,7 @@ enum {
 
 typedef struct lf_error {
     int code;
-    char msg[256];
+    char msg[512];
 } lf_error;
 
 /* Fill *e (if not NULL) with code and a printf-style message; returns code. A message longer than

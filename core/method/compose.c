@@ -429,8 +429,12 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
     u->m.info.family = "composition";
     u->m.info.order = b->order > sc->order ? b->order : sc->order;
     u->m.rigid = base->rigid; /* the base's claims hold for its compositions */
-    u->cls = (lf_method_class){compose_work, compose_cache, compose_accepts, compose_step, NULL, &u->d,
-                               sc->np > 0 ? compose_process : NULL};
+    u->cls = (lf_method_class){.work_doubles = compose_work,
+                               .cache_doubles = compose_cache,
+                               .accepts = compose_accepts,
+                               .step = compose_step,
+                               .data = &u->d,
+                               .process = sc->np > 0 ? compose_process : NULL};
     u->m.cls = &u->cls;
     u->m.allocated = 1;
     return &u->m;
@@ -458,8 +462,12 @@ lf_method *lf_compose_method_new(const lf_method *base, const char *scheme, lf_e
 #define PROCESS_processed6 compose_process
 #define PROCESS_processed8 compose_process
 #define PROCESS_rkn6p compose_process
-#define COMPOSED(id, title, ref, order, props, base, scheme)                                                       \
-    const lf_method_class lf_class_##id = {compose_work, compose_cache, compose_accepts, compose_step, NULL,      \
-                                           &(const compose_data){&lf_method_##base, &schemes[SCHEME_##scheme]},   \
-                                           PROCESS_##scheme};
+#define COMPOSED(id, title, ref, order, props, base, scheme)                                                           \
+    const lf_method_class lf_class_##id = {.work_doubles = compose_work,                                               \
+                                           .cache_doubles = compose_cache,                                             \
+                                           .accepts = compose_accepts,                                                 \
+                                           .step = compose_step,                                                       \
+                                           .data =                                                                     \
+                                               &(const compose_data){&lf_method_##base, &schemes[SCHEME_##scheme]},    \
+                                           .process = PROCESS_##scheme};
 #include "method/methods.def"

@@ -118,7 +118,7 @@ LF_INLINE int flow(lf_stepper *s, const double *fc, int b, double *Pi, double ta
 int lf_free_flow(lf_stepper *s, const double *fc, int b, double *Pi, double tau) { return flow(s, fc, b, Pi, tau); }
 
 /* split_exact's step written out: kick h/2, free flow h, kick h/2 with the torque cached between
- * steps; the same operations as lf_split_run on this sequence (bitwise), without the queue of parts
+ * steps (translating bodies: the kicks of v by the forces and the free flight x += h v with them); the same operations as lf_split_run on this sequence (bitwise), without the queue of parts
  * (the runner took half of a step's time, bench/steppers.c). The torque at the start (tau0, the
  * cache) is used up before the new one is evaluated, so the new one goes to the cache directly (a
  * failed step restores the cache with the state: lf_stepper_step). */
@@ -129,6 +129,8 @@ int lf_split_strang_exact(lf_stepper *s, double h)
     double *Pi = s->work;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force); /* translating bodies: the kicks and the free flight of x */
+    lf_translate_drift(s, h);
     for (int b = 0; b < nb; b++) {
         double *P = Pi + 3 * b;
         lf_v3_mul(s->J + 3 * b, s->w + 3 * b, P);
@@ -141,6 +143,7 @@ int lf_split_strang_exact(lf_stepper *s, double h)
         lf_v3_axpy(P, 0.5 * h, s->tau + 3 * b, P);
         lf_v3_div(P, s->J + 3 * b, s->w + 3 * b);
     }
+    lf_translate_kick(s, 0.5 * h, s->force_eval);
     lf_stepper_cache_torque(s, s->tau);
     return LF_OK;
 }

@@ -41,6 +41,7 @@ typedef struct lf_method_rigid_info {
     int momentum_conserving; /* spatial angular momentum conserved for the free body */
     int free_body_only;      /* torque-free bodies only (LIEMID) */
     int lanes;               /* steps many one-body lanes at once (lf_stepper_new_lanes) */
+    int translation;         /* integrates bodies that translate (rigid.h: their centres of mass too) */
 } lf_method_rigid_info;
 
 /* The registry of built-in methods. */

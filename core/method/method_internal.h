@@ -31,6 +31,8 @@ typedef struct lf_method_class {
     /* processed methods (compose.h): apply the processor P_h (inverse = 0) or P_h^{-1} (1) to s->y in
      * place, like a step (cache rule, time restored); NULL for every other method */
     int (*process)(lf_stepper *s, double h, int inverse);
+    /* rigid methods without LF_MP_TRANSLATION: why (the refusal of a translating system says it) */
+    const char *why_no_translation;
 } lf_method_class;
 
 struct lf_method {
@@ -43,7 +45,7 @@ struct lf_method {
 /* The properties of a methods.def entry (its fifth argument). */
 enum {
     LF_MP_SYMMETRIC = 1 << 0,
-    LF_MP_SYMPLECTIC = 1 << 1,  /* proved ("no" without) */
+    LF_MP_SYMPLECTIC = 1 << 1, /* proved ("no" without) */
     LF_MP_IMPLICIT = 1 << 2,
     LF_MP_ADAPTIVE = 1 << 3,
     /* the rigid form's claims (lf_method_rigid_info) */
@@ -55,6 +57,7 @@ enum {
     LF_MP_MIDPOINT = 1 << 8,
     LF_MP_DEXPINV_1 = 1 << 9,
     LF_MP_CONTINUATION = 1 << 10,
+    LF_MP_TRANSLATION = 1 << 11, /* the rigid form's claim: integrates bodies that translate */
 };
 
 struct lf_stepper {
@@ -98,11 +101,19 @@ struct lf_stepper {
     double *R, *w;          /* views into y: R (9 nb), w (3 nb) */
     double *tau;            /* = cache: torque at the current state, valid if cache_valid */
     const double *J;        /* inertias (3 nb) */
+    /* bodies that translate (rigid->translating): the centres of mass and their velocities follow w in
+     * y; the forces at the current state are cached after the method's own cache (valid with tau), the
+     * forces of the last lf_stepper_torque kept in force_eval; inv_mass is 1/m for each entry of v (in
+     * lanes too). All NULL (trans = 0) for bodies that only rotate. */
+    int trans;
+    double *x, *v; /* views into y: x (3 nb), v (3 nb) */
+    double *force, *force_eval, *inv_mass;
 };
 
 /* ---- rigid methods */
 /* Torque at the state at the start of the step (cached), and at any R (counted, checked finite);
- * with lanes, R and tau are in lanes. */
+ * with lanes, R and tau are in lanes. Bodies that translate: the torque at R and the current centres of
+ * mass s->x, the forces there with it (s->force at the start, s->force_eval of the last evaluation). */
 int lf_stepper_torque_start(lf_stepper *s, const double **tau);
 int lf_stepper_torque(lf_stepper *s, const double *R, double *tau);
 /* The torque Jacobian K (3 nb x 3 nb, potential.h: d tau_r / d e along R_j exp(e hat e_m), column
@@ -111,8 +122,17 @@ int lf_stepper_torque(lf_stepper *s, const double *R, double *tau);
  * jac_evals; this evaluation is part of one, not counted again). */
 int lf_stepper_has_torque_jacobian(const lf_stepper *s);
 int lf_stepper_torque_jacobian(lf_stepper *s, const double *R, double *K);
-/* A step function that computed the torque at its new state may store it for the next step. */
+/* A step function that computed the torque at its new state may store it for the next step (and the
+ * forces of that same, last, evaluation: translating bodies). */
 void lf_stepper_cache_torque(lf_stepper *s, const double *tau);
+/* ---- the translation of the centres of mass (translating bodies; no-ops when s->trans is 0). A method
+ * family writes its translation with these, at the places its scheme calls for (docs/methods.md): the
+ * velocity Verlet of most rigid methods is kick(h/2, s->force), drift(h) before the rotation's update,
+ * and kick(h/2, s->force_eval) after the torque at the new attitude. */
+/* v <- v + c F / m (F: 3 nb forces, in lanes with lanes) */
+void lf_translate_kick(lf_stepper *s, double c, const double *F);
+/* x <- x + c v */
+void lf_translate_drift(lf_stepper *s, double c);
 
 /* ---- reversible adaptive steps (adapt.c: below the stepper, which calls these) */
 /* Checks that s can step adaptively (symmetric, fixed-step, one lane, a monitor for its system). */

@@ -7,7 +7,9 @@
  *   LF_SPLIT_KICK  the potential: R fixed, Pi += tau tau(R)          (tau: the sub-step)
  *   LF_SPLIT_FLOW  the exact free rigid-body flow of T (exact.h; closed form for axisymmetric bodies)
  *   LF_SPLIT_R1..3 the free rotation about body axis k, the flow of T_k = Pi_k^2 / (2 J_k)
- * One step of the method is `step` (symmetric), and `half` is a first-order method Phi with
+ * Bodies that translate add T_trans = |p|^2/(2m), whose flow x += tau v commutes with every rotation:
+ * it rides with one kind of free part (`drift`), and the kicks push v by the forces of the same
+ * evaluation. One step of the method is `step` (symmetric), and `half` is a first-order method Phi with
  * step_h = Phi*_{h/2} o Phi_{h/2}, Phi* (the adjoint) being `half` in reverse order; compositions
  * of a method and its adjoint (Blanes & Moan 2002, as a composition) use it. */
 #ifndef LF_SPLITTING_INTERNAL_H
@@ -24,6 +26,8 @@ typedef struct {
 
 typedef struct lf_split_method {
     int quaternion;       /* 1: NO_SQUISH variables (quaternion q, conjugate momentum p), 0: (R, Pi) */
+    int drift;            /* the free part whose sub-steps move the centres of mass (translating bodies):
+                             one with the weight 1 per step (the middle rotation, or the free flow) */
     int n, nhalf;
     lf_split_op step[8];  /* one step, symmetric */
     lf_split_op half[4];  /* Phi, first order */

@@ -120,4 +120,10 @@ static int akw_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method_class lf_class_akw = {.work_doubles = akw_work, .step = akw_step};
+/* A consistent translation would be the midpoint rule on (x, v) inside the Newton iteration, its forces
+ * at the midpoint configuration: not implemented. */
+const lf_method_class lf_class_akw = {
+    .work_doubles = akw_work,
+    .step = akw_step,
+    .why_no_translation = "its torque is taken at the midpoint attitude inside its Newton iteration, where the "
+                          "translation would be the midpoint rule on (x, v) (not implemented)"};

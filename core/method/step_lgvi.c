@@ -23,7 +23,13 @@
  *   dr/dx = J + 1/2 (hat(x) J - hat(J x)) - 1/2 g x^T,
  * solved by Newton from the predictor x1 = J^{-1} g, x0 = J^{-1}((1 + |x1|^2/4) g - 1/2 cross(x1, J x1))
  * (one fixed-point sweep, error O(h^3)). The solution near 0 is the one with F near I (angle ~ h|w|).
- * Only (a) is implicit and not in the torque: T_{k+1} is explicit once R_{k+1} is known. */
+ * Only (a) is implicit and not in the torque: T_{k+1} is explicit once R_{k+1} is known.
+ *
+ * Bodies that translate: the LGVI of the full body problem (Lee, Leok & McClamroch 2007, eqs.
+ * (52)-(55) for two bodies), whose discrete Lagrangian adds h m/2 |(x_{k+1} - x_k)/h|^2 and takes the
+ * potential U(x, R) at both ends: velocity Verlet on (x, v), v_{k+1/2} = v_k + h/2 F_k/m,
+ * x_{k+1} = x_k + h v_{k+1/2}, v_{k+1} = v_{k+1/2} + h/2 F_{k+1}/m, with T_k and T_{k+1} at (x_k, R_k)
+ * and (x_{k+1}, R_{k+1}). */
 #include <math.h>
 
 #include "base/linalg.h"
@@ -101,6 +107,8 @@ static int lgvi_step(lf_stepper *s, double h)
     double *T1 = s->work;
     int rc = lf_stepper_torque_start(s, &T0);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force); /* translating bodies: the full body problem's LGVI */
+    lf_translate_drift(s, h);
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
         double *w = s->w + 3 * i, p[3], g[3], x[3];
@@ -113,6 +121,7 @@ static int lgvi_step(lf_stepper *s, double h)
     rc = lf_stepper_torque(s, s->R, T1);
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nb; i++) lgvi_kick(Jall + 3 * i, s->w + 3 * i, T1 + 3 * i, h);
+    lf_translate_kick(s, 0.5 * h, s->force_eval);
     lf_stepper_cache_torque(s, T1);
     return LF_OK;
 }
@@ -127,6 +136,8 @@ LF_LANE_LOOPS static int lgvi_lanes_step(lf_stepper *s, double h)
     double *restrict Ws = s->w, *restrict Rs = s->R;
     int rc = lf_stepper_torque_start(s, &T0);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force);
+    lf_translate_drift(s, h);
     LF_LANES_INDEPENDENT
     for (int j = 0; j < B; j++) {
         double w[3], t[3], p[3], g[3], x[3];
@@ -152,6 +163,7 @@ LF_LANE_LOOPS static int lgvi_lanes_step(lf_stepper *s, double h)
     rc = lf_stepper_torque(s, Rs, T1);
     if (rc != LF_OK) return rc;
     lf_lanes_kick(B, lgvi_kick, J, Ws, T1, h);
+    lf_translate_kick(s, 0.5 * h, s->force_eval);
     lf_stepper_cache_torque(s, T1);
     return LF_OK;
 }

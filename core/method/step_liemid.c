@@ -44,7 +44,13 @@
  *    make EA symplectic: hence "no" for E1, E2, EA. The papers prove nothing for liemid, liemid_i:
  *    "unknown"; for liemid_e [K] reports a linearly growing energy: "no". (A finite-difference
  *    check of the canonical 2-form on T*SO(3) finds every map of this file non-symplectic, with a
- *    one-step defect O(h^3), O(h^2) for E; liemid and liemid_i included.) */
+ *    one-step defect O(h^3), O(h^2) for E; liemid and liemid_i included.)
+ *
+ * Bodies that translate: the centres of mass follow the same kicks and free flights, v += c h F/m with
+ * the forces at the configuration of each torque and x += h v over the flights: LIEMID x += h v, E1
+ * drift then kick (F at x_{n+1}), E2 kick then drift, EA velocity Verlet, E kick then drift. LIEMID[I]
+ * refuses them: its torque is at the midpoint attitude inside Newton, and the consistent translation
+ * would be the midpoint rule coupled into that Newton (not implemented). */
 #include <stddef.h>
 
 #include "base/linalg.h"
@@ -164,7 +170,9 @@ static int liemid_split_step(lf_stepper *s, double h)
         const double *tau0;
         if ((rc = lf_stepper_torque_start(s, &tau0)) != LF_OK) return rc;
         for (int i = 0; i < 3 * s->nb; i++) P[i] += v->before * h * tau0[i];
+        lf_translate_kick(s, v->before * h, s->force);
     }
+    lf_translate_drift(s, h); /* translating bodies: the kicks and the free flight of the centres of mass */
     const double c = h / v->flights;
     for (int b = 0; b < s->nb; b++)
         for (int k = 0; k < v->flights; k++)
@@ -172,6 +180,7 @@ static int liemid_split_step(lf_stepper *s, double h)
     if (v->after != 0) { /* T_n at the new attitude; rollback restores s->tau */
         if ((rc = lf_stepper_torque(s, s->R, s->tau)) != LF_OK) return rc;
         for (int i = 0; i < 3 * s->nb; i++) P[i] += v->after * h * s->tau[i];
+        lf_translate_kick(s, v->after * h, s->force_eval);
         lf_stepper_cache_torque(s, s->tau);
     }
     from_momentum(s, P);
@@ -196,6 +205,8 @@ static int liemid_e_step(lf_stepper *s, double h)
     const double *tau0;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, h, s->force); /* translating bodies: kick, then free flight (first order, as the rotation) */
+    lf_translate_drift(s, h);
     to_momentum(s, P);
     for (int b = 0; b < s->nb; b++) {
         const double *J = s->J + 3 * b, *t = tau0 + 3 * b;
@@ -330,4 +341,9 @@ static int liemid_i_step(lf_stepper *s, double h)
     return LF_OK;
 }
 
-const lf_method_class lf_class_liemid_i = {.work_doubles = liemid_i_work, .step = liemid_i_step};
+/* As AKW: the translation would be the midpoint rule coupled into the Newton iteration (not implemented). */
+const lf_method_class lf_class_liemid_i = {
+    .work_doubles = liemid_i_work,
+    .step = liemid_i_step,
+    .why_no_translation = "its torque is taken at the midpoint attitude inside its Newton iteration, where the "
+                          "translation would be the midpoint rule on (x, v) (not implemented)"};

@@ -38,7 +38,15 @@
  *    of (J w)^ is wrong. We use the derived form (and checked it against finite differences).
  *  - thesis §4.1.2: the gradient formula (4.5) is labelled Df_i, it is the derivative of y_i.
  * Initial guesses: the thesis starts Newton at w_{k+1/2} (ELN) and w_k (TLN) and stops on |f| < 1e-12;
- * we start from explicit predictors and stop on the lieflow test |dx| <= newton_tol (1 + |x|). */
+ * we start from explicit predictors and stop on the lieflow test |dx| <= newton_tol (1 + |x|).
+ *
+ * Bodies that translate: the centres of mass follow the explicit Newmark scheme (gamma = 1/2, beta = 0:
+ * velocity Verlet), v_{k+1/2} = v_k + h/2 F_k/m, x_{k+1} = x_k + h v_{k+1/2}, v_{k+1} = v_{k+1/2} +
+ * h/2 F_{k+1}/m, in all three methods, with the torques tau(Q_k) and tau(Q_{k+1}) at x_k and x_{k+1}.
+ * For eln and eln_exp that is their own scheme on x; for tln it keeps x explicit (its own trapezoidal
+ * rule, beta = 1/4, would couple x_{k+1} into the Newton iteration): x_{k+1} is known before Newton
+ * solves for w_{k+1}, every torque of (4.3a) is taken at x_{k+1}, and the step stays symmetric and of
+ * order 2 (tests/c/test_translation.c measures both). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -77,6 +85,8 @@ static int eln_common(lf_stepper *s, double h, int use_exp)
     double *tau1 = s->work;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force); /* translating bodies: the explicit Newmark (velocity Verlet) */
+    lf_translate_drift(s, h);
     for (int i = 0; i < nb; i++) eln_kick_drift(Jall + 3 * i, s->w + 3 * i, s->R + 9 * i, tau0 + 3 * i, h, use_exp);
     rc = lf_stepper_torque(s, s->R, tau1);
     if (rc != LF_OK) return rc;
@@ -88,6 +98,7 @@ static int eln_common(lf_stepper *s, double h, int use_exp)
         rc = lf_newton3(s, lf_gyro_residual, &q, W, "eq. (6)", "", i);
         if (rc != LF_OK) return rc;
     }
+    lf_translate_kick(s, 0.5 * h, s->force_eval);
     lf_stepper_cache_torque(s, tau1);
     return LF_OK;
 }
@@ -101,6 +112,8 @@ LF_ALWAYS_INLINE int eln_lanes_common(lf_stepper *s, double h, int use_exp)
     double *restrict Ws = s->w, *restrict Rs = s->R;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force);
+    lf_translate_drift(s, h);
     LF_LANES_INDEPENDENT
     for (int j = 0; j < B; j++) {
         double W[3], R[9], t[3];
@@ -116,6 +129,7 @@ LF_ALWAYS_INLINE int eln_lanes_common(lf_stepper *s, double h, int use_exp)
     lf_lanes_predict(B, lf_half_kick, J, Ws, tau1, h, C);
     rc = lf_newton3_lanes(s, lf_gyro_residual, J, C, h, Ws, flag, "eq. (6)", "");
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force_eval);
     lf_stepper_cache_torque(s, tau1);
     return LF_OK;
 }
@@ -224,6 +238,8 @@ static int tln_step(lf_stepper *s, double h)
     const double *Jall = s->J, *tau0;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force); /* translating bodies: velocity Verlet, x_{k+1} before Newton */
+    lf_translate_drift(s, h);
     double *p = s->work;
     double *wk = p, *b = p + n, *x = p + 2 * n;
     p += 3 * n;
@@ -264,6 +280,7 @@ static int tln_step(lf_stepper *s, double h)
      * evaluated afresh, not taken from Newton's last residual (which was at the previous iterate). */
     rc = lf_stepper_torque(s, s->R, c.tauG);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force_eval);
     lf_stepper_cache_torque(s, c.tauG);
     return LF_OK;
 }

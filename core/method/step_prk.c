@@ -45,6 +45,8 @@ static int prk_step(lf_stepper *s, double h)
     const double *tau0;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force); /* translating bodies: Lobatto IIIA-IIIB on (x, v) is velocity Verlet */
+    lf_translate_drift(s, h);
 
     for (int b = 0; b < nb; b++) {
         double *R = s->R + 9 * b, *w = s->w + 3 * b;
@@ -73,6 +75,7 @@ static int prk_step(lf_stepper *s, double h)
         lf_v3_axpy(Jw, 0.5 * h, g, Jw);
         lf_v3_div(Jw, J, w);
     }
+    lf_translate_kick(s, 0.5 * h, s->force_eval);
     lf_stepper_cache_torque(s, tau1);
     return LF_OK;
 }

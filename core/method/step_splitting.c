@@ -129,9 +129,11 @@ typedef struct {
     double *Pi, *q, *p, *tbuf;
     const double *fc;   /* the free flow's body constants */
     const double *tau;  /* torque at the current R, valid if tau_ok */
+    const double *F;    /* translating bodies: the forces of the same evaluation */
     int tau_ok;
     int R_fresh;        /* quaternion variables: R = R(q) is up to date */
     int kind;           /* the pending (not yet applied) part, -1: none */
+    int drift;          /* the part that moves the centres of mass (lf_split_method.drift) */
     double sub;         /* its accumulated sub-step */
 } runner;
 
@@ -153,16 +155,19 @@ static int apply(runner *u)
             int rc = lf_stepper_torque(s, s->R, u->tbuf);
             if (rc != LF_OK) return rc;
             u->tau = u->tbuf;
+            u->F = s->force_eval;
             u->tau_ok = 1;
         }
         for (int b = 0; b < nb; b++) {
             if (u->quat) add_conj(u->p + 4 * b, u->q + 4 * b, u->tau + 3 * b, tau);
             else lf_v3_axpy(u->Pi + 3 * b, tau, u->tau + 3 * b, u->Pi + 3 * b);
         }
+        lf_translate_kick(s, tau, u->F);
         return LF_OK;
     }
     u->tau_ok = 0;
     u->R_fresh = 0;
+    if (kind == u->drift) lf_translate_drift(s, tau);
     for (int b = 0; b < nb; b++) {
         const double *J = s->J + 3 * b;
         if (kind == LF_SPLIT_FLOW) {
@@ -193,7 +198,7 @@ static int push(runner *u, int kind, double sub)
 int lf_split_run(lf_stepper *s, const lf_split_method *b, const double *c, int nc, int pairs, double h)
 {
     const int nb = s->nb;
-    runner u = {.s = s, .quat = b->quaternion, .tau_ok = 1, .R_fresh = 1, .kind = -1};
+    runner u = {.s = s, .quat = b->quaternion, .drift = b->drift, .tau_ok = 1, .R_fresh = 1, .kind = -1};
     u.tbuf = s->work;
     u.Pi = u.tbuf + 3 * nb;
     u.q = u.Pi + 3 * nb;
@@ -207,6 +212,7 @@ int lf_split_run(lf_stepper *s, const lf_split_method *b, const double *c, int n
     const int q_cached = u.quat && s->cache_valid && s->ncache >= 11 * (size_t)nb;
     int rc = lf_stepper_torque_start(s, &u.tau);
     if (rc != LF_OK) return rc;
+    u.F = s->force;
     for (int i = 0; i < nb; i++) {
         lf_v3_mul(s->J + 3 * i, s->w + 3 * i, u.Pi + 3 * i);
         if (u.quat) {
@@ -285,18 +291,36 @@ const lf_split_method *lf_split_of(const lf_method *m)
 /* The sequences of the SPLIT entries of methods.def (<id>_split): one step, and the first-order
  * method Phi whose Phi*_{h/2} o Phi_{h/2} it is. */
 #define K LF_SPLIT_KICK
-static const lf_split_method dlm_split = {
-    .quaternion = 0, .n = 7, .nhalf = 4,
-    .step = {{K, 0.5}, {LF_SPLIT_R1, 0.5}, {LF_SPLIT_R2, 0.5}, {LF_SPLIT_R3, 1}, {LF_SPLIT_R2, 0.5}, {LF_SPLIT_R1, 0.5}, {K, 0.5}},
-    .half = {{K, 1}, {LF_SPLIT_R1, 1}, {LF_SPLIT_R2, 1}, {LF_SPLIT_R3, 1}}};
-static const lf_split_method no_squish_split = {
-    .quaternion = 1, .n = 7, .nhalf = 4,
-    .step = {{K, 0.5}, {LF_SPLIT_R3, 0.5}, {LF_SPLIT_R2, 0.5}, {LF_SPLIT_R1, 1}, {LF_SPLIT_R2, 0.5}, {LF_SPLIT_R3, 0.5}, {K, 0.5}},
-    .half = {{K, 1}, {LF_SPLIT_R3, 1}, {LF_SPLIT_R2, 1}, {LF_SPLIT_R1, 1}}};
-static const lf_split_method split_exact_split = {
-    .quaternion = 0, .n = 3, .nhalf = 2,
-    .step = {{K, 0.5}, {LF_SPLIT_FLOW, 1}, {K, 0.5}},
-    .half = {{K, 1}, {LF_SPLIT_FLOW, 1}}};
+static const lf_split_method dlm_split = {.quaternion = 0,
+                                          .drift = LF_SPLIT_R3,
+                                          .n = 7,
+                                          .nhalf = 4,
+                                          .step = {{K, 0.5},
+                                                   {LF_SPLIT_R1, 0.5},
+                                                   {LF_SPLIT_R2, 0.5},
+                                                   {LF_SPLIT_R3, 1},
+                                                   {LF_SPLIT_R2, 0.5},
+                                                   {LF_SPLIT_R1, 0.5},
+                                                   {K, 0.5}},
+                                          .half = {{K, 1}, {LF_SPLIT_R1, 1}, {LF_SPLIT_R2, 1}, {LF_SPLIT_R3, 1}}};
+static const lf_split_method no_squish_split = {.quaternion = 1,
+                                                .drift = LF_SPLIT_R1,
+                                                .n = 7,
+                                                .nhalf = 4,
+                                                .step = {{K, 0.5},
+                                                         {LF_SPLIT_R3, 0.5},
+                                                         {LF_SPLIT_R2, 0.5},
+                                                         {LF_SPLIT_R1, 1},
+                                                         {LF_SPLIT_R2, 0.5},
+                                                         {LF_SPLIT_R3, 0.5},
+                                                         {K, 0.5}},
+                                                .half = {{K, 1}, {LF_SPLIT_R3, 1}, {LF_SPLIT_R2, 1}, {LF_SPLIT_R1, 1}}};
+static const lf_split_method split_exact_split = {.quaternion = 0,
+                                                  .drift = LF_SPLIT_FLOW,
+                                                  .n = 3,
+                                                  .nhalf = 2,
+                                                  .step = {{K, 0.5}, {LF_SPLIT_FLOW, 1}, {K, 0.5}},
+                                                  .half = {{K, 1}, {LF_SPLIT_FLOW, 1}}};
 #undef K
 
 #define SPLIT(id, title, ref, order, props)                                                                        \

@@ -23,7 +23,14 @@
  *    tau(R_k). Its Jacobian J_f = -I + h/2 J^{-1}[(J w)^ - w^ J - h xi w^T J - h/2 (w^T J w) I] has a
  *    garbled "xi" that must be w (d/dw (w^T J w) w = (w^T J w) I + 2 w w^T J); with that reading it is
  *    -J^{-1} times our Jacobian above.
- *  - [BOS] eq. (7): |x| must be |x|^2 in the Cayley map (lf_so3_cay has the correct form). */
+ *  - [BOS] eq. (7): |x| must be |x|^2 in the Cayley map (lf_so3_cay has the correct form).
+ *
+ * Bodies that translate: the discrete Lagrangian gains h m/2 |(x_{k+1} - x_k)/h|^2 and the potential
+ * becomes the trapezoidal -h/2 (U(x_k, Q_k) + U(x_{k+1}, Q_{k+1})); its discrete Euler-Lagrange
+ * equations in x are velocity Verlet, v_{k+1/2} = v_k + h/2 F_k/m, x_{k+1} = x_k + h v_{k+1/2},
+ * v_{k+1} = v_{k+1/2} + h/2 F_{k+1}/m, with the torques of (8) and (10) at (x_k, Q_k) and
+ * (x_{k+1}, Q_{k+1}): the method stays variational (symplectic, and conserving the total linear and
+ * angular momenta of an invariant potential). */
 #include <math.h>
 
 #include "base/linalg.h"
@@ -87,6 +94,8 @@ static int vlv_step(lf_stepper *s, double h)
     double *tau1 = s->work;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force); /* translating bodies: velocity Verlet on (x, v) */
+    lf_translate_drift(s, h);
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
         double *W = s->w + 3 * i, c[3];
@@ -99,6 +108,7 @@ static int vlv_step(lf_stepper *s, double h)
     rc = lf_stepper_torque(s, s->R, tau1);
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nb; i++) vlv_kick(Jall + 3 * i, s->w + 3 * i, tau1 + 3 * i, h);
+    lf_translate_kick(s, 0.5 * h, s->force_eval);
     lf_stepper_cache_torque(s, tau1);
     return LF_OK;
 }
@@ -112,6 +122,8 @@ LF_LANE_LOOPS static int vlv_lanes_step(lf_stepper *s, double h)
     double *restrict Ws = s->w, *restrict Rs = s->R;
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
+    lf_translate_kick(s, 0.5 * h, s->force);
+    lf_translate_drift(s, h);
     lf_lanes_predict(B, lf_half_kick, J, Ws, tau0, h, C);
     rc = lf_newton3_lanes(s, vlv_residual, J, C, h, Ws, flag, "eq. (8)", "");
     if (rc != LF_OK) return rc;
@@ -126,6 +138,7 @@ LF_LANE_LOOPS static int vlv_lanes_step(lf_stepper *s, double h)
     rc = lf_stepper_torque(s, Rs, tau1);
     if (rc != LF_OK) return rc;
     lf_lanes_kick(B, vlv_kick, J, Ws, tau1, h);
+    lf_translate_kick(s, 0.5 * h, s->force_eval);
     lf_stepper_cache_torque(s, tau1);
     return LF_OK;
 }

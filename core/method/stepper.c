@@ -3,6 +3,7 @@
  * statistics). It calls the method's step function (or, with reversible adaptive steps, the
  * controller's around it: adapt.c); what step functions call back is in stepper_helpers.c. */
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,18 @@
 #include "base/linalg.h"
 #include "method/method_internal.h"
 
+/* The names of the registered methods whose rigid-form claim `field` holds, comma-separated. */
+static void names_with(size_t field, char *names, size_t size)
+{
+    names[0] = 0;
+    for (int i = 0; i < lf_method_count(); i++) {
+        const lf_method *c = lf_method_at(i);
+        if (!c->rigid || !*(const int *)((const char *)c->rigid + field)) continue;
+        size_t n = strlen(names);
+        snprintf(names + n, size - n, "%s%s", n ? ", " : "", c->info.name);
+    }
+}
+
 int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {
     if (!m || !sys) return lf_error_set(err, LF_EINVAL, "a method and a system are required");
@@ -20,6 +33,16 @@ int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
         return lf_error_set(err, LF_EINVAL, "method %s integrates %s systems (form '%s'); a %s system does not offer that form",
                             m->info.name, need == LF_FORM_RIGID ? "rigid-body" : lf_form_name(need),
                             lf_form_name(need), lf_system_kind(sys));
+    const lf_form_rigid *rigid = lf_system_rigid(sys);
+    if (need == LF_FORM_RIGID && rigid->translating && !(m->rigid && m->rigid->translation)) {
+        char names[400];
+        names_with(offsetof(lf_method_rigid_info, translation), names, sizeof names);
+        const char *why = m->cls->why_no_translation;
+        return lf_error_set(err, LF_EINVAL,
+                            "method %s does not integrate bodies that translate (bodies with a mass)%s%s; "
+                            "methods that do: %s, and the generic Lie-group methods",
+                            m->info.name, why ? ": " : "", why ? why : "", names);
+    }
     return m->cls->accepts ? m->cls->accepts(m, sys, err) : LF_OK;
 }
 
@@ -29,12 +52,8 @@ static int lanes_accepted(const lf_method *m, const lf_system *sys, int lanes, l
     if (lanes < 1) return lf_error_set(err, LF_EINVAL, "lf_stepper_new_lanes: %d lanes (expected >= 1)", lanes);
     if (lanes == 1) return LF_OK;
     if (!m->cls->lanes_step) {
-        char names[160] = "";
-        for (int i = 0; i < lf_method_count(); i++)
-            if (lf_method_at(i)->cls->lanes_step) {
-                size_t n = strlen(names);
-                snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", lf_method_at(i)->info.name);
-            }
+        char names[160];
+        names_with(offsetof(lf_method_rigid_info, lanes), names, sizeof names);
         return lf_error_set(err, LF_EINVAL, "method %s has no lane kernel (methods with lanes: %s)", m->info.name,
                             names);
     }
@@ -84,6 +103,7 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->rigid = lf_system_rigid(sys);
     s->nb = s->rigid ? s->rigid->nb : 0;
     s->J = s->rigid ? s->rigid->J : NULL;
+    s->trans = s->rigid && s->rigid->translating;
     s->opts.newton_tol = (opts && opts->newton_tol > 0) ? opts->newton_tol : 1e-14;
     s->opts.max_iter = (opts && opts->max_iter > 0) ? opts->max_iter : 50;
     s->opts.dexpinv_order = opts ? opts->dexpinv_order : 0;
@@ -101,10 +121,14 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
         free(s);
         return NULL;
     }
-    s->ncache = m->cls->cache_doubles ? m->cls->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
+    /* the method's cache, then (translating bodies) the forces at the state; 1/m and the forces of the last
+     * evaluation after the rest */
+    const size_t nforce = s->trans ? 3 * (size_t)s->nb * lanes : 0;
+    const size_t ncache_method = m->cls->cache_doubles ? m->cls->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
+    s->ncache = ncache_method + nforce;
     size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->cls->work_doubles ? m->cls->work_doubles(s) : 0;
     const size_t nadapt = s->opts.adapt ? lf_adapt_work_doubles(s) : 0, nout = m->cls->process ? 2 * (size_t)s->np + s->ncache : 0;
-    double *mem = calloc(2 * nst + nwork + nadapt + nout + 1, sizeof(double));
+    double *mem = calloc(2 * nst + nwork + nadapt + nout + 2 * nforce + 1, sizeof(double));
     int *imem = calloc(lf_stepper_iwork_ints(s), sizeof(int));
     if (!mem || !imem) {
         free(mem);
@@ -121,6 +145,15 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->y_out = nout ? s->adapt_work + nadapt : NULL;
     s->y_call = nout ? s->y_out + s->np : NULL;
     s->iwork = imem;
+    if (s->trans) {
+        const size_t nb3 = 3 * (size_t)s->nb * lanes;
+        s->x = s->y + 12 * (size_t)s->nb * lanes;
+        s->v = s->x + nb3;
+        s->force = s->cache + ncache_method;
+        s->force_eval = s->adapt_work + nadapt + nout;
+        s->inv_mass = s->force_eval + nforce;
+        for (size_t i = 0; i < nb3; i++) s->inv_mass[i] = 1 / s->rigid->mass[lanes > 1 ? 0 : i / 3];
+    }
     if (s->opts.adapt) {
         s->base_step = s->step;
         s->step = lf_adapt_step;
@@ -307,7 +340,8 @@ static int step_n(lf_stepper *s, double h, long n)
         for (size_t i = 0; rc == LF_OK && i < ny; i++)
             if (!isfinite(s->y[i])) {
                 if (s->nb && s->lanes == 1) {
-                    const int e = (int)i, body = e < 9 * s->nb ? e / 9 : (e - 9 * s->nb) / 3;
+                    /* R (9 per body), then w, x, v (3 per body each) */
+                    const int e = (int)i, body = e < 9 * s->nb ? e / 9 : (e - 9 * s->nb) / 3 % s->nb;
                     rc = lf_error_set(&s->err, LF_EDOMAIN, "the state of body %d became non-finite", body + 1);
                 } else {
                     char what[64];

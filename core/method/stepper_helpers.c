@@ -16,8 +16,8 @@ size_t lf_stepper_iwork_ints(const lf_stepper *s)
 int lf_stepper_torque(lf_stepper *s, const double *R, double *tau)
 {
     s->stats.f_evals += s->lanes;
-    if (s->lanes > 1) return s->rigid->torque_lanes(s->sys, s->lanes, R, tau, &s->err);
-    return s->rigid->torque(s->sys, R, tau, &s->err);
+    if (s->lanes > 1) return s->rigid->torque_lanes(s->sys, s->lanes, R, s->x, tau, s->force_eval, &s->err);
+    return s->rigid->torque(s->sys, R, s->x, tau, s->force_eval, &s->err);
 }
 
 int lf_stepper_has_torque_jacobian(const lf_stepper *s)
@@ -28,7 +28,7 @@ int lf_stepper_has_torque_jacobian(const lf_stepper *s)
 
 int lf_stepper_torque_jacobian(lf_stepper *s, const double *R, double *K)
 {
-    return s->rigid->torque_jacobian(s->sys, R, K, &s->err);
+    return s->rigid->torque_jacobian(s->sys, R, s->x, K, &s->err);
 }
 
 int lf_stepper_torque_start(lf_stepper *s, const double **tau)
@@ -36,6 +36,7 @@ int lf_stepper_torque_start(lf_stepper *s, const double **tau)
     if (!s->cache_valid) {
         int rc = lf_stepper_torque(s, s->R, s->tau);
         if (rc != LF_OK) return rc;
+        if (s->trans) memcpy(s->force, s->force_eval, 3 * (size_t)s->nb * s->lanes * sizeof(double));
         s->cache_valid = 1;
     }
     *tau = s->tau;
@@ -45,7 +46,24 @@ int lf_stepper_torque_start(lf_stepper *s, const double **tau)
 void lf_stepper_cache_torque(lf_stepper *s, const double *tau)
 {
     if (tau != s->tau) memcpy(s->tau, tau, 3 * (size_t)s->nb * s->lanes * sizeof(double));
+    if (s->trans) memcpy(s->force, s->force_eval, 3 * (size_t)s->nb * s->lanes * sizeof(double));
     s->cache_valid = s->cache_set = 1;
+}
+
+void lf_translate_kick(lf_stepper *s, double c, const double *F)
+{
+    const size_t n = 3 * (size_t)s->nb * s->lanes;
+    double *restrict v = s->v;
+    const double *restrict im = s->inv_mass;
+    for (size_t i = 0; s->trans && i < n; i++) v[i] += c * F[i] * im[i];
+}
+
+void lf_translate_drift(lf_stepper *s, double c)
+{
+    const size_t n = 3 * (size_t)s->nb * s->lanes;
+    double *restrict x = s->x;
+    const double *restrict v = s->v;
+    for (size_t i = 0; s->trans && i < n; i++) x[i] += c * v[i];
 }
 
 int lf_stepper_f(lf_stepper *s, double t, const double *y, double *xi)

@@ -351,6 +351,86 @@ done:
     return p;
 }
 
+/* ---- potentials of translating bodies: inputs x (3 nb), then R (9 nb); functions U | U, F, tau | F, tau
+ * | K (the torque Jacobian along the attitudes, the positions fixed) */
+enum { FX_U, FX_ALL, FX_FT, FX_JAC };
+
+static int gpotx_eval(void *ctx, const lf_bodies_config *c, double *U, double *F, double *tau, lf_error *err)
+{
+    gpot *q = ctx;
+    const int nb = q->nb, n = 3 * nb;
+    if (c->nb != nb) return lf_error_set(err, LF_EINVAL, "compiled potential of %d bodies evaluated for %d", nb, c->nb);
+    const double *in[2] = {c->x, c->R};
+    if (!F && !tau) {
+        if (U) lf_gmodule_eval(q->c.m, FX_U, in, q->c.par, U, NULL);
+        return LF_OK;
+    }
+    double small[SMALL], *out = buf_get(small, 1 + 2 * (size_t)n);
+    if (!out) return lf_error_set(err, LF_ENOMEM, "compiled potential: out of memory");
+    lf_gmodule_eval(q->c.m, U ? FX_ALL : FX_FT, in, q->c.par, out, NULL);
+    if (U) *U = out[0];
+    if (F) memcpy(F, out + (U ? 1 : 0), (size_t)n * sizeof *F);
+    if (tau) memcpy(tau, out + (U ? 1 : 0) + n, (size_t)n * sizeof *tau);
+    buf_done(small, out);
+    return LF_OK;
+}
+
+static int gpotx_jacobian(void *ctx, const lf_bodies_config *c, double *K, lf_error *err)
+{
+    gpot *q = ctx;
+    if (c->nb != q->nb)
+        return lf_error_set(err, LF_EINVAL, "compiled potential of %d bodies evaluated for %d", q->nb, c->nb);
+    const double *in[2] = {c->x, c->R};
+    lf_gmodule_eval(q->c.m, FX_JAC, in, q->c.par, K, NULL);
+    return LF_OK;
+}
+
+lf_potential *lf_potential_graph_x(lf_graph *g, int U, int nb, const double *par, const lf_model_graph_opts *o,
+                                   lf_error *err)
+{
+    if (graph_ok(g, err) != LF_OK) return NULL;
+    if (nb < 1 || lf_graph_ninputs(g) != 12 * nb || !lf_graph_node(g, U)) {
+        lf_error_set(err, LF_EINVAL,
+                     "lf_potential_graph_x: %d bodies need 12 nb = %d inputs (the graph has %d) and a "
+                     "node U",
+                     nb, 12 * nb, lf_graph_ninputs(g));
+        return NULL;
+    }
+    const int n = 3 * nb, jac = o && o->jacobian && nb <= LF_MODEL_GRAPH_MAX_JAC_BODIES;
+    int *in = malloc(12 * (size_t)nb * sizeof *in), *G = malloc(12 * (size_t)nb * sizeof *G);
+    int *all = malloc((1 + 2 * (size_t)n) * sizeof *all), *K = jac ? malloc((size_t)n * n * sizeof *K) : NULL;
+    gpot *q = gpot_alloc(err);
+    lf_potential *p = NULL;
+    if (!in || !G || !all || (jac && !K) || !q) {
+        if (q) lf_error_set(err, LF_ENOMEM, "compiled potential: out of memory");
+        goto done;
+    }
+    for (int i = 0; i < 12 * nb; i++) in[i] = lf_graph_input_node(g, i);
+    all[0] = U; /* U, F = -dU/dx, tau from dU/dR: one reverse sweep */
+    if (lf_graph_vjp(g, 1, &U, NULL, 12 * nb, in, G) == LF_OK) {
+        for (int i = 0; i < n; i++) all[1 + i] = lf_g1(g, LF_G_NEG, G[i]);
+        for (int b = 0; b < nb; b++) torque_nodes(g, in + n + 9 * b, G + n + 9 * b, all + 1 + n + 3 * b);
+    }
+    if (jac) torque_jacobian_nodes(g, in + n, nb, n, all + 1 + n, K);
+    if (graph_ok(g, err) != LF_OK) goto done;
+    lf_gfunc_spec f[4] = {{1, &U}, {1 + 2 * n, all}, {2 * n, all + 1}, {n * n, K}};
+    lf_glayout layout = {2, {n, 9 * nb}, 0, 0, NULL};
+    q->nb = nb;
+    q->has_jac = jac;
+    if (compiled_init(&q->c, g, &layout, jac ? 4 : 3, f, par, o, err) != LF_OK) goto done;
+    p = lf_potential_new_x("compiled", gpotx_eval, q, gpot_destroy, err);
+    if (!p) gpot_destroy(q);
+    else if (jac) lf_potential_set_jacobian_x(p, gpotx_jacobian);
+    q = NULL;
+done:
+    if (q) gpot_destroy(q);
+    free(in);
+    free(G);
+    free(all);
+    free(K);
+    return p;
+}
+
 /* pair kernels: function outputs u | tau_i, tau_j | u, tau_i, tau_j | the 6 x 6 block of (tau_i,
  * tau_j) along (body i, body j) */
 static int pairs_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
@@ -449,6 +529,7 @@ lf_potential *lf_potential_pairs(lf_graph *g, int u, int nb, int npairs, const i
 static gpot *gpot_of(const lf_potential *p)
 {
     gpot *q = lf_potential_context(p, gpot_eval);
+    if (!q) q = lf_potential_context_x(p, gpotx_eval);
     return q ? q : lf_potential_context(p, pairs_eval);
 }
 

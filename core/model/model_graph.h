@@ -47,6 +47,11 @@ typedef struct lf_model_graph_opts {
  * the graph's parameters (lf_graph_nparams(g) of them). */
 lf_potential *lf_potential_graph(lf_graph *g, int U, const int *tau, int nb, const double *par,
                                  const lf_model_graph_opts *o, lf_error *err);
+/* A potential of nb translating bodies from graph g: inputs 0 .. 3 nb - 1 are the centres of mass
+ * x_1..x_nb, then 9 nb for R_1..R_nb; node U. The forces F = -dU/dx and the torques come from one
+ * reverse sweep, the torque Jacobian (along the attitudes, the positions fixed) by forward mode. */
+lf_potential *lf_potential_graph_x(lf_graph *g, int U, int nb, const double *par, const lf_model_graph_opts *o,
+                                   lf_error *err);
 /* A pair potential: U(R) = sum_p u(R_i, R_j, r_p) over the pairs (i, j) = (pairs[2p], pairs[2p+1])
  * (0-based, i != j, < nb) with the fixed vectors r_p = r[3p..], plus inner (borrowed, may be NULL).
  * Kernel graph g: inputs 0..8 = R_i, 9..17 = R_j, 18..20 = r_ij; node u. */

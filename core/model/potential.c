@@ -16,15 +16,17 @@
 struct lf_potential {
     const lf_potential_class *cls; /* NULL: a callback */
     const char *name;
-    lf_potential_eval_fn eval;
+    lf_potential_eval_fn eval;     /* U(R), or */
+    lf_potential_eval_x_fn eval_x; /* U(x, R) of translating bodies */
     void *ctx;
     void (*destroy)(void *ctx);
-    double par[LF_POTENTIAL_MAXPAR]; /* a class's parameter vector */
-    lf_potential_jacobian_fn jacobian; /* optional */
+    double par[LF_POTENTIAL_MAXPAR];       /* a class's parameter vector */
+    lf_potential_jacobian_fn jacobian;     /* optional */
+    lf_potential_jacobian_x_fn jacobian_x; /* optional, of a potential of positions */
 };
 
 static lf_potential *alloc_pot(const lf_potential_class *cls, const char *name, lf_potential_eval_fn eval,
-                               lf_error *err)
+                               lf_potential_eval_x_fn eval_x, lf_error *err)
 {
     lf_potential *p = calloc(1, sizeof *p);
     if (!p) {
@@ -34,6 +36,7 @@ static lf_potential *alloc_pot(const lf_potential_class *cls, const char *name, 
     p->cls = cls;
     p->name = name;
     p->eval = eval;
+    p->eval_x = eval_x;
     p->ctx = p->par;
     return p;
 }
@@ -45,12 +48,28 @@ lf_potential *lf_potential_new(const char *name, lf_potential_eval_fn eval, void
         lf_error_set(err, LF_EINVAL, "lf_potential_new: an evaluation function is required");
         return NULL;
     }
-    lf_potential *p = alloc_pot(NULL, name ? name : "callback", eval, err);
+    lf_potential *p = alloc_pot(NULL, name ? name : "callback", eval, NULL, err);
     if (!p) return NULL;
     p->ctx = ctx;
     p->destroy = destroy;
     return p;
 }
+
+lf_potential *lf_potential_new_x(const char *name, lf_potential_eval_x_fn eval, void *ctx, void (*destroy)(void *ctx),
+                                 lf_error *err)
+{
+    if (!eval) {
+        lf_error_set(err, LF_EINVAL, "lf_potential_new_x: an evaluation function is required");
+        return NULL;
+    }
+    lf_potential *p = alloc_pot(NULL, name ? name : "callback", NULL, eval, err);
+    if (!p) return NULL;
+    p->ctx = ctx;
+    p->destroy = destroy;
+    return p;
+}
+
+int lf_potential_of_positions(const lf_potential *p) { return p && p->eval_x; }
 
 void lf_potential_free(lf_potential *p)
 {
@@ -66,21 +85,65 @@ void lf_potential_set_jacobian(lf_potential *p, lf_potential_jacobian_fn jac)
     if (p) p->jacobian = jac;
 }
 
-int lf_potential_has_jacobian(const lf_potential *p) { return p && p->jacobian; }
+void lf_potential_set_jacobian_x(lf_potential *p, lf_potential_jacobian_x_fn jac)
+{
+    if (p) p->jacobian_x = jac;
+}
+
+int lf_potential_has_jacobian(const lf_potential *p)
+{
+    return p && (p->eval_x ? p->jacobian_x != NULL : p->jacobian != NULL);
+}
 
 void *lf_potential_context(const lf_potential *p, lf_potential_eval_fn eval)
 {
-    return p && !p->cls && p->eval == eval ? p->ctx : NULL;
+    return p && !p->cls && p->eval && p->eval == eval ? p->ctx : NULL;
+}
+
+void *lf_potential_context_x(const lf_potential *p, lf_potential_eval_x_fn eval)
+{
+    return p && !p->cls && p->eval_x && p->eval_x == eval ? p->ctx : NULL;
+}
+
+/* K finite (both Jacobian functions) */
+static int check_jacobian(const lf_potential *p, int nb, const double *K, lf_error *err)
+{
+    for (int i = 0; i < 9 * nb * nb; i++)
+        if (!isfinite(K[i]))
+            return lf_error_set(err, LF_EDOMAIN, "torque Jacobian of potential %s is not finite (%g)", p->name, K[i]);
+    return LF_OK;
 }
 
 int lf_potential_jacobian(const lf_potential *p, int nb, const double *R, double *K, lf_error *err)
 {
-    if (!p || !p->jacobian) return lf_error_set(err, LF_EINVAL, "potential %s has no torque Jacobian", lf_potential_name(p));
+    if (!p || !p->jacobian)
+        return lf_error_set(err, LF_EINVAL, "potential %s has no torque Jacobian", lf_potential_name(p));
     int rc = p->jacobian(p->ctx, nb, R, K, err);
-    if (rc != LF_OK) return rc;
-    for (int i = 0; i < 9 * nb * nb; i++)
-        if (!isfinite(K[i]))
-            return lf_error_set(err, LF_EDOMAIN, "torque Jacobian of potential %s is not finite (%g)", p->name, K[i]);
+    return rc != LF_OK ? rc : check_jacobian(p, nb, K, err);
+}
+
+int lf_potential_jacobian_x(const lf_potential *p, const lf_bodies_config *c, double *K, lf_error *err)
+{
+    if (!c) return lf_error_set(err, LF_EINVAL, "lf_potential_jacobian_x: a configuration is required");
+    if (!p || !p->eval_x) return lf_potential_jacobian(p, c->nb, c->R, K, err);
+    if (!p->jacobian_x) return lf_error_set(err, LF_EINVAL, "potential %s has no torque Jacobian", p->name);
+    int rc = p->jacobian_x(p->ctx, c, K, err);
+    return rc != LF_OK ? rc : check_jacobian(p, c->nb, K, err);
+}
+
+/* the outputs of an evaluation finite: U, then each body's force and torque */
+static int check_outputs(const lf_potential *p, int nb, const double *U, const double *F, const double *tau,
+                         lf_error *err)
+{
+    if (U && !isfinite(*U)) return lf_error_set(err, LF_EDOMAIN, "potential %s is not finite (U=%g)", p->name, *U);
+    for (int i = 0; F && i < 3 * nb; i++)
+        if (!isfinite(F[i]))
+            return lf_error_set(err, LF_EDOMAIN, "force of potential %s on body %d is not finite (%g)", p->name,
+                                i / 3 + 1, F[i]);
+    for (int i = 0; tau && i < 3 * nb; i++)
+        if (!isfinite(tau[i]))
+            return lf_error_set(err, LF_EDOMAIN, "torque of potential %s on body %d is not finite (%g)", p->name,
+                                i / 3 + 1, tau[i]);
     return LF_OK;
 }
 
@@ -91,15 +154,26 @@ int lf_potential_eval(const lf_potential *p, int nb, const double *R, double *U,
         if (tau) memset(tau, 0, 3 * (size_t)nb * sizeof(double));
         return LF_OK;
     }
+    if (p->eval_x)
+        return lf_error_set(err, LF_EINVAL,
+                            "potential %s depends on the bodies' positions: it acts on bodies with a "
+                            "mass (translating bodies) only",
+                            p->name);
     int rc = p->eval(p->ctx, nb, R, U, tau, err);
-    if (rc != LF_OK) return rc;
-    if (U && !isfinite(*U)) return lf_error_set(err, LF_EDOMAIN, "potential %s is not finite (U=%g)", p->name, *U);
-    if (tau)
-        for (int i = 0; i < 3 * nb; i++)
-            if (!isfinite(tau[i]))
-                return lf_error_set(err, LF_EDOMAIN, "torque of potential %s on body %d is not finite (%g)", p->name,
-                                    i / 3 + 1, tau[i]);
-    return LF_OK;
+    return rc != LF_OK ? rc : check_outputs(p, nb, U, NULL, tau, err);
+}
+
+int lf_potential_eval_x(const lf_potential *p, const lf_bodies_config *c, double *U, double *F, double *tau,
+                        lf_error *err)
+{
+    if (!c || !c->R || (p && p->eval_x && (!c->x || !c->mass || !c->J)))
+        return lf_error_set(err, LF_EINVAL,
+                            "lf_potential_eval_x: a configuration with masses, moments, positions "
+                            "and attitudes is required");
+    if (F) memset(F, 0, 3 * (size_t)c->nb * sizeof(double));
+    if (!p || !p->eval_x) return lf_potential_eval(p, c->nb, c->R, U, tau, err);
+    int rc = p->eval_x(p->ctx, c, U, F, tau, err);
+    return rc != LF_OK ? rc : check_outputs(p, c->nb, U, F, tau, err);
 }
 
 /* ---------------------------------------------------------------- classes */
@@ -150,14 +224,14 @@ static int generic_check(const lf_potential_class *c, const double *par, lf_erro
 
 lf_potential *lf_potential_create(const lf_potential_class *c, const double *par, lf_error *err)
 {
-    if (!c || !c->eval || c->nparams < 0 || c->nparams > LF_POTENTIAL_MAXPARAMS ||
+    if (!c || !c->eval == !c->eval_x || c->nparams < 0 || c->nparams > LF_POTENTIAL_MAXPARAMS ||
         lf_potential_class_npar(c) > LF_POTENTIAL_MAXPAR || (c->nparams > 0 && !par)) {
         lf_error_set(err, LF_EINVAL, "lf_potential_create: %s is not a valid potential class",
                      c && c->name ? c->name : "(null)");
         return NULL;
     }
     if ((c->check ? c->check(par, err) : generic_check(c, par, err)) != LF_OK) return NULL;
-    lf_potential *p = alloc_pot(c, c->name, c->eval, err);
+    lf_potential *p = alloc_pot(c, c->name, c->eval, c->eval_x, err);
     if (p && c->nparams > 0) memcpy(p->par, par, (size_t)lf_potential_class_npar(c) * sizeof(double));
     return p;
 }
@@ -197,6 +271,18 @@ lf_potential *lf_potential_top(double mgl, const double chi[3], lf_error *err)
 
 lf_potential *lf_potential_coulomb_wall(lf_error *err) { return create_builtin("coulomb_wall", NULL, err); }
 
+lf_potential *lf_potential_gravity(const double g[3], lf_error *err)
+{
+    if (!g) return lf_error_set(err, LF_EINVAL, "lf_potential_gravity: g is required"), NULL;
+    return create_builtin("gravity", g, err);
+}
+
+lf_potential *lf_potential_central(double mu, const double c[3], lf_error *err)
+{
+    const double par[4] = {mu, c ? c[0] : 0, c ? c[1] : 0, c ? c[2] : 0};
+    return create_builtin("central", par, err);
+}
+
 /* ---------------------------------------------------------------- lanes */
 int lf_potential_torque_lanes(const lf_potential *p, int B, const double *R, double *tau, lf_error *err)
 {
@@ -221,6 +307,34 @@ int lf_potential_torque_lanes(const lf_potential *p, int B, const double *R, dou
             return rc;
         }
         lf_lane_put(3, t, tau, B, j);
+    }
+    return LF_OK;
+}
+
+int lf_potential_eval_x_lanes(const lf_potential *p, int B, double m, const double *J, const double *x, const double *R,
+                              double *tau, double *F, lf_error *err)
+{
+    if (!p || !p->eval_x) {
+        if (F) memset(F, 0, 3 * (size_t)B * sizeof(double));
+        return lf_potential_torque_lanes(p, B, R, tau, err);
+    }
+    if (B < 1 || !x || !R || !tau || !J) return lf_error_set(err, LF_EINVAL, "lf_potential_eval_x_lanes: %d lanes", B);
+    for (int j = 0; j < B; j++) { /* lane by lane */
+        double xb[3], Rb[9], t[3], f[3];
+        lf_lane_get(3, x, B, j, xb);
+        lf_lane_get(9, R, B, j, Rb);
+        const lf_bodies_config c = {1, &m, J, xb, Rb};
+        int rc = lf_potential_eval_x(p, &c, NULL, f, t, err);
+        if (rc != LF_OK) {
+            if (err && B > 1) {
+                char msg[sizeof err->msg];
+                memcpy(msg, err->msg, sizeof msg);
+                lf_error_set(err, rc, "lane %d: %s", j + 1, msg);
+            }
+            return rc;
+        }
+        lf_lane_put(3, t, tau, B, j);
+        if (F) lf_lane_put(3, f, F, B, j);
     }
     return LF_OK;
 }

@@ -24,6 +24,21 @@ typedef struct lf_potential lf_potential;
 /* Evaluate at rotations R[9 nb]: *U (if U != NULL) and torques tau[3 nb] (if tau != NULL). */
 typedef int (*lf_potential_eval_fn)(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err);
 
+/* Bodies that translate: a potential may depend on their centres of mass x_i too, U(x_1..x_n, R_1..R_n),
+ * with the forces F_i = -dU/dx_i (spatial) beside the torques. It is evaluated at a configuration:
+ * the bodies' masses and principal moments (a uniform field weighs the masses, a central field's
+ * gravity gradient needs the moments), positions and attitudes. */
+typedef struct lf_bodies_config {
+    int nb;
+    const double *mass; /* nb */
+    const double *J;    /* 3 nb principal moments */
+    const double *x;    /* 3 nb centres of mass */
+    const double *R;    /* 9 nb attitudes */
+} lf_bodies_config;
+/* U (if U != NULL), forces F[3 nb] and torques tau[3 nb] (each if not NULL) at configuration c. */
+typedef int (*lf_potential_eval_x_fn)(void *ctx, const lf_bodies_config *c, double *U, double *F, double *tau,
+                                      lf_error *err);
+
 /* ---------------------------------------------------------------- classes of built-in potentials */
 /* A parameter: a number, a vector, a 3x3 matrix or a rotation (row-major), `size` doubles of the
  * class's parameter vector, which holds the parameters one after the other in schema order. */
@@ -57,8 +72,10 @@ typedef struct lf_potential_class {
     /* Optional: refuse invalid parameters with a message "<name> potential: ..." (NULL: the generic
      * check above, which messages "<name> potential: alpha = nan must be finite"). */
     int (*check)(const double *par, lf_error *err);
-    /* U and the torques of nb bodies, called with ctx = par. */
+    /* U and the torques of nb bodies, called with ctx = par; or, for a potential of the positions of
+     * translating bodies, eval_x (exactly one of the two is set). */
     lf_potential_eval_fn eval;
+    lf_potential_eval_x_fn eval_x;
     /* Optional: the torques of B one-body lanes (as lf_potential_torque_lanes), bitwise equal to
      * eval on each lane; nonzero when one is not finite (the caller then finds the lane with eval). */
     int (*torque_lanes)(const double *par, int B, const double *R, double *tau);
@@ -66,7 +83,7 @@ typedef struct lf_potential_class {
     int (*describe)(const double *par, char *buf, size_t size);
 } lf_potential_class;
 
-/* The registry of built-in classes (stress, top, field, coulomb_wall). */
+/* The registry of built-in classes (stress, top, field, coulomb_wall; of positions: gravity, central). */
 int lf_potential_class_count(void);
 const lf_potential_class *lf_potential_class_at(int i);
 const lf_potential_class *lf_potential_class_find(const char *name); /* NULL if unknown */
@@ -83,9 +100,15 @@ lf_potential *lf_potential_create(const lf_potential_class *c, const double *par
 const lf_potential_class *lf_potential_class_of(const lf_potential *p);
 const double *lf_potential_params(const lf_potential *p);
 
-/* A potential from a callback; destroy(ctx) (may be NULL) runs in lf_potential_free. */
+/* A potential from a callback; destroy(ctx) (may be NULL) runs in lf_potential_free. lf_potential_new_x:
+ * the same for a potential of positions (translating bodies). */
 lf_potential *lf_potential_new(const char *name, lf_potential_eval_fn eval, void *ctx, void (*destroy)(void *ctx),
                                lf_error *err);
+lf_potential *lf_potential_new_x(const char *name, lf_potential_eval_x_fn eval, void *ctx, void (*destroy)(void *ctx),
+                                 lf_error *err);
+/* 1 if p depends on the bodies' positions (made by lf_potential_new_x or of a class with eval_x): it
+ * acts on translating bodies only. */
+int lf_potential_of_positions(const lf_potential *p);
 /* The built-ins by their parameters (the same as lf_potential_create of their class); a NULL Rm or
  * chi is the default (the stress test's exp(v_m), e3), B and m are required.
  * The stress-test potential of Bou-Rabee, Ortolan & Saccon, eq. (12):
@@ -99,6 +122,21 @@ lf_potential *lf_potential_top(double mgl, const double chi[3], lf_error *err);
  * U = 1/(1.1 + c) - 0.001/(1.1 + c)^10 (its spatial torque is the printed
  * (-(1.1+c)^-2 + 0.01 (1.1+c)^-11) [-R23; R13; 0]). */
 lf_potential *lf_potential_coulomb_wall(lf_error *err);
+/* Of positions. A uniform gravity field g on the centres of mass: U = -sum_i m_i g . x_i (F_i = m_i g,
+ * no torque). */
+lf_potential *lf_potential_gravity(const double g[3], lf_error *err);
+/* A point mass mu = G M at c attracting every body, to second order in the body's size (the body's
+ * mutual potential with a point mass; MacCullagh's formula): with r = x - c, |r| = r, u = R^T r / r,
+ *   U = -mu m / r - mu / (2 r^3) (tr J - 3 u . J u),
+ * the Newtonian potential and the gravity gradient that couples orbit and attitude (Hughes,
+ * "Spacecraft Attitude Dynamics" §8.1). c NULL: the origin. */
+lf_potential *lf_potential_central(double mu, const double c[3], lf_error *err);
+/* Bodies made of point masses attracting each other: body b carries npoints[b] points of masses pm at
+ * body-frame positions s (3 each; the points of all bodies one after the other), and
+ *   U = -G sum over pairs of bodies a < b, points i of a, j of b:  m_i m_j / |x_a + R_a s_i - x_b - R_b s_j|
+ * (the full body problem with bodies as sets of point masses; points of one body do not interact). */
+lf_potential *lf_potential_point_masses(int nb, const int *npoints, const double *s, const double *pm, double G,
+                                        lf_error *err);
 void lf_potential_free(lf_potential *p);
 
 /* The torque Jacobian K (3 nb x 3 nb, row-major) at R: K[r][3 j + m] = d tau_r / de at e = 0 of
@@ -110,22 +148,37 @@ void lf_potential_set_jacobian(lf_potential *p, lf_potential_jacobian_fn jac);
 int lf_potential_has_jacobian(const lf_potential *p);
 /* K at R (checked finite); LF_EINVAL if the potential has none. */
 int lf_potential_jacobian(const lf_potential *p, int nb, const double *R, double *K, lf_error *err);
-/* The context of a potential made by lf_potential_new with this eval function (NULL otherwise):
- * how a kind of callback potential recognizes its own. */
+/* The same for a potential of positions: K with respect to the attitudes at the configuration c (the
+ * positions held fixed); a potential of R alone ignores c's positions. */
+typedef int (*lf_potential_jacobian_x_fn)(void *ctx, const lf_bodies_config *c, double *K, lf_error *err);
+void lf_potential_set_jacobian_x(lf_potential *p, lf_potential_jacobian_x_fn jac);
+int lf_potential_jacobian_x(const lf_potential *p, const lf_bodies_config *c, double *K, lf_error *err);
+/* The context of a potential made by lf_potential_new (lf_potential_new_x) with this eval function
+ * (NULL otherwise): how a kind of callback potential recognizes its own. */
 void *lf_potential_context(const lf_potential *p, lf_potential_eval_fn eval);
+void *lf_potential_context_x(const lf_potential *p, lf_potential_eval_x_fn eval);
 
 /* The class's name ("stress", ...) or the name given to lf_potential_new. */
 const char *lf_potential_name(const lf_potential *p);
 /* The name and parameters, e.g. "stress(alpha = 0.3, Rm = [...])", into buf (snprintf semantics):
  * the class's describe, or from its schema: numbers %g, vectors "(x, y, z)", matrices "[a b c; ...]". */
 int lf_potential_describe(const lf_potential *p, char *buf, size_t size);
-/* Evaluate (p == NULL: the free body, U = 0, tau = 0); results are checked finite. */
+/* Evaluate (p == NULL: the free body, U = 0, tau = 0); results are checked finite. A potential of
+ * positions is refused (LF_EINVAL): it needs lf_potential_eval_x. */
 int lf_potential_eval(const lf_potential *p, int nb, const double *R, double *U, double *tau, lf_error *err);
+/* Evaluate at the configuration of translating bodies: U, forces F (3 nb) and torques tau (3 nb), each
+ * output optional, checked finite; a potential of R alone (or none) gives F = 0. */
+int lf_potential_eval_x(const lf_potential *p, const lf_bodies_config *c, double *U, double *F, double *tau,
+                        lf_error *err);
 /* The torques of B separate one-body configurations stored in lanes (structure of arrays: entry k
  * of rotation j at R[k B + j], component k of its torque at tau[k B + j]), bitwise equal to B calls
  * lf_potential_eval(p, 1, R_j, NULL, tau_j, err); the built-ins run vectorized, a callback is called
  * once per lane. Results are checked finite; an error names the first failing lane. */
 int lf_potential_torque_lanes(const lf_potential *p, int B, const double *R, double *tau, lf_error *err);
+/* The same for B lanes of one translating body of mass m and moments J at positions x (in lanes, 3 B)
+ * and attitudes R: torques and forces F (3 B, in lanes; F may be NULL). */
+int lf_potential_eval_x_lanes(const lf_potential *p, int B, double m, const double *J, const double *x, const double *R,
+                              double *tau, double *F, lf_error *err);
 
 LF_END_DECLS
 

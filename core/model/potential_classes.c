@@ -182,6 +182,58 @@ static int coulomb_wall_fail(int flags, const double *Rb, lf_error *err)
 
 LF_POTENTIAL_KERNELS(coulomb_wall, coulomb_wall_body, coulomb_wall_fail)
 
+/* ---------------------------------------------------------------- of positions (translating bodies) */
+/* Uniform gravity, par: g. U = -sum_i m_i g . x_i, F_i = -dU/dx_i = m_i g; no torque. */
+static int gravity_eval(void *ctx, const lf_bodies_config *c, double *U, double *F, double *tau, lf_error *err)
+{
+    (void)err;
+    const double *g = ctx;
+    double Usum = 0;
+    for (int b = 0; b < c->nb; b++) {
+        Usum -= c->mass[b] * lf_v3_dot(g, c->x + 3 * b);
+        if (F) lf_v3_scale(g, c->mass[b], F + 3 * b);
+        if (tau) lf_v3_set(tau + 3 * b, 0, 0, 0);
+    }
+    if (U) *U = Usum;
+    return LF_OK;
+}
+
+/* A point mass mu at c, to second order in the body's size (MacCullagh), par: mu, c. With r = x - c,
+ * r = |r|, A = R diag(J) R^T (the spatial inertia) and u = R^T r / r:
+ *   U = -mu m / r - mu/(2 r^3) (tr J - 3 u.Ju) = -mu m / r - mu tr J / (2 r^3) + 3 mu r.Ar / (2 r^5),
+ *   dU/dx = mu m r / r^3 + 3 mu / (2 r^5) (tr J r + 2 A r - 5 (r.Ar / r^2) r),   F = -dU/dx;
+ * along R exp(e hat y), u -> exp(-e hat y) u, d(u.Ju)/de = -2 y . (u x Ju), so
+ *   tau = (3 mu / r^3) u x J u   (the gravity-gradient torque). */
+static int central_eval(void *ctx, const lf_bodies_config *c, double *U, double *F, double *tau, lf_error *err)
+{
+    const double mu = ((const double *)ctx)[0], *c0 = (const double *)ctx + 1;
+    double Usum = 0;
+    for (int b = 0; b < c->nb; b++) {
+        const double *J = c->J + 3 * b, *R = c->R + 9 * b, m = c->mass[b];
+        double r[3], u[3], Ju[3], Ar[3];
+        lf_v3_sub(c->x + 3 * b, c0, r);
+        const double rn = lf_v3_norm(r);
+        if (!(rn > 0))
+            return lf_error_set(err, LF_EDOMAIN, "central potential: body %d is at the attracting point (%g, %g, %g)",
+                                b + 1, c0[0], c0[1], c0[2]);
+        lf_m3_tapply(R, r, u); /* R^T r, then u = R^T r / r */
+        lf_v3_mul(J, u, Ju);   /* J R^T r */
+        const double rAr = lf_v3_dot(u, Ju), trJ = J[0] + J[1] + J[2], r2 = rn * rn, r3 = r2 * rn;
+        if (U) Usum += -mu * m / rn - mu * trJ / (2 * r3) + 1.5 * mu * rAr / (r2 * r3);
+        if (F) {
+            lf_m3_apply(R, Ju, Ar); /* A r = R J R^T r */
+            const double k = 1.5 * mu / (r2 * r3), s = mu * m / r3 + k * (trJ - 5 * rAr / r2);
+            for (int i = 0; i < 3; i++) F[3 * b + i] = -(s * r[i] + 2 * k * Ar[i]);
+        }
+        if (tau) { /* (3 mu / r^3) u x Ju = (3 mu / r^5) (R^T r) x (J R^T r) */
+            lf_v3_cross(u, Ju, tau + 3 * b);
+            lf_v3_scale(tau + 3 * b, 3 * mu / (r2 * r3), tau + 3 * b);
+        }
+    }
+    if (U) *U = Usum;
+    return LF_OK;
+}
+
 /* ---------------------------------------------------------------- the registry */
 static const lf_potential_class classes[] = {
     {
@@ -189,7 +241,10 @@ static const lf_potential_class classes[] = {
         .formula = "U = (||R - I||_F - 1)^2 - alpha / ||R - Rm||_F (Bou-Rabee, Ortolan & Saccon, eq. (12))",
         .nparams = 2,
         .params = {{"alpha", LF_PARAM_NUMBER, 0, {0.3}, "strength of the attraction to Rm"},
-                   {"Rm", LF_PARAM_ROTATION, 0, {1.7677669529663687, 0, 1.7677669529663687}, /* (2.5, 0, 2.5)/sqrt 2 */
+                   {"Rm",
+                    LF_PARAM_ROTATION,
+                    0,
+                    {1.7677669529663687, 0, 1.7677669529663687}, /* (2.5, 0, 2.5)/sqrt 2 */
                     "attraction point"}},
         .eval = stress_eval,
         .torque_lanes = stress_lanes,
@@ -224,6 +279,22 @@ static const lf_potential_class classes[] = {
         .formula = "U = 1/(1.1 + R33) - 0.001/(1.1 + R33)^10 (Coulomb potential with a soft wall, Krysl §3.7)",
         .eval = coulomb_wall_eval,
         .torque_lanes = coulomb_wall_lanes,
+    },
+    {
+        .name = "gravity",
+        .formula = "U = -sum_i m_i g . x_i (a uniform gravity field on the centres of mass)",
+        .nparams = 1,
+        .params = {{"g", LF_PARAM_VEC3, 1, {0}, "acceleration of gravity (spatial)"}},
+        .eval_x = gravity_eval,
+    },
+    {
+        .name = "central",
+        .formula = "U = -mu m/r - mu/(2 r^3) (tr J - 3 u.Ju), r = x - c, u = R^T r/r (a point mass mu = GM at c with "
+                   "the gravity gradient, MacCullagh)",
+        .nparams = 2,
+        .params = {{"mu", LF_PARAM_NUMBER, 1, {0}, "G M of the attracting point mass (< 0: repelling)"},
+                   {"c", LF_PARAM_VEC3, 0, {0, 0, 0}, "its position"}},
+        .eval_x = central_eval,
     },
 };
 

@@ -7,7 +7,8 @@
  *   LF_FORM_LIE_ODE         y' = f(t, y) . y (right-trivialized) or y . f(t, y) (left), f in the
  *                           algebra; every system offers it (the generic methods use only this)
  *   LF_FORM_RIGID           n rigid bodies with diagonal inertia and a potential, state
- *                           (R_1..R_n, w_1..w_n): the typed fast path of the rigid-body methods
+ *                           (R_1..R_n, w_1..w_n), and for bodies that translate (x_1..x_n, v_1..v_n)
+ *                           after it: the typed fast path of the rigid-body methods
  *   LF_FORM_SECOND_ORDER    a Lie ODE on G x R^d whose configuration factors move with the velocity
  *                           factors: y = (g_1..g_n, v_1..v_n), f = (v, a(t, y)) (rigid bodies in the
  *                           body frame; systems on spheres in the spatial frame)
@@ -125,19 +126,25 @@ int lf_system_skew(const lf_system *s, double t, const double *y, const double *
  * what kind it is (rigid.h, spheres.h). */
 
 /* Rigid form (LF_FORM_RIGID): nb bodies with principal inertias J and body torques tau(R) from a
- * potential; the state is (R_1..R_nb, w_1..w_nb) (rigid.h). */
+ * potential; the state is (R_1..R_nb, w_1..w_nb) (rigid.h). Bodies that translate (translating = 1)
+ * have masses, their centres of mass x and velocities v follow in the state, (R, w, x, v), and the
+ * potential U(x, R) gives the forces F = -dU/dx (spatial) with the torques. */
 typedef struct lf_form_rigid {
     int nb;                 /* bodies */
     const double *J;        /* principal inertias, 3 nb */
-    const char *potential;  /* the potential's name; NULL: free bodies (every torque is 0) */
-    /* torques tau (3 nb) at rotations R (9 nb), checked finite (potential.h) */
-    int (*torque)(const lf_system *s, const double *R, double *tau, lf_error *err);
-    /* the same for B copies of a one-body system, R and tau in lanes (entry k of lane j at [k B + j]),
-     * bitwise equal to B calls of torque (lf_potential_torque_lanes) */
-    int (*torque_lanes)(const lf_system *s, int B, const double *R, double *tau, lf_error *err);
-    /* the torque Jacobian K (3 nb x 3 nb, potential.h) at R, when has_torque_jacobian(s) */
+    const char *potential;  /* the potential's name; NULL: free bodies (every torque and force is 0) */
+    int translating;        /* 1: the bodies translate */
+    const double *mass;     /* their masses (nb), when translating */
+    /* torques tau (3 nb) at rotations R (9 nb), and when translating at positions x (3 nb) with the
+     * forces F (3 nb; NULL: not wanted), checked finite (potential.h); x and F are NULL otherwise */
+    int (*torque)(const lf_system *s, const double *R, const double *x, double *tau, double *F, lf_error *err);
+    /* the same for B copies of a one-body system, R, x, tau and F in lanes (entry k of lane j at
+     * [k B + j]), bitwise equal to B calls of torque (lf_potential_torque_lanes) */
+    int (*torque_lanes)(const lf_system *s, int B, const double *R, const double *x, double *tau, double *F,
+                        lf_error *err);
+    /* the torque Jacobian K (3 nb x 3 nb, potential.h) at R (and x, held fixed), when has_torque_jacobian(s) */
     int (*has_torque_jacobian)(const lf_system *s);
-    int (*torque_jacobian)(const lf_system *s, const double *R, double *K, lf_error *err);
+    int (*torque_jacobian)(const lf_system *s, const double *R, const double *x, double *K, lf_error *err);
 } lf_form_rigid;
 const lf_form_rigid *lf_system_rigid(const lf_system *s);
 

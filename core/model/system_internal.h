@@ -34,7 +34,7 @@ struct lf_system {
     int has_energy;             /* cls->energy applies to this instance */
     int nfields, nobs, obs_dim;
     lf_field fields[4];
-    lf_observable obs[8];
+    lf_observable obs[16]; /* a kind adds at most 16 (rigid bodies that translate: 9) */
     /* the records of the forms the instance offers, set by the kind (owned by its ctx, or static) */
     const lf_form_rigid *rigid;
     const lf_form_second_order *second_order;

@@ -22,63 +22,87 @@
 #define LFB_REF_AUTODIFF 3
 
 /* ---------------------------------------------------------------- Lua potentials */
+/* U's arguments: the centres of mass x (translating bodies: x != NULL), the rotations R, each of one
+ * body or an array of nb; then the parameters if the system has them */
 typedef struct {
     lfb_system *s;
     int nb;
-    const double *R;
+    const double *R, *x;
 } rot_args;
 
-/* U's arguments: R (one body) or the array Rs, then the parameters if the system has them */
+/* nb blocks of n numbers as vec3/mat3 (one block: the value itself; several: an array) */
+static void push_blocks(lua_State *L, int nb, int n, const double *v)
+{
+    if (nb == 1) (n == 3 ? lfb_pushvec3 : lfb_pushmat3)(L, v);
+    else {
+        lua_createtable(L, nb, 0);
+        for (int i = 0; i < nb; i++) {
+            (n == 3 ? lfb_pushvec3 : lfb_pushmat3)(L, v + (size_t)n * i);
+            lua_rawseti(L, -2, i + 1);
+        }
+    }
+}
+
+static void push_traced_blocks(lua_State *L, int tidx, int nb, int n, const double *v)
+{
+    if (nb == 1) lfb_trace_push_inputs(L, tidx, n, v);
+    else {
+        lua_createtable(L, nb, 0);
+        for (int i = 0; i < nb; i++) {
+            lfb_trace_push_inputs(L, tidx, n, v + (size_t)n * i);
+            lua_rawseti(L, -2, i + 1);
+        }
+    }
+}
+
 static int push_rotations(lua_State *L, void *ud)
 {
     const rot_args *a = ud;
-    luaL_checkstack(L, 4, "rotations");
-    if (a->nb == 1) lfb_pushmat3(L, a->R);
-    else {
-        lua_createtable(L, a->nb, 0);
-        for (int i = 0; i < a->nb; i++) {
-            lfb_pushmat3(L, a->R + 9 * i);
-            lua_rawseti(L, -2, i + 1);
-        }
-    }
-    return 1 + lfb_push_params(L, a->s);
+    luaL_checkstack(L, 5, "rotations");
+    if (a->x) push_blocks(L, a->nb, 3, a->x);
+    push_blocks(L, a->nb, 9, a->R);
+    return (a->x ? 2 : 1) + lfb_push_params(L, a->s);
 }
 
-/* the same as traced values (inputs 0 .. 9 nb - 1), for the derivatives at a point */
+/* the same as traced values (inputs x then R), for the derivatives at a point */
 static int push_traced_rotations(lua_State *L, int tidx, void *ud)
 {
     const rot_args *a = ud;
-    luaL_checkstack(L, 4, "rotations");
-    if (a->nb == 1) lfb_trace_push_inputs(L, tidx, 9, a->R);
-    else {
-        lua_createtable(L, a->nb, 0);
-        for (int i = 0; i < a->nb; i++) {
-            lfb_trace_push_inputs(L, tidx, 9, a->R + 9 * i);
-            lua_rawseti(L, -2, i + 1);
-        }
-    }
-    return 1 + lfb_push_params(L, a->s);
+    luaL_checkstack(L, 5, "rotations");
+    if (a->x) push_traced_blocks(L, tidx, a->nb, 3, a->x);
+    push_traced_blocks(L, tidx, a->nb, 9, a->R);
+    return (a->x ? 2 : 1) + lfb_push_params(L, a->s);
 }
 
-/* The torques of a Lua U without a torque function: U traced at R, one reverse sweep for
- * G_i = dU/dR_i, tau_i = trhat(R_i^T G_i) (so3.h's convention; model_graph.h). */
-static int autodiff_torque(lfb_system *s, int nb, const double *R, double *U, double *tau, lf_error *err)
+/* "U(R)", "U(Rs)", "U(x, R)", "U(xs, Rs)" */
+static const char *u_name(const rot_args *a)
+{
+    return a->x ? (a->nb == 1 ? "U(x, R)" : "U(xs, Rs)") : (a->nb == 1 ? "U(R)" : "U(Rs)");
+}
+
+/* The torques (and forces, translating bodies) of a Lua U without a torque function: U traced at
+ * (x,) R, one reverse sweep for G = dU/d(x, R): F_i = -dU/dx_i, tau_i = trhat(R_i^T dU/dR_i) (so3.h's
+ * convention; model_graph.h). */
+static int autodiff_torque(lfb_system *s, const rot_args *a, double *U, double *F, double *tau, lf_error *err)
 {
     lua_State *L = s->L;
-    rot_args a = {s, nb, R};
-    double small[9 * 16], *G = nb <= 16 ? small : malloc(9 * (size_t)nb * sizeof *G), Uv;
+    const int nb = a->nb, nx = a->x ? 3 * nb : 0, nin = nx + 9 * nb;
+    double small[12 * 16], *G = nb <= 16 ? small : malloc((size_t)nin * sizeof *G), Uv;
     if (!G) return lf_error_set(err, LF_ENOMEM, "autodiff torque of U: out of memory");
-    int rc = lfb_point_derivatives(L, s->ref[LFB_REF_U], push_traced_rotations, lfb_trace_read_number, &a, 1, 9 * nb,
-                                   &Uv, G, nb == 1 ? "autodiff torque of potential U(R)" : "autodiff torque of potential U(Rs)", err);
+    char what[64];
+    snprintf(what, sizeof what, "autodiff torque of potential %s", u_name(a));
+    int rc = lfb_point_derivatives(L, s->ref[LFB_REF_U], push_traced_rotations, lfb_trace_read_number, (void *)a, 1,
+                                   nin, &Uv, G, what, err);
     s->L = L;
     if (rc == LF_OK) {
         for (int b = 0; b < nb; b++) {
             double M[9];
-            lf_m3_tmul(R + 9 * b, G + 9 * b, M);
+            lf_m3_tmul(a->R + 9 * b, G + nx + 9 * b, M);
             tau[3 * b] = M[5] - M[7];
             tau[3 * b + 1] = M[6] - M[2];
             tau[3 * b + 2] = M[1] - M[3];
         }
+        for (int i = 0; F && i < nx; i++) F[i] = -G[i];
         if (U) *U = Uv;
     }
     if (G != small) free(G);
@@ -115,23 +139,30 @@ static int read_torques(lua_State *L, int nb, double *tau, lf_error *err)
     return rc;
 }
 
+/* U (plain values) of a Lua potential */
+static int lua_U(lfb_system *s, const rot_args *a, double *U, lf_error *err)
+{
+    lua_State *L = s->L;
+    char what[64];
+    snprintf(what, sizeof what, "potential %s", u_name(a));
+    int rc = lfb_call(L, s->ref[LFB_REF_U], push_rotations, (void *)a, 1, what, err);
+    s->L = L; /* the callback may have evaluated this system from another coroutine (which rebinds it) */
+    if (rc != LF_OK) return rc;
+    int ok;
+    *U = lua_tonumberx(L, -1, &ok);
+    if (!ok) rc = lf_error_set(err, LF_ECALLBACK, "%s returned %s, expected a number", what, lfb_typename(L, -1));
+    lua_pop(L, 1);
+    return rc;
+}
+
 static int lua_potential_eval(void *ctx, int nb, const double *R, double *U, double *tau, lf_error *err)
 {
     lfb_system *s = ctx;
     lua_State *L = s->L;
-    rot_args a = {s, nb, R};
+    rot_args a = {s, nb, R, NULL};
     int rc;
-    if (tau && s->ref[LFB_REF_TAU] == LUA_NOREF) return autodiff_torque(s, nb, R, U, tau, err);
-    if (U) {
-        rc = lfb_call(L, s->ref[LFB_REF_U], push_rotations, &a, 1, nb == 1 ? "potential U(R)" : "potential U(Rs)", err);
-        s->L = L; /* the callback may have evaluated this system from another coroutine (which rebinds it) */
-        if (rc != LF_OK) return rc;
-        int ok;
-        *U = lua_tonumberx(L, -1, &ok);
-        if (!ok) rc = lf_error_set(err, LF_ECALLBACK, "potential U(R) returned %s, expected a number", lfb_typename(L, -1));
-        lua_pop(L, 1);
-        if (rc != LF_OK) return rc;
-    }
+    if (tau && s->ref[LFB_REF_TAU] == LUA_NOREF) return autodiff_torque(s, &a, U, NULL, tau, err);
+    if (U && (rc = lua_U(s, &a, U, err)) != LF_OK) return rc;
     if (tau) {
         rc = lfb_call(L, s->ref[LFB_REF_TAU], push_rotations, &a, 1, "torque(R)", err);
         s->L = L;
@@ -143,9 +174,50 @@ static int lua_potential_eval(void *ctx, int nb, const double *R, double *U, dou
     return LF_OK;
 }
 
+/* translating bodies: U(x, R) with its forces and torques by one reverse sweep */
+static int lua_potential_eval_x(void *ctx, const lf_bodies_config *c, double *U, double *F, double *tau, lf_error *err)
+{
+    lfb_system *s = ctx;
+    rot_args a = {s, c->nb, c->R, c->x};
+    if (!F && !tau) return U ? lua_U(s, &a, U, err) : LF_OK;
+    double small[3 * 16], *t = tau ? tau : c->nb <= 16 ? small : malloc(3 * (size_t)c->nb * sizeof *t);
+    if (!t) return lf_error_set(err, LF_ENOMEM, "autodiff torque of U: out of memory");
+    int rc = autodiff_torque(s, &a, U, F, t, err);
+    if (t != tau && t != small) free(t);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- lf.rigidbody, lf.bodies */
 
 /* ---------------------------------------------------------------- rigid bodies */
+/* The translation of a body {mass=, x=, v= | p=} at table t: its mass (0 if it has none: it only
+ * rotates), centre of mass x and velocity v. */
+static double read_translation(lua_State *L, int t, double x[3], double v[3], const char *fn)
+{
+    double m = 0, p[3];
+    const int tm = lua_getfield(L, t, "mass");
+    if (tm != LUA_TNIL) {
+        int ok;
+        m = lua_tonumberx(L, -1, &ok);
+        if (!ok || tm != LUA_TNUMBER)
+            luaL_error(L, "%s: field 'mass' must be a number, got %s", fn, lfb_typename(L, -1));
+        if (!isfinite(m) || !(m > 0)) luaL_error(L, "%s: field 'mass' = %f, expected a finite positive number", fn, m);
+    }
+    lua_pop(L, 1);
+    const int has_x = lfb_optfield_vec3(L, t, "x", x, fn), has_v = lfb_optfield_vec3(L, t, "v", v, fn),
+              has_p = lfb_optfield_vec3(L, t, "p", p, fn);
+    if (!(m > 0) && (has_x || has_v || has_p))
+        luaL_error(L, "%s: field '%s' belongs to a body with a mass (one without a mass only rotates): give 'mass'", fn,
+                   has_x   ? "x"
+                   : has_v ? "v"
+                           : "p");
+    if (has_v && has_p) luaL_error(L, "%s: give either 'v' or 'p' (= m v), not both", fn);
+    if (!has_x) x[0] = x[1] = x[2] = 0;
+    if (has_p) lf_v3_scale(p, 1 / m, v);
+    else if (!has_v) v[0] = v[1] = v[2] = 0;
+    return m;
+}
+
 /* Read one body description {inertia=, R=, omega= | momentum=} at table t into J, R, w. */
 static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3], const char *fn, int nonphysical)
 {
@@ -163,6 +235,30 @@ static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3]
     if (has_w && has_p) luaL_error(L, "%s: give either 'omega' or 'momentum', not both", fn);
     if (has_p) lf_v3_div(Pi, J, w);
     if (!has_w && !has_p) w[0] = w[1] = w[2] = 0;
+}
+
+/* A Lua potential's signature against the bodies: U(R [, p]) for bodies that only rotate, U(x, R [, p])
+ * for bodies with a mass (U(Rs), U(xs, Rs) for several); a function that declares too many or too few
+ * parameters (a vararg one is not checked) is refused with the signature expected. */
+static void check_signature(lua_State *L, int idx, const lfb_system *s, int nb, int translating, const char *fn)
+{
+    lua_Debug ar;
+    lua_pushvalue(L, idx);
+    if (!lua_getinfo(L, ">u", &ar) || ar.isvararg) return;
+    const int params = s->ref[LFB_REF_PARAMS] != LUA_NOREF, want = (translating ? 2 : 1) + params;
+    if (ar.nparams == want || (ar.nparams > 0 && ar.nparams < want && params && ar.nparams == want - 1)) return;
+    const char *x = nb == 1 ? "x" : "xs", *R = nb == 1 ? "R" : "Rs";
+    if (translating && ar.nparams < want)
+        luaL_error(L,
+                   "%s: the potential takes %d argument%s: bodies with a mass take U(%s, %s%s) (%s the centre%s of "
+                   "mass, %s the attitude%s)",
+                   fn, ar.nparams, ar.nparams == 1 ? "" : "s", x, R, params ? ", p" : "", x, nb == 1 ? "" : "s", R,
+                   nb == 1 ? "" : "s");
+    if (!translating && ar.nparams > want)
+        luaL_error(L,
+                   "%s: the potential takes %d arguments: bodies without a mass take U(%s%s); a potential of the "
+                   "positions, U(%s, %s), needs the bodies' masses (mass = ...)",
+                   fn, ar.nparams, R, params ? ", p" : "", x, R);
 }
 
 /* The field autodiff = "forward" | "reverse" | "auto" of table pt (earlier versions chose the mode of
@@ -187,25 +283,37 @@ static void read_autodiff_mode(lua_State *L, int pt, lfb_system *s, const char *
  * its elements pt[1..nb], read one at a time); potential/torque fields in table pt. */
 static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
 {
-    static const char *const body_keys[] = {"inertia", "R",        "omega",   "momentum", "potential", "torque",
-                                            "nonphysical", "autodiff", "compile", "params", NULL};
-    static const char *const item_keys[] = {"inertia", "R", "omega", "momentum", NULL};
+    static const char *const body_keys[] = {"inertia",     "R",        "omega",   "momentum",  "mass",
+                                            "x",           "v",        "p",       "potential", "torque",
+                                            "nonphysical", "autodiff", "compile", "params",    NULL};
+    static const char *const item_keys[] = {"inertia", "R", "omega", "momentum", "mass", "x", "v", "p", NULL};
     if (!list) lfb_check_keys(L, pt, body_keys, fn, "field");
     lua_getfield(L, pt, "nonphysical");
     const int nonphysical = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    double *scratch = lua_newuserdatauv(L, 15 * (size_t)nb * sizeof(double), 0); /* J | y0 (collected) */
-    double *J = scratch, *y0 = scratch + 3 * nb;
+    /* J | masses | y0 = (R, w, x, v) (collected) */
+    double *scratch = lua_newuserdatauv(L, 22 * (size_t)nb * sizeof(double), 0);
+    double *J = scratch, *mass = scratch + 3 * nb, *y0 = scratch + 4 * nb;
+    int with_mass = 0;
     for (int i = 0; i < nb; i++) {
         char who[96];
         if (nb == 1) snprintf(who, sizeof who, "%s", fn);
         else snprintf(who, sizeof who, "%s: body %d", fn, i + 1);
         if (list && lua_geti(L, pt, i + 1) != LUA_TTABLE)
             return luaL_error(L, "%s: body %d must be a table, got %s", fn, i + 1, lfb_typename(L, -1));
-        if (list) lfb_check_keys(L, lua_gettop(L), item_keys, who, "field");
-        read_body(L, list ? lua_gettop(L) : pt, J + 3 * i, y0 + 9 * i, y0 + 9 * nb + 3 * i, who, nonphysical);
+        const int bt = list ? lua_gettop(L) : pt;
+        if (list) lfb_check_keys(L, bt, item_keys, who, "field");
+        read_body(L, bt, J + 3 * i, y0 + 9 * i, y0 + 9 * nb + 3 * i, who, nonphysical);
+        mass[i] = read_translation(L, bt, y0 + 12 * nb + 3 * i, y0 + 15 * nb + 3 * i, who);
+        if (i > 0 && (mass[i] > 0) != (with_mass > 0))
+            return luaL_error(L,
+                              "%s: body %d has %s mass but body 1 %s: give every body a mass (they translate), or "
+                              "none (they only rotate)",
+                              fn, i + 1, mass[i] > 0 ? "a" : "no", with_mass ? "has one" : "has none");
+        with_mass = mass[i] > 0;
         if (list) lua_pop(L, 1);
     }
+    const double *x0 = with_mass ? y0 + 12 * nb : NULL;
     const int backend = lfb_compile_option(L, pt, fn);
     lfb_system *s = lfb_newsystem(L);
     int ud = lua_gettop(L);
@@ -214,6 +322,7 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     int tp = lua_getfield(L, pt, "potential");
     lf_error e;
     if (tp == LUA_TFUNCTION) {
+        check_signature(L, -1, s, nb, x0 != NULL, fn);
         lfb_natural(L, -1);
         lua_pushvalue(L, -1);
         s->ref[LFB_REF_U] = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -226,6 +335,11 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     lua_pop(L, 1);
     int tt = lua_getfield(L, pt, "torque");
     if (tt == LUA_TFUNCTION) {
+        if (x0)
+            return luaL_error(L,
+                              "%s: a Lua 'torque' is for bodies that only rotate: the forces and torques of bodies "
+                              "with a mass come from their potential U(x, R)",
+                              fn);
         if (s->ref[LFB_REF_U] == LUA_NOREF)
             return luaL_error(L, "%s: a Lua 'torque' needs a Lua 'potential' U(R) too (for the energy)", fn);
         lfb_natural(L, -1);
@@ -242,9 +356,11 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     lua_pop(L, 1);
     char report[320];
     if (s->ref[LFB_REF_U] != LUA_NOREF) { /* a Lua potential: compiled, or called at every evaluation */
-        if (backend >= 0) s->pot = lfb_compile_rigid(L, s, nb, y0, backend, fn, report, sizeof report);
+        if (backend >= 0) s->pot = lfb_compile_rigid(L, s, nb, y0, x0, backend, fn, report, sizeof report);
         else snprintf(report, sizeof report, "interpreted: compile = false");
-        if (!s->pot) s->pot = lf_potential_new("lua", lua_potential_eval, s, NULL, &e);
+        if (!s->pot)
+            s->pot = x0 ? lf_potential_new_x("lua", lua_potential_eval_x, s, NULL, &e)
+                        : lf_potential_new("lua", lua_potential_eval, s, NULL, &e);
         if (!s->pot) return lfb_error(L, &e);
         pot = s->pot;
     } else
@@ -252,6 +368,7 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
                  lf_potential_name(pot));
     if (lua_getfield(L, pt, "pair") != LUA_TNIL) { /* a pair kernel over the potential so far */
         if (nb < 2) return luaL_error(L, "%s: a 'pair' kernel needs two bodies or more", fn);
+        if (x0) return luaL_error(L, "%s: a 'pair' kernel of bodies with a mass is not supported yet", fn);
         char kreport[700];
         lf_potential *pp = lfb_pairs_rigid(L, s, pt, nb, y0, pot, backend, fn, kreport, sizeof kreport);
         s->pot_inner = s->pot;
@@ -265,8 +382,8 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     else
         lfb_set_compiled(L, s, report);
     lua_settop(L, ud);
-    s->sys = lf_rigid_new(nb, J, pot, &e);
-    if (!s->sys) return lfb_error(L, &e);
+    s->sys = lf_rigid_new_translating(nb, J, x0 ? mass : NULL, pot, &e);
+    if (!s->sys) return lfb_error_in(L, fn, &e);
     if (lf_system_set_initial(s->sys, y0, &e) != LF_OK) return lfb_error(L, &e);
     lua_settop(L, ud);
     return 1;

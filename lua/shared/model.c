@@ -140,28 +140,36 @@ static int trace_failed(lua_State *L, int backend, const char *fn, const char *r
     return 0;
 }
 
-lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const double *R0, int backend, const char *fn,
-                                char *report, size_t size)
+/* nb blocks of n traced inputs (one block: the value itself; several: an array of them) */
+static void push_traced_blocks(lua_State *L, int tidx, int nb, int n, const double *v)
+{
+    if (nb == 1) lfb_trace_push_inputs(L, tidx, n, v);
+    else {
+        lua_createtable(L, nb, 0);
+        for (int i = 0; i < nb; i++) {
+            lfb_trace_push_inputs(L, tidx, n, v + (size_t)n * i);
+            lua_rawseti(L, -2, i + 1);
+        }
+    }
+}
+
+lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const double *R0, const double *x0, int backend,
+                                const char *fn, char *report, size_t size)
 {
     const int top = lua_gettop(L);
     lfb_trace *t = lfb_trace_new(L, LFB_TRACE_STRICT, 0);
     const int tidx = lua_gettop(L);
-    if (nb == 1) lfb_trace_push_inputs(L, tidx, 9, R0);
-    else {
-        lua_createtable(L, nb, 0);
-        for (int i = 0; i < nb; i++) {
-            lfb_trace_push_inputs(L, tidx, 9, R0 + 9 * i);
-            lua_rawseti(L, -2, i + 1);
-        }
-    }
-    const int first = lua_gettop(L);
+    if (x0) push_traced_blocks(L, tidx, nb, 3, x0); /* translating bodies: U(x, R), inputs x then R */
+    push_traced_blocks(L, tidx, nb, 9, R0);
+    const int first = lua_gettop(L) - (x0 ? 1 : 0);
     double *par = lua_newuserdatauv(L, LFB_MAXPAR * sizeof(double), 0);
     lua_insert(L, first); /* (scratch below the arguments) */
-    int npar, nargs = 1 + push_traced_params(L, s, tidx, par, &npar);
+    int npar, nargs = (x0 ? 2 : 1) + push_traced_params(L, s, tidx, par, &npar);
     lf_error e;
     char reason[300] = "";
     lf_potential *pot = NULL;
-    int U = -1, *tau = NULL, rc = call_traced(L, s->ref[LFB_REF_U], first + 1, nargs, nb == 1 ? "U(R)" : "U(Rs)", &e);
+    const char *what = x0 ? (nb == 1 ? "U(x, R)" : "U(xs, Rs)") : (nb == 1 ? "U(R)" : "U(Rs)");
+    int U = -1, *tau = NULL, rc = call_traced(L, s->ref[LFB_REF_U], first + 1, nargs, what, &e);
     if (rc != LF_OK) reason_of(&e, "", reason, sizeof reason);
     else if (lfb_trace_read_number(L, tidx, -1, NULL, &U, &e) != LF_OK)
         snprintf(reason, sizeof reason, "U %s", e.msg);
@@ -175,7 +183,7 @@ lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const doubl
     }
     if (!reason[0]) {
         lf_model_graph_opts o = {backend, NULL, 1};
-        pot = lf_potential_graph(t->g, U, tau, nb, par, &o, &e);
+        pot = x0 ? lf_potential_graph_x(t->g, U, nb, par, &o, &e) : lf_potential_graph(t->g, U, tau, nb, par, &o, &e);
         if (pot) snprintf(report, size, "%s", lf_compiled_report(lf_potential_compiled(pot)));
         else snprintf(reason, sizeof reason, "%s", e.msg);
     }

@@ -16,9 +16,10 @@ void lfb_set_compiled(lua_State *L, lfb_system *s, const char *report);
  * s->ref[LFB_REF_U], torque in LFB_REF_TAU if any), a Lie ODE (f, energy, H), a sphere potential
  * (V in LFB_REF_U; inner: an extra potential to add, owned). NULL / 0 when the functions cannot be
  * traced (compile = "auto": report = "interpreted: <why>"; an explicit backend raises); else report
- * says what runs. */
-lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const double *R0, int backend, const char *fn,
-                                char *report, size_t size);
+ * says what runs. A rigid potential of translating bodies (x0: their initial centres of mass) is
+ * U(x, R) (U(xs, Rs) for several). */
+lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const double *R0, const double *x0, int backend,
+                                const char *fn, char *report, size_t size);
 int lfb_compile_lie_ode(lua_State *L, lfb_system *s, const lf_manifold *M, const double *y0, int backend,
                         const lf_lie_ode_graph *own, lf_lie_ode_def *def, const char *fn, char *report, size_t size);
 int lfb_compile_spheres(lua_State *L, lfb_system *s, int n, const double *q0, int backend, lf_spheres_def *inner,

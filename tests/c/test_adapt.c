@@ -134,7 +134,7 @@ static double torque_Q(const lf_system *sys, const double *J, const double *y)
 {
     double tau[3], a[3];
     lf_error e;
-    lf_system_rigid(sys)->torque(sys, y, tau, &e);
+    lf_system_rigid(sys)->torque(sys, y, NULL, tau, NULL, &e);
     lf_v3_div(tau, J, a);
     return sqrt(lf_v3_dot(y + 9, y + 9) + lf_v3_norm(a));
 }

@@ -726,7 +726,7 @@ typedef struct {
     pthread_barrier_t *go;
     int rc, cached;
     double y;
-    char msg[256];
+    char msg[sizeof(lf_error){0}.msg];
 } worker;
 
 static void *work(void *p)

@@ -52,6 +52,41 @@ static void test_steps_do_not_allocate(void **state)
         lf_system_free(sys);
         problem_free(&p);
     }
+    /* bodies that translate: one in the central field (a class of positions), two of point masses */
+    {
+        lf_error e;
+        const double J[6] = {0.05, 0.08, 0.11, 0.5, 0.5, 0.02}, m[2] = {1, 1.2},
+                     s[12] = {0, 0, 0.5, 0, 0, -0.5, 0, 0, 0.5, 0, 0, -0.5};
+        const double pm[4] = {0.5, 0.5, 0.6, 0.6};
+        const int np[2] = {2, 2};
+        lf_potential *pots[2] = {lf_potential_central(1, NULL, &e), lf_potential_point_masses(2, np, s, pm, 1, &e)};
+        double y[2][36] = {{1, 0, 0, 0, 1, 0, 0, 0, 1, 0.3, -0.2, 1, 1, 0, 0, 0, 1.05, 0.05},
+                           {1,  0,   0, 0, 1,    0,   0,    0,      1,    1,     0,     0,
+                            0,  1,   0, 0, 0,    1,   0.3,  -0.4,   1,    -0.2,  0.5,   0.8,
+                            -1, 0.1, 0, 1, -0.1, 0.2, 0.02, -0.573, 0.05, -0.01, 0.477, -0.04}};
+        for (int k = 0; k < 2; k++) {
+            lf_system *sys = lf_rigid_new_translating(k + 1, J, m, pots[k], &e);
+            assert_non_null(sys);
+            for (int i = 0; i < lf_method_count(); i++) {
+                const lf_method *meth = lf_method_at(i);
+                if (lf_method_accepts(meth, sys, NULL) != LF_OK || lf_method_get_info(meth)->adaptive) continue;
+                lf_stepper *st = lf_stepper_new(meth, sys, y[k], 0, NULL, &e);
+                assert_non_null(st);
+                long before = allocations;
+                assert_int_equal(lf_stepper_step(st, 0.01, 300), LF_OK);
+                long during = allocations - before;
+                if (during)
+                    printf("  %-18s %s: allocations in 300 steps: %ld\n", lf_method_get_info(meth)->name,
+                           k ? "two dumbbells" : "central field", during);
+                assert_int_equal(during, 0);
+                lf_stepper_free(st);
+            }
+            printf("  translating bodies (%s): no allocation in 300 steps of any method that accepts them\n",
+                   k ? "two dumbbells of point masses" : "central field");
+            lf_system_free(sys);
+            lf_potential_free(pots[k]);
+        }
+    }
     /* systems on spheres: the double pendulum (coupled M: Newton in eln_spatial and rattle, scratch of
      * the generic f on the stack) and a 3x3 array of needles (diagonal M, the O(n^2) pair sum) */
     {

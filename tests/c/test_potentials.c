@@ -6,9 +6,12 @@
  * drawn from its schema (numbers and vectors about the defaults, rotations uniform):
  *  - the torque is -dU: tau_k = -d/de U(R exp(e hat e_k)) at e = 0 (so3.h), against fourth-order
  *    central differences of U along R exp(e hat e_k) at random rotations (FD_STEP, FD_TOL: the step
- *    and the tolerance, justified there);
- *  - the lanes kernel (lf_potential_torque_lanes) equals the one-body torque bit for bit for B = 1,
- *    3 and 8 lanes (3 leaves a remainder after a vector loop of 2 or 4 doubles, 8 does not);
+ *    and the tolerance, justified there); for a class of positions (translating bodies, eval_x) at
+ *    random configurations (masses, moments, positions), and the force F_k = -dU/dx_k against the
+ *    same differences along x + e e_k;
+ *  - the lanes kernel (lf_potential_torque_lanes, lf_potential_eval_x_lanes) equals the one-body
+ *    torque (and force) bit for bit for B = 1, 3 and 8 lanes (3 leaves a remainder after a vector
+ *    loop of 2 or 4 doubles, 8 does not);
  *  - a single-body class acts on every body: nb bodies give the sum of U and each body's torque, bit
  *    for bit;
  *  - U does not depend on whether the torque is asked for; the record is found by its name, the
@@ -75,36 +78,67 @@ static lf_potential *make(const lf_potential_class *c, int set, gsl_rng *r, doub
     return p;
 }
 
-static double eval_U(const lf_potential *p, const double *R)
+/* A random configuration of one body: mass in [0.5, 2], moments in [1, 3], |x| in [2, 5] (away from
+ * the attracting point of the central field, c about the origin), R uniform. */
+typedef struct {
+    double m, J[3], x[3], R[9];
+} body_config;
+
+static void random_config(gsl_rng *r, body_config *b)
+{
+    b->m = 0.5 + 1.5 * gsl_rng_uniform(r);
+    for (int k = 0; k < 3; k++) b->J[k] = 1 + 2 * gsl_rng_uniform(r);
+    double d[3], n;
+    do {
+        for (int k = 0; k < 3; k++) d[k] = gsl_ran_ugaussian(r);
+        n = lf_v3_norm(d);
+    } while (!(n > 0.1));
+    lf_v3_scale(d, (2 + 3 * gsl_rng_uniform(r)) / n, b->x);
+    lf_so3_random(gsl_rng_get(r), b->R, NULL);
+}
+
+/* U, F, tau of one body at b (any class: a class of R alone has F = 0) */
+static double eval_b(const lf_potential *p, const body_config *b, double *F, double *tau)
 {
     double U;
     lf_error e;
-    if (lf_potential_eval(p, 1, R, &U, NULL, &e) != LF_OK) fail_msg("%s: %s", lf_potential_name(p), e.msg);
+    const lf_bodies_config c = {1, &b->m, b->J, b->x, b->R};
+    if (lf_potential_eval_x(p, &c, &U, F, tau, &e) != LF_OK) fail_msg("%s: %s", lf_potential_name(p), e.msg);
     return U;
 }
 
-/* U(R exp(e hat e_k)) */
-static double U_along(const lf_potential *p, const double *R, int k, double e)
+/* U along R exp(e hat e_k) (k < 3) or x + e e_{k-3} (k >= 3) */
+static double U_along(const lf_potential *p, const body_config *b, int k, double e)
 {
-    double x[3] = {0}, E[9], Re[9];
-    x[k] = e;
-    lf_so3_exp(x, E);
-    lf_m3_mul(R, E, Re);
-    return eval_U(p, Re);
+    body_config q = *b;
+    if (k < 3) {
+        double x[3] = {0}, E[9];
+        x[k] = e;
+        lf_so3_exp(x, E);
+        lf_m3_mul(b->R, E, q.R);
+    } else q.x[k - 3] += e;
+    return eval_b(p, &q, NULL, NULL);
 }
 
-/* max_k |tau_k + D_k| / max(|tau|, FD_FLOOR |U|) at R, D_k the fourth-order central difference */
-static double fd_error(const lf_potential *p, const double *R)
+/* the fourth-order central difference of U along direction k */
+static double fd(const lf_potential *p, const body_config *b, int k)
 {
-    double U, tau[3];
-    lf_error e;
-    if (lf_potential_eval(p, 1, R, &U, tau, &e) != LF_OK) fail_msg("%s: %s", lf_potential_name(p), e.msg);
-    const double h = FD_STEP, scale = fmax(fmax(fabs(tau[0]), fmax(fabs(tau[1]), fabs(tau[2]))), FD_FLOOR * fabs(U));
+    const double h = FD_STEP;
+    return (8 * (U_along(p, b, k, h) - U_along(p, b, k, -h)) - (U_along(p, b, k, 2 * h) - U_along(p, b, k, -2 * h))) /
+           (12 * h);
+}
+
+/* max_k |tau_k + D_k| / max(|tau|, FD_FLOOR |U|) at b; *ferr: the same for the force (0 for a class of R) */
+static double fd_error(const lf_potential *p, const body_config *b, double *ferr)
+{
+    double F[3], tau[3];
+    const double U = eval_b(p, b, F, tau);
+    const double tscale = fmax(maxabs(3, tau), FD_FLOOR * fabs(U)), fscale = fmax(maxabs(3, F), FD_FLOOR * fabs(U));
     double worst = 0;
+    *ferr = 0;
     for (int k = 0; k < 3; k++) {
-        const double D = (8 * (U_along(p, R, k, h) - U_along(p, R, k, -h)) -
-                          (U_along(p, R, k, 2 * h) - U_along(p, R, k, -2 * h))) / (12 * h);
-        worst = fmax(worst, fabs(tau[k] + D) / scale);
+        worst = fmax(worst, fabs(tau[k] + fd(p, b, k)) / tscale);
+        if (lf_potential_of_positions(p)) *ferr = fmax(*ferr, fabs(F[k] + fd(p, b, 3 + k)) / fscale);
     }
     return worst;
 }
@@ -116,16 +150,18 @@ static void test_torque_is_minus_dU(void **state)
     assert_true(lf_potential_class_count() >= 4);
     for (int i = 0; i < lf_potential_class_count(); i++) {
         const lf_potential_class *c = lf_potential_class_at(i);
-        double worst = 0;
+        double worst = 0, fworst = 0;
         int n = 0;
         for (int set = 0; set < NSETS; set++) {
             double par[LF_POTENTIAL_MAXPAR];
             lf_potential *p = make(c, set, r, par);
             if (!p) continue;
             for (int s = 0; s < NROT; s++, n++) {
-                double R[9];
-                lf_so3_random(gsl_rng_get(r), R, NULL);
-                worst = fmax(worst, fd_error(p, R));
+                body_config b;
+                double ferr;
+                random_config(r, &b);
+                worst = fmax(worst, fd_error(p, &b, &ferr));
+                fworst = fmax(fworst, ferr);
             }
             lf_potential_free(p);
         }
@@ -133,27 +169,38 @@ static void test_torque_is_minus_dU(void **state)
         snprintf(label, sizeof label, "%s: torque vs -dU, central differences (%d points)", c->name, n);
         assert_true(n >= NROT * (NSETS - 1));
         CHECK_LE(worst, FD_TOL, label);
+        if (c->eval_x) {
+            snprintf(label, sizeof label, "%s: force vs -dU/dx, central differences (%d points)", c->name, n);
+            CHECK_LE(fworst, FD_TOL, label);
+        }
     }
     gsl_rng_free(r);
 }
 
-/* the lanes kernel against one body at a time, bit for bit; the number of differing entries */
+/* the lanes kernel against one body at a time, bit for bit (torques, and forces for a class of
+ * positions: one body's mass and moments, each lane its own x and R); the number of differing entries */
 static int lanes_mismatch(const lf_potential *p, int B, gsl_rng *r)
 {
-    double R[9 * BMAX], tau[3 * BMAX];
+    double R[9 * BMAX], x[3 * BMAX], tau[3 * BMAX], F[3 * BMAX];
+    body_config b[BMAX];
     for (int j = 0; j < B; j++) {
-        double Rb[9];
-        lf_so3_random(gsl_rng_get(r), Rb, NULL);
-        for (int k = 0; k < 9; k++) R[k * B + j] = Rb[k];
+        random_config(r, &b[j]);
+        b[j].m = b[0].m;
+        memcpy(b[j].J, b[0].J, sizeof b[j].J);
+        for (int k = 0; k < 9; k++) R[k * B + j] = b[j].R[k];
+        for (int k = 0; k < 3; k++) x[k * B + j] = b[j].x[k];
     }
     lf_error e;
-    if (lf_potential_torque_lanes(p, B, R, tau, &e) != LF_OK) fail_msg("%s lanes: %s", lf_potential_name(p), e.msg);
+    const int rc = lf_potential_of_positions(p) ? lf_potential_eval_x_lanes(p, B, b[0].m, b[0].J, x, R, tau, F, &e)
+                                                : lf_potential_torque_lanes(p, B, R, tau, &e);
+    if (rc != LF_OK) fail_msg("%s lanes: %s", lf_potential_name(p), e.msg);
     int bad = 0;
     for (int j = 0; j < B; j++) {
-        double Rb[9], t[3];
-        for (int k = 0; k < 9; k++) Rb[k] = R[k * B + j];
-        if (lf_potential_eval(p, 1, Rb, NULL, t, &e) != LF_OK) fail_msg("%s: %s", lf_potential_name(p), e.msg);
+        double t[3], f[3];
+        eval_b(p, &b[j], f, t);
         for (int k = 0; k < 3; k++) bad += memcmp(&t[k], &tau[k * B + j], sizeof(double)) != 0;
+        for (int k = 0; lf_potential_of_positions(p) && k < 3; k++)
+            bad += memcmp(&f[k], &F[k * B + j], sizeof(double)) != 0;
     }
     return bad;
 }
@@ -192,18 +239,27 @@ static void test_every_body(void **state)
         const lf_potential_class *c = lf_potential_class_at(i);
         int bad = 0;
         for (int set = 0; set < NSETS; set++) {
-            double par[LF_POTENTIAL_MAXPAR], R[9 * NB], U, tau[3 * NB], Usum = 0;
+            double par[LF_POTENTIAL_MAXPAR], R[9 * NB], x[3 * NB], m[NB], J[3 * NB], U, tau[3 * NB], F[3 * NB],
+                Usum = 0;
+            body_config bc[NB];
             lf_potential *p = make(c, set, r, par);
             if (!p) continue;
-            for (int b = 0; b < NB; b++) lf_so3_random(gsl_rng_get(r), R + 9 * b, NULL);
-            lf_error e;
-            assert_int_equal(lf_potential_eval(p, NB, R, &U, tau, &e), LF_OK);
             for (int b = 0; b < NB; b++) {
-                double Ub, Ub2, tb[3];
-                assert_int_equal(lf_potential_eval(p, 1, R + 9 * b, &Ub, tb, &e), LF_OK);
-                assert_int_equal(lf_potential_eval(p, 1, R + 9 * b, &Ub2, NULL, &e), LF_OK);
+                random_config(r, &bc[b]);
+                m[b] = bc[b].m;
+                memcpy(J + 3 * b, bc[b].J, sizeof bc[b].J);
+                memcpy(x + 3 * b, bc[b].x, sizeof bc[b].x);
+                memcpy(R + 9 * b, bc[b].R, sizeof bc[b].R);
+            }
+            lf_error e;
+            const lf_bodies_config all = {NB, m, J, x, R};
+            assert_int_equal(lf_potential_eval_x(p, &all, &U, F, tau, &e), LF_OK);
+            for (int b = 0; b < NB; b++) {
+                double tb[3], fb[3];
+                const double Ub = eval_b(p, &bc[b], fb, tb), Ub2 = eval_b(p, &bc[b], NULL, NULL);
                 Usum += Ub;
                 bad += memcmp(tb, tau + 3 * b, sizeof tb) != 0;
+                bad += memcmp(fb, F + 3 * b, sizeof fb) != 0;
                 bad += memcmp(&Ub, &Ub2, sizeof Ub) != 0; /* U without the torque */
             }
             bad += memcmp(&U, &Usum, sizeof U) != 0;
@@ -224,7 +280,7 @@ static void test_records(void **state)
         const lf_potential_class *c = lf_potential_class_at(i);
         assert_ptr_equal(lf_potential_class_find(c->name), c);
         for (int j = 0; j < i; j++) assert_string_not_equal(lf_potential_class_at(j)->name, c->name);
-        assert_non_null(c->eval);
+        assert_true((c->eval != NULL) != (c->eval_x != NULL)); /* of R, or of positions */
         assert_non_null(c->formula);
         assert_true(c->nparams >= 0 && c->nparams <= LF_POTENTIAL_MAXPARAMS);
         assert_true(lf_potential_class_npar(c) <= LF_POTENTIAL_MAXPAR);

@@ -288,8 +288,8 @@ static void test_error_messages_end_cleanly(void **state)
 {
     (void)state;
     lf_error e;
-    char word[400] = "";
-    for (int i = 0; i < 40; i++) strcat(word, "abcdefgh ");
+    char word[800] = ""; /* longer than lf_error's 512 bytes */
+    for (int i = 0; i < 80; i++) strcat(word, "abcdefgh ");
     lf_error_set(&e, LF_EINVAL, "vlv: step failed: %s", word);
     size_t n = strlen(e.msg);
     printf("  a long message ends \"...%s\" (%zu bytes)\n", e.msg + n - 20, n);
@@ -297,15 +297,15 @@ static void test_error_messages_end_cleanly(void **state)
     assert_string_equal(e.msg + n - 3, "...");
     assert_true(e.msg[n - 4] == 'h'); /* a whole word ("abcdefgh") before the dots */
     /* a traceback loses whole lines */
-    char tb[1000] = "potential raised an error: boom\nstack traceback:";
-    for (int i = 0; i < 20; i++) strcat(tb, "\n\t[string \"U\"]:1: in function 'U'");
+    char tb[2000] = "potential raised an error: boom\nstack traceback:";
+    for (int i = 0; i < 40; i++) strcat(tb, "\n\t[string \"U\"]:1: in function 'U'");
     lf_error_set(&e, LF_ECALLBACK, "%s", tb);
     n = strlen(e.msg);
     assert_string_equal(e.msg + n - 4, "\n...");
     assert_non_null(strstr(e.msg, "boom\nstack traceback:"));
     /* no word boundary at all: cut at a UTF-8 character boundary */
-    char utf[600] = "";
-    for (int i = 0; i < 150; i++) strcat(utf, "\xc3\xa9"); /* e-acute, 2 bytes each */
+    char utf[1200] = "";
+    for (int i = 0; i < 300; i++) strcat(utf, "\xc3\xa9"); /* e-acute, 2 bytes each */
     lf_error_set(&e, LF_EINVAL, "x%s", utf);
     n = strlen(e.msg);
     assert_string_equal(e.msg + n - 3, "...");
