@@ -26,7 +26,7 @@ struct lf_gmodule {
     int ops, total_ops;
     double compile_s, load_s;
     char *source;
-    char report[320];
+    char report[640];
 };
 
 void lf_gmodule_free(lf_gmodule *m)

@@ -354,7 +354,7 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     if (s->ref[LFB_REF_PARAMS] != LUA_NOREF && s->ref[LFB_REF_U] == LUA_NOREF && lua_isnil(L, -1))
         return luaL_error(L, "%s: 'params' are the last argument of a Lua potential; there is none", fn);
     lua_pop(L, 1);
-    char report[320];
+    char report[640];
     if (s->ref[LFB_REF_U] != LUA_NOREF) { /* a Lua potential: compiled, or called at every evaluation */
         if (backend >= 0) s->pot = lfb_compile_rigid(L, s, nb, y0, x0, backend, fn, report, sizeof report);
         else snprintf(report, sizeof report, "interpreted: compile = false");

@@ -280,7 +280,7 @@ static int l_new(lua_State *L)
         return luaL_error(L, "%s: 'params' are the last argument of a Lua potential; there is none", fn);
     lf_error e;
     lf_system *sys;
-    char report[320] = "free (no potential)";
+    char report[640] = "free (no potential)";
     lf_spheres_def def = {NULL, NULL, NULL, NULL};
     if (tv == LUA_TFUNCTION) {
         lfb_natural(L, -3);

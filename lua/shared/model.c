@@ -166,7 +166,7 @@ lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const doubl
     lua_insert(L, first); /* (scratch below the arguments) */
     int npar, nargs = (x0 ? 2 : 1) + push_traced_params(L, s, tidx, par, &npar);
     lf_error e;
-    char reason[300] = "";
+    char reason[640] = "";
     lf_potential *pot = NULL;
     const char *what = x0 ? (nb == 1 ? "U(x, R)" : "U(xs, Rs)") : (nb == 1 ? "U(R)" : "U(Rs)");
     int U = -1, *tau = NULL, rc = call_traced(L, s->ref[LFB_REF_U], first + 1, nargs, what, &e);
@@ -222,7 +222,7 @@ int lfb_compile_lie_ode(lua_State *L, lfb_system *s, const lf_manifold *M, const
     push_traced_state(L, tidx, NULL, M, y0);
     int npar, np = push_traced_params(L, s, tidx, par, &npar);
     lf_error e;
-    char reason[300] = "";
+    char reason[640] = "";
     lf_lie_ode_graph nodes = *own;
     nodes.xi = xi;
     nodes.energy = nodes.H = -1;
@@ -270,7 +270,7 @@ int lfb_compile_spheres(lua_State *L, lfb_system *s, int n, const double *q0, in
     const int first = lua_gettop(L);
     int npar, np = push_traced_params(L, s, tidx, par, &npar);
     lf_error e;
-    char reason[300] = "";
+    char reason[640] = "";
     int V = -1, ok = 0, *grad = NULL;
     if (call_traced(L, s->ref[LFB_REF_U], first, 1 + np, "V(qs)", &e) != LF_OK) reason_of(&e, "", reason, sizeof reason);
     else if (lfb_trace_read_number(L, tidx, -1, NULL, &V, &e) != LF_OK) snprintf(reason, sizeof reason, "V %s", e.msg);

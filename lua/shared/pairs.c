@@ -332,7 +332,7 @@ lf_potential *lfb_pairs_rigid(lua_State *L, lfb_system *s, int t, int nb, const 
                               int backend, const char *fn, char *report, size_t size)
 {
     pair_list pl;
-    char reason[300];
+    char reason[640];
     rigid_build b = {nb, inner, NULL};
     if (pairs_begin(L, s, t, nb, 9, R0, backend, build_rigid_pairs, &b, &pl, reason, sizeof reason, fn)) {
         snprintf(report, size, "pair kernel %s over %d pairs", lf_compiled_report(lf_potential_compiled(b.p)), pl.npairs);
@@ -379,7 +379,7 @@ int lfb_pairs_spheres(lua_State *L, lfb_system *s, int t, int n, const double *q
                       lf_spheres_def *def, const char *fn, char *report, size_t size)
 {
     pair_list pl;
-    char reason[300];
+    char reason[640];
     spheres_build b = {n, inner, def, fn};
     if (pairs_begin(L, s, t, n, 3, q0, backend, build_spheres_pairs, &b, &pl, reason, sizeof reason, fn)) {
         snprintf(report, size, "pair kernel %s over %d pairs", lf_compiled_report(lf_spheres_def_compiled(def)), pl.npairs);
