@@ -437,23 +437,58 @@ static lfb_system *checkrigid(lua_State *L, int idx, const char *fn)
 }
 
 
-static double *arg_rotations(lua_State *L, lfb_system *s, int idx, size_t extra, const char *what)
+/* The configuration the methods below take, read into a state y (the fields' places: R at y, x at
+ * y + 12 nb; 24 nb doubles, the torques and forces at y + 18 nb and y + 21 nb): sys:potential(R) of
+ * bodies that only rotate, sys:potential(x, R) of bodies with a mass (arrays for several). */
+static double *arg_configuration(lua_State *L, lfb_system *s, const char *fn, int translating)
 {
     const int nb = lf_rigid_nbodies(s->sys);
-    double *R = lua_newuserdatauv(L, (9 * (size_t)nb + extra) * sizeof(double), 0);
-    lfb_read_field(L, idx, s->sys, lf_system_find_field(s->sys, "R"), R, what);
-    return R;
+    double *y = lua_newuserdatauv(L, 24 * (size_t)nb * sizeof(double), 0);
+    char what[96];
+    if (translating) {
+        snprintf(what, sizeof what, "argument #1 (x) to '%s'", fn);
+        lfb_read_field(L, 2, s->sys, lf_system_find_field(s->sys, "x"), y, what);
+        snprintf(what, sizeof what, "argument #2 (R) to '%s'", fn);
+        lfb_read_field(L, 3, s->sys, lf_system_find_field(s->sys, "R"), y, what);
+    } else {
+        snprintf(what, sizeof what, "argument #1 to '%s'", fn);
+        lfb_read_field(L, 2, s->sys, lf_system_find_field(s->sys, "R"), y, what);
+    }
+    return y;
+}
+
+/* U, and the torques and forces, at the configuration of the arguments */
+static void eval_configuration(lua_State *L, lfb_system *s, const char *fn, double *U, double **tau, double **F)
+{
+    lua_settop(L, 3); /* scratch userdata below must not take the place of a missing argument */
+    lfb_hold(L, 1, 0);
+    const int nb = lf_rigid_nbodies(s->sys), translating = lf_rigid_masses(s->sys) != NULL;
+    double *y = arg_configuration(L, s, fn, translating);
+    *tau = y + 18 * nb;
+    *F = y + 21 * nb;
+    lf_error e;
+    if (lf_rigid_potential_eval_x(s->sys, translating ? y + 12 * nb : NULL, y, U, *F, *tau, &e) != LF_OK)
+        lfb_error(L, &e);
+}
+
+/* nb vectors as a vec3 (one body) or an array of vec3 */
+static void push_vectors(lua_State *L, int nb, const double *v)
+{
+    if (nb == 1) lfb_pushvec3(L, v);
+    else {
+        lua_createtable(L, nb, 0);
+        for (int i = 0; i < nb; i++) {
+            lfb_pushvec3(L, v + 3 * i);
+            lua_rawseti(L, -2, i + 1);
+        }
+    }
 }
 
 static int sys_potential(lua_State *L)
 {
     lfb_system *s = checkrigid(L, 1, "system:potential");
-    lua_settop(L, 2); /* scratch userdata below must not take the place of a missing argument */
-    lfb_hold(L, 1, 0);
-    double *R = arg_rotations(L, s, 2, 0, "argument #1 to 'system:potential'");
-    double U;
-    lf_error e;
-    if (lf_rigid_potential_eval(s->sys, R, &U, NULL, &e) != LF_OK) return lfb_error(L, &e);
+    double U, *tau, *F;
+    eval_configuration(L, s, "system:potential", &U, &tau, &F);
     lua_pushnumber(L, U);
     return 1;
 }
@@ -461,20 +496,20 @@ static int sys_potential(lua_State *L)
 static int sys_torque(lua_State *L)
 {
     lfb_system *s = checkrigid(L, 1, "system:torque");
-    lua_settop(L, 2);
-    lfb_hold(L, 1, 0);
-    const int nb = lf_rigid_nbodies(s->sys);
-    double *R = arg_rotations(L, s, 2, 3 * (size_t)nb, "argument #1 to 'system:torque'"), *tau = R + 9 * nb;
-    lf_error e;
-    if (lf_rigid_potential_eval(s->sys, R, NULL, tau, &e) != LF_OK) return lfb_error(L, &e);
-    if (nb == 1) lfb_pushvec3(L, tau);
-    else {
-        lua_createtable(L, nb, 0);
-        for (int i = 0; i < nb; i++) {
-            lfb_pushvec3(L, tau + 3 * i);
-            lua_rawseti(L, -2, i + 1);
-        }
-    }
+    double U, *tau, *F;
+    eval_configuration(L, s, "system:torque", &U, &tau, &F);
+    push_vectors(L, lf_rigid_nbodies(s->sys), tau);
+    return 1;
+}
+
+/* sys:force(x, R): the forces -dU/dx on bodies with a mass */
+static int sys_force(lua_State *L)
+{
+    lfb_system *s = checkrigid(L, 1, "system:force");
+    if (!lf_rigid_masses(s->sys)) return luaL_error(L, "system:force: the bodies have no mass (they only rotate)");
+    double U, *tau, *F;
+    eval_configuration(L, s, "system:force", &U, &tau, &F);
+    push_vectors(L, lf_rigid_nbodies(s->sys), F);
     return 1;
 }
 
@@ -488,11 +523,12 @@ static int sys_lane_model(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
-    char key[64];
-    const double *J = lf_rigid_inertia(s->sys);
+    char key[80];
+    const double *J = lf_rigid_inertia(s->sys), *m = lf_rigid_masses(s->sys), m0 = m ? m[0] : 0;
     memcpy(key, J, 3 * sizeof(double));
-    int n = snprintf(key + 24, sizeof key - 24, "%p", (const void *)lf_rigid_potential(s->sys));
-    lua_pushlstring(L, key, 24 + (size_t)n);
+    memcpy(key + 24, &m0, sizeof m0); /* 0: no mass */
+    int n = snprintf(key + 32, sizeof key - 32, "%p", (const void *)lf_rigid_potential(s->sys));
+    lua_pushlstring(L, key, 32 + (size_t)n);
     return 1;
 }
 
@@ -512,7 +548,18 @@ static int rigid_index(lua_State *L, lfb_system *s, const char *k)
             }
         }
     } else if (strcmp(k, "potential_name") == 0) lua_pushstring(L, lf_potential_name(lf_rigid_potential(sys)));
-    else
+    else if (strcmp(k, "mass") == 0) { /* nil for bodies that only rotate */
+        const double *m = lf_rigid_masses(sys);
+        if (!m) lua_pushnil(L);
+        else if (nb == 1) lua_pushnumber(L, m[0]);
+        else {
+            lua_createtable(L, nb, 0);
+            for (int i = 0; i < nb; i++) {
+                lua_pushnumber(L, m[i]);
+                lua_rawseti(L, -2, i + 1);
+            }
+        }
+    } else
         return 0;
     return 1;
 }
@@ -522,19 +569,25 @@ static int rigid_tostring(lua_State *L, lfb_system *s)
 {
     const lf_system *sys = s->sys;
     const int nb = lf_rigid_nbodies(sys);
+    const double *m = lf_rigid_masses(sys);
     if (nb == 1) {
         const double *J = lf_rigid_inertia(sys);
-        char buf[256];
+        char buf[256], mass[64] = "";
         lf_potential_describe(lf_rigid_potential(sys), buf, sizeof buf);
-        lua_pushfstring(L, "lf.rigidbody(inertia = {%f, %f, %f}, potential = %s)", J[0], J[1], J[2], buf);
+        if (m) snprintf(mass, sizeof mass, "mass = %g, ", m[0]);
+        lua_pushfstring(L, "lf.rigidbody(%sinertia = {%f, %f, %f}, potential = %s)", mass, J[0], J[1], J[2], buf);
     } else
-        lua_pushfstring(L, "lf.bodies(%d bodies, potential = %s)", nb, lf_potential_name(lf_rigid_potential(sys)));
+        lua_pushfstring(L, "lf.bodies(%d bodies%s, potential = %s)", nb, m ? " with masses" : "",
+                        lf_potential_name(lf_rigid_potential(sys)));
     return 1;
 }
 
-static const luaL_Reg rigid_methods[] = {
-    {"potential", sys_potential}, {"torque", sys_torque}, {"lane_model", sys_lane_model}, {NULL, NULL}};
-static const char *const rigid_fields[] = {"n", "inertia", "potential_name", NULL};
+static const luaL_Reg rigid_methods[] = {{"potential", sys_potential},
+                                         {"torque", sys_torque},
+                                         {"force", sys_force},
+                                         {"lane_model", sys_lane_model},
+                                         {NULL, NULL}};
+static const char *const rigid_fields[] = {"n", "inertia", "mass", "potential_name", NULL};
 static const lfb_kind rigid_kind = {"rigidbody", "rigid bodies", rigid_index, rigid_tostring, rigid_methods, rigid_fields};
 
 void lfb_open_rigid(lua_State *L)

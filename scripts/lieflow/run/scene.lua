@@ -4,8 +4,9 @@
 --
 --   {up = {x, y, z} (the vertical the camera keeps up), extent = radius of the scene,
 --    objects = {obj, ...}}
---   obj = {shape = "box", dims = {a, b, c}, pos = {x, y, z}, field =, index =, color =}
---           a rigid body (field "R": each body's attitude) or a rotation factor of a Lie ODE (field
+--   obj = {shape = "box", dims = {a, b, c}, pos = {x, y, z}, pos_field =, field =, index =, color =}
+--           a rigid body (field "R": each body's attitude; a body with a mass at its centre of mass,
+--           pos_field = "x", in each frame) or a rotation factor of a Lie ODE (field
 --           "y": index = the factor; so3 a mat3, s3 a quaternion {w, x, y, z}); dims are the full
 --           side lengths along the body axes, proportional to the inertia ellipsoid's semi-axes
 --           1/sqrt(J_i), the largest 1; the body axes are drawn (red x, green y, blue z).
@@ -34,12 +35,13 @@ end
 M.box_dims = box_dims
 
 local function rigid(system)
-  local n, J = system.n, system.inertia
+  local n, J, moving = system.n, system.inertia, system.mass ~= nil
   local objs = {}
   for i = 1, n do
     local Ji = (n == 1 and J or J[i]):totable()
     objs[i] = {shape = "box", dims = box_dims(Ji), pos = {2 * (i - 1) - (n - 1), 0, 0}, field = "R", index = i,
                color = color(i)}
+    if moving then objs[i].pos, objs[i].pos_field = {0, 0, 0}, "x" end -- at its centre of mass in each frame
   end
   return {up = {0, 0, 1}, extent = math.max(1.2, n), objects = objs}
 end

@@ -153,7 +153,7 @@ function M.panel(traj, opts, title)
   local sc = opts.scene or traj.scene
   local idx = frames.select(traj, opts)
   local fr = frames.compute(traj, sc, idx)
-  local objs = {}
+  local objs, extent = {}, sc.extent
   for o, obj in ipairs(sc.objects) do
     local d = {}
     for k, v in pairs(obj) do d[k] = v end
@@ -161,9 +161,13 @@ function M.panel(traj, opts, title)
     d.p = fr.p[o] and pack(fr.p[o], "f") or nil
     d.trace = trace_point(obj, opts.trace)
     objs[o] = d
+    if obj.pos_field then -- a body that translates: the view takes in its whole path
+      local p = fr.p[o]
+      for i = 1, #p do extent = math.max(extent, math.abs(p[i]) + 1) end
+    end
   end
   local col = plot_column(traj, opts.column)
-  return {title = title, up = sc.up, extent = sc.extent, t = pack(fr.t, "d"), k = pack(idx, "d"), objects = objs,
+  return {title = title, up = sc.up, extent = extent, t = pack(fr.t, "d"), k = pack(idx, "d"), objects = objs,
           plot = frames.envelope(traj, col, opts.plot_points), nframes = #idx}
 end
 

@@ -103,6 +103,10 @@ local function frame_of(objects, st, prev, dirs)
       local a, pa = ps[obj.parent], objects[obj.parent]
       local d = dirs[obj.parent]
       ps[o] = {a[1] + pa.length * d[1], a[2] + pa.length * d[2], a[3] + pa.length * d[3]}
+    elseif obj.pos_field then -- a body that translates: at its centre of mass
+      local x = st[obj.pos_field]
+      if type(x) == "table" and getmetatable(x) == nil then x = x[obj.index] end
+      ps[o] = type(x) == "userdata" and x:totable() or x
     else
       ps[o] = obj.pos
     end
@@ -111,13 +115,13 @@ local function frame_of(objects, st, prev, dirs)
 end
 
 --- M.compute(traj, scene, idx) -> {t = {...}, k = idx, q = {[o] = {w, x, y, z, ...}},
---- p = {[o] = {x, y, z, ...} | nil}} (p only for objects that move: those with a parent).
+--- p = {[o] = {x, y, z, ...} | nil}} (p only for objects that move: those with a parent or a pos_field).
 function M.compute(traj, scene, idx)
   local objects = scene.objects
   local out = {t = {}, k = idx, q = {}, p = {}}
   for o, obj in ipairs(objects) do
     out.q[o] = {}
-    if obj.parent then out.p[o] = {} end
+    if obj.parent or obj.pos_field then out.p[o] = {} end
   end
   local prev, dirs = {}, {}
   for f, k in ipairs(idx) do

@@ -6,8 +6,8 @@
 -- box along +z for a rod, needle or arrow; a child node offsets it so that the animated node's
 -- origin is the anchor or pivot), one material per object (its colour), and one animation whose
 -- channels give every node's rotation (unit quaternions, glTF's x, y, z, w order, float32, LINEAR)
--- and, for the double pendulum's second link, its translation, at the frames of the view
--- (lieflow.view.frames: the same budget and window options). Keyframe times are the simulation times
+-- and, for the double pendulum's second link and for bodies that translate, its translation, at the
+-- frames of the view (lieflow.view.frames: the same budget and window options). Keyframe times are the simulation times
 -- minus the first frame's (glTF times start at 0), in seconds; frames whose float32 time would not
 -- increase are dropped. Options: frames, t0, t1, scene (as for traj:animate).
 local core = require "lieflow.core"
