@@ -248,6 +248,7 @@ typedef struct {
     int *pairs;
     double *r;
     const lf_potential *inner;
+    double cutoff; /* pairs of moving centres (lf_potential_pairs_x): the cutoff of |r_ij| */
 } gpot;
 
 enum { F_U, F_TAU, F_BOTH, F_JAC };
@@ -526,10 +527,130 @@ lf_potential *lf_potential_pairs(lf_graph *g, int u, int nb, int npairs, const i
     return gpot_finish(q, "compiled pairs", pairs_eval, pairs_jacobian, err);
 }
 
+/* ---- pair kernels of moving centres: r_ij = x_j - x_i at each evaluation, pairs within the cutoff;
+ * outputs u | tau_i, tau_j, du/dr | u, tau_i, tau_j, du/dr | the 6 x 6 torque block (r fixed) */
+enum { PX_U, PX_FT, PX_ALL, PX_JAC };
+
+/* r = x_j - x_i of pair p, 0 if beyond the cutoff */
+static int pair_r(const gpot *q, const double *x, int p, double *r)
+{
+    lf_v3_sub(x + 3 * q->pairs[2 * p + 1], x + 3 * q->pairs[2 * p], r);
+    return lf_v3_dot(r, r) < q->cutoff * q->cutoff;
+}
+
+static int pairsx_eval(void *ctx, const lf_bodies_config *c, double *U, double *F, double *tau, lf_error *err)
+{
+    gpot *q = ctx;
+    if (c->nb != q->nb) return lf_error_set(err, LF_EINVAL, "pair potential of %d bodies evaluated for %d", q->nb, c->nb);
+    int rc = lf_potential_eval_x(q->inner, c, U, F, tau, err); /* no inner: zeros */
+    if (rc != LF_OK) return rc;
+    const int f = U ? PX_ALL : F || tau ? PX_FT : PX_U;
+    double sum = 0;
+    for (int p = 0; p < q->npairs; p++) {
+        double r[3], out[10];
+        if (!pair_r(q, c->x, p, r)) continue;
+        const int i = q->pairs[2 * p], j = q->pairs[2 * p + 1];
+        const double *in[3] = {c->R + 9 * i, c->R + 9 * j, r};
+        lf_gmodule_eval(q->c.m, f, in, q->c.par, out, NULL);
+        const double *o = out + (f == PX_FT ? 0 : 1);
+        if (f != PX_FT) sum += out[0];
+        if (f == PX_U) continue;
+        if (tau) {
+            lf_v3_add(tau + 3 * i, o, tau + 3 * i);
+            lf_v3_add(tau + 3 * j, o + 3, tau + 3 * j);
+        }
+        if (F) { /* F_i = -du/dx_i = du/dr, F_j = -du/dr */
+            lf_v3_add(F + 3 * i, o + 6, F + 3 * i);
+            lf_v3_sub(F + 3 * j, o + 6, F + 3 * j);
+        }
+    }
+    if (U) *U += sum;
+    return LF_OK;
+}
+
+static int pairsx_jacobian(void *ctx, const lf_bodies_config *c, double *K, lf_error *err)
+{
+    gpot *q = ctx;
+    const int n = 3 * q->nb;
+    if (c->nb != q->nb) return lf_error_set(err, LF_EINVAL, "pair potential of %d bodies evaluated for %d", q->nb, c->nb);
+    int rc = LF_OK;
+    if (q->inner) rc = lf_potential_jacobian_x(q->inner, c, K, err);
+    else memset(K, 0, (size_t)n * n * sizeof *K);
+    if (rc != LF_OK) return rc;
+    double B[36];
+    for (int p = 0; p < q->npairs; p++) {
+        double r[3];
+        if (!pair_r(q, c->x, p, r)) continue;
+        const int b[2] = {q->pairs[2 * p], q->pairs[2 * p + 1]};
+        const double *in[3] = {c->R + 9 * b[0], c->R + 9 * b[1], r};
+        lf_gmodule_eval(q->c.m, PX_JAC, in, q->c.par, B, NULL);
+        for (int row = 0; row < 6; row++)
+            for (int col = 0; col < 6; col++)
+                K[(size_t)(3 * b[row / 3] + row % 3) * n + 3 * b[col / 3] + col % 3] += B[6 * row + col];
+    }
+    return LF_OK;
+}
+
+lf_potential *lf_potential_pairs_x(lf_graph *g, int u, int nb, int npairs, const int *pairs, double cutoff,
+                                   const lf_potential *inner, const double *par, const lf_model_graph_opts *o,
+                                   lf_error *err)
+{
+    if (graph_ok(g, err) != LF_OK) return NULL;
+    if (nb < 2 || npairs < 0 || (npairs && !pairs) || lf_graph_ninputs(g) != 21 || !lf_graph_node(g, u) ||
+        !(cutoff > 0)) {
+        lf_error_set(err, LF_EINVAL, "lf_potential_pairs_x: a kernel of 21 inputs (R_i, R_j, r_ij; the graph has %d), "
+                                     "2 or more bodies, the pairs and a positive cutoff are required",
+                     lf_graph_ninputs(g));
+        return NULL;
+    }
+    for (int p = 0; p < npairs; p++)
+        if (pairs[2 * p] < 0 || pairs[2 * p] >= nb || pairs[2 * p + 1] < 0 || pairs[2 * p + 1] >= nb ||
+            pairs[2 * p] == pairs[2 * p + 1]) {
+            lf_error_set(err, LF_EINVAL, "lf_potential_pairs_x: pair %d = (%d, %d) is not two different bodies of %d",
+                         p + 1, pairs[2 * p] + 1, pairs[2 * p + 1] + 1, nb);
+            return NULL;
+        }
+    const int jac = o && o->jacobian && (!inner || lf_potential_has_jacobian(inner));
+    gpot *q = gpot_alloc(err);
+    if (!q) return NULL;
+    q->pairs = malloc((2 * (size_t)npairs + 1) * sizeof *q->pairs);
+    if (!q->pairs) {
+        lf_error_set(err, LF_ENOMEM, "pair potential: out of memory");
+        gpot_destroy(q);
+        return NULL;
+    }
+    memcpy(q->pairs, pairs, 2 * (size_t)npairs * sizeof *pairs);
+    q->npairs = npairs;
+    q->nb = nb;
+    q->inner = inner;
+    q->cutoff = cutoff;
+    q->has_jac = jac;
+    int in[21], G[21], all[10], K[36];
+    for (int i = 0; i < 21; i++) in[i] = lf_graph_input_node(g, i);
+    all[0] = u;
+    if (lf_graph_vjp(g, 1, &u, NULL, 21, in, G) == LF_OK) {
+        torque_nodes(g, in, G, all + 1);
+        torque_nodes(g, in + 9, G + 9, all + 4);
+        memcpy(all + 7, G + 18, 3 * sizeof *G);
+    }
+    if (jac) torque_jacobian_nodes(g, in, 2, 6, all + 1, K);
+    lf_gfunc_spec f[4] = {{1, &u}, {9, all + 1}, {10, all}, {36, K}};
+    lf_glayout layout = {3, {9, 9, 3}, 0, 0, NULL};
+    if (graph_ok(g, err) != LF_OK || compiled_init(&q->c, g, &layout, jac ? 4 : 3, f, par, o, err) != LF_OK) {
+        gpot_destroy(q);
+        return NULL;
+    }
+    lf_potential *p = lf_potential_new_x("compiled pairs", pairsx_eval, q, gpot_destroy, err);
+    if (!p) gpot_destroy(q);
+    else if (jac) lf_potential_set_jacobian_x(p, pairsx_jacobian);
+    return p;
+}
+
 static gpot *gpot_of(const lf_potential *p)
 {
     gpot *q = lf_potential_context(p, gpot_eval);
     if (!q) q = lf_potential_context_x(p, gpotx_eval);
+    if (!q) q = lf_potential_context_x(p, pairsx_eval);
     return q ? q : lf_potential_context(p, pairs_eval);
 }
 

@@ -58,6 +58,13 @@ lf_potential *lf_potential_graph_x(lf_graph *g, int U, int nb, const double *par
 lf_potential *lf_potential_pairs(lf_graph *g, int u, int nb, int npairs, const int *pairs, const double *r,
                                  const lf_potential *inner, const double *par, const lf_model_graph_opts *o,
                                  lf_error *err);
+/* A pair potential of translating bodies (moving centres): the same kernel with r_ij = x_j - x_i at each
+ * evaluation, the pairs (i, j) with |r_ij| < cutoff only (INFINITY: all listed pairs), plus inner (a
+ * potential of positions or of R alone, or NULL). The forces F_i = du/dr, F_j = -du/dr with the
+ * torques from one reverse sweep of the kernel. */
+lf_potential *lf_potential_pairs_x(lf_graph *g, int u, int nb, int npairs, const int *pairs, double cutoff,
+                                   const lf_potential *inner, const double *par, const lf_model_graph_opts *o,
+                                   lf_error *err);
 /* ---- Lie-group ODEs */
 /* Nodes of the definition on graph g with inputs t (input 0) and y (inputs 1 .. np of manifold M):
  * xi (nd nodes, required), energy and H (-1: none). */

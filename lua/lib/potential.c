@@ -198,6 +198,58 @@ static int l_potential_create(lua_State *L)
     return 1;
 }
 
+/* lf.potential.point_masses{G =, bodies = {{masses = {m...}, points = {{x, y, z}...}}, ...}}: bodies made
+ * of point masses attracting each other (lf_potential_point_masses, the full body problem) */
+static int pot_point_masses(lua_State *L)
+{
+    static const char *const keys[] = {"G", "bodies", NULL}, *const body_keys[] = {"masses", "points", NULL};
+    const char *fn = "lf.potential.point_masses";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lfb_check_keys(L, 1, keys, fn, "field");
+    double G = 1;
+    if (lua_getfield(L, 1, "G") != LUA_TNIL) G = lfb_checkfinite(L, -1, "lf.potential.point_masses: field 'G'");
+    lua_pop(L, 1);
+    if (lua_getfield(L, 1, "bodies") != LUA_TTABLE || lua_rawlen(L, -1) < 2)
+        return luaL_error(L, "%s: field 'bodies' must be an array of 2 or more bodies {masses = {...}, points = {...}}",
+                          fn);
+    const int bt = lua_gettop(L), nb = (int)lua_rawlen(L, bt);
+    if (nb > 100000) return luaL_error(L, "%s: %d bodies is too many", fn, nb);
+    int *np = lua_newuserdatauv(L, (size_t)nb * sizeof *np, 0), total = 0;
+    for (int b = 0; b < nb; b++) { /* first the counts, then the points */
+        if (lua_rawgeti(L, bt, b + 1) != LUA_TTABLE) return luaL_error(L, "%s: bodies[%d] must be a table", fn, b + 1);
+        lfb_check_keys(L, -1, body_keys, fn, "field");
+        lua_getfield(L, -1, "masses");
+        lua_getfield(L, -2, "points");
+        if (!lua_istable(L, -2) || !lua_istable(L, -1) || lua_rawlen(L, -2) != lua_rawlen(L, -1) || lua_rawlen(L, -1) < 1)
+            return luaL_error(L, "%s: bodies[%d] needs 'masses' and 'points', arrays of the same length (>= 1)", fn,
+                              b + 1);
+        np[b] = (int)lua_rawlen(L, -1);
+        if (np[b] > 1000000 - total) return luaL_error(L, "%s: too many points", fn);
+        total += np[b];
+        lua_pop(L, 3);
+    }
+    double *s = lua_newuserdatauv(L, 4 * (size_t)total * sizeof *s, 0), *pm = s + 3 * (size_t)total;
+    for (int b = 0, k = 0; b < nb; b++) {
+        lua_rawgeti(L, bt, b + 1);
+        lua_getfield(L, -1, "masses");
+        lua_getfield(L, -2, "points");
+        for (int i = 0; i < np[b]; i++, k++) {
+            char w[96];
+            snprintf(w, sizeof w, "%s: bodies[%d].points[%d]", fn, b + 1, i + 1);
+            lua_rawgeti(L, -1, i + 1);
+            lfb_tovec3(L, -1, s + 3 * k, w);
+            snprintf(w, sizeof w, "%s: bodies[%d].masses[%d]", fn, b + 1, i + 1);
+            lua_rawgeti(L, -3, i + 1);
+            pm[k] = lfb_checkfinite(L, -1, w);
+            lua_pop(L, 2);
+        }
+        lua_pop(L, 3);
+    }
+    lf_error e;
+    lfb_newpotential(L, lf_potential_point_masses(nb, np, s, pm, G, &e), 0, &e);
+    return 1;
+}
+
 void lfb_open_potentials(lua_State *L)
 {
     lua_createtable(L, 0, lf_potential_class_count() + 1);
@@ -207,6 +259,8 @@ void lfb_open_potentials(lua_State *L)
         lua_pushcclosure(L, pot_new, 1);
         lua_setfield(L, -2, c->name);
     }
+    lua_pushcfunction(L, pot_point_masses);
+    lua_setfield(L, -2, "point_masses");
     lua_pushcfunction(L, pot_free);
     lua_setfield(L, -2, "free");
     lua_setfield(L, -2, "potential");

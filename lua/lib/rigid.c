@@ -368,9 +368,8 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
                  lf_potential_name(pot));
     if (lua_getfield(L, pt, "pair") != LUA_TNIL) { /* a pair kernel over the potential so far */
         if (nb < 2) return luaL_error(L, "%s: a 'pair' kernel needs two bodies or more", fn);
-        if (x0) return luaL_error(L, "%s: a 'pair' kernel of bodies with a mass is not supported yet", fn);
         char kreport[700];
-        lf_potential *pp = lfb_pairs_rigid(L, s, pt, nb, y0, pot, backend, fn, kreport, sizeof kreport);
+        lf_potential *pp = lfb_pairs_rigid(L, s, pt, nb, y0, x0, pot, backend, fn, kreport, sizeof kreport);
         s->pot_inner = s->pot;
         s->pot = pp;
         pot = pp;

@@ -27,8 +27,8 @@ int lfb_compile_spheres(lua_State *L, lfb_system *s, int n, const double *q0, in
 /* Pair kernels (shared/pairs.c): fields pair, positions, cutoff of the table at t. A potential over the
  * pairs plus inner (borrowed; NULL: none), compiled or interpreted (report says which and why);
  * for spheres the definition (inner: owned, its potential may be NULL; returns 1 if compiled). */
-lf_potential *lfb_pairs_rigid(lua_State *L, lfb_system *s, int t, int nb, const double *R0, const lf_potential *inner,
-                              int backend, const char *fn, char *report, size_t size);
+lf_potential *lfb_pairs_rigid(lua_State *L, lfb_system *s, int t, int nb, const double *R0, const double *x0,
+                              const lf_potential *inner, int backend, const char *fn, char *report, size_t size);
 int lfb_pairs_spheres(lua_State *L, lfb_system *s, int t, int n, const double *q0, lf_spheres_def *inner, int backend,
                       lf_spheres_def *def, const char *fn, char *report, size_t size);
 

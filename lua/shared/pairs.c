@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — pair kernels: U = sum over the listed pairs i < j of pair(x_i, x_j, r_ij, p)
  * (x = R for lf.bodies, q for lf.spheres), r_ij = positions[j] - positions[i], pairs within `cutoff`
- * (all pairs without one), plus the system's own potential if it has one. The kernel is traced once
- * and compiled (model_graph.h: lf_potential_pairs, lf_spheres_graph_def), the loop over the pairs
- * runs in C; interpreted (compile = false, or a kernel that cannot be traced) it is called per pair
- * and differentiated at each pair's point. */
+ * (all pairs without one), plus the system's own potential if it has one. Bodies with a mass move:
+ * r_ij = x_j - x_i of their centres of mass at each evaluation, pairs within the cutoff at that
+ * moment, and the kernel's derivative in r gives the forces. The kernel is traced once and compiled
+ * (model_graph.h: lf_potential_pairs, lf_potential_pairs_x, lf_spheres_graph_def), the loop over the
+ * pairs runs in C; interpreted (compile = false, or a kernel that cannot be traced) it is called per
+ * pair and differentiated at each pair's point. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,21 +31,31 @@ static void pair_list_free(pair_list *p)
     p->r = NULL;
 }
 
-/* positions (n vectors) and cutoff of the table at t into a list (malloc'd) */
-static void read_pairs(lua_State *L, int t, int n, pair_list *pl, const char *fn)
+/* positions (n vectors) and cutoff of the table at t into a list (malloc'd); moving (x0: the initial
+ * centres of mass of bodies with a mass): every pair, the cutoff applied at each evaluation (*cutoff) */
+static void read_pairs(lua_State *L, int t, int n, const double *x0, pair_list *pl, double *cutoff_out, const char *fn)
 {
     memset(pl, 0, sizeof *pl);
     pl->n = n;
-    if (lua_getfield(L, t, "positions") != LUA_TTABLE || (int)lua_rawlen(L, -1) != n)
-        luaL_error(L, "%s: a 'pair' kernel needs 'positions', an array of %d vectors (one per %s), got %s", fn, n,
-                   strstr(fn, "spheres") ? "sphere" : "body", lfb_typename(L, -1));
-    double *x = lua_newuserdatauv(L, 3 * (size_t)n * sizeof(double), 0);
-    for (int i = 0; i < n; i++) {
-        char w[96];
-        snprintf(w, sizeof w, "%s: positions[%d]", fn, i + 1);
-        lua_rawgeti(L, -2, i + 1);
-        lfb_tovec3(L, -1, x + 3 * i, w);
-        lua_pop(L, 1);
+    const double *x;
+    if (x0) {
+        if (lua_getfield(L, t, "positions") != LUA_TNIL)
+            luaL_error(L, "%s: bodies with a mass move: their pair kernel takes r_ij from their centres of mass x, not "
+                          "from 'positions'", fn);
+        x = x0;
+    } else {
+        if (lua_getfield(L, t, "positions") != LUA_TTABLE || (int)lua_rawlen(L, -1) != n)
+            luaL_error(L, "%s: a 'pair' kernel needs 'positions', an array of %d vectors (one per %s), got %s", fn, n,
+                       strstr(fn, "spheres") ? "sphere" : "body", lfb_typename(L, -1));
+        double *xs = lua_newuserdatauv(L, 3 * (size_t)n * sizeof(double), 0);
+        for (int i = 0; i < n; i++) {
+            char w[96];
+            snprintf(w, sizeof w, "%s: positions[%d]", fn, i + 1);
+            lua_rawgeti(L, -2, i + 1);
+            lfb_tovec3(L, -1, xs + 3 * i, w);
+            lua_pop(L, 1);
+        }
+        x = xs;
     }
     double cutoff = INFINITY;
     if (lua_getfield(L, t, "cutoff") != LUA_TNIL) {
@@ -51,6 +63,8 @@ static void read_pairs(lua_State *L, int t, int n, pair_list *pl, const char *fn
         if (!(cutoff > 0)) luaL_error(L, "%s: field 'cutoff' must be positive, got %f", fn, cutoff);
     }
     lua_pop(L, 1);
+    *cutoff_out = cutoff;
+    if (x0) cutoff = INFINITY; /* the pairs within it are chosen at each evaluation */
     size_t cap = 64, np = 0;
     int *pairs = malloc(2 * cap * sizeof *pairs);
     double *r = malloc(3 * cap * sizeof *r);
@@ -72,7 +86,7 @@ static void read_pairs(lua_State *L, int t, int n, pair_list *pl, const char *fn
             memcpy(r + 3 * np, d, sizeof d);
             np++;
         }
-    lua_pop(L, 2);
+    lua_pop(L, x0 ? 1 : 2);
     if (!pairs || !r || (np == cap && np > 0 && 0)) {
         free(pairs);
         free(r);
@@ -132,11 +146,13 @@ typedef struct {
     int m;                          /* 9 (bodies) or 3 (spheres) */
     const lf_potential *inner;      /* bodies */
     lf_spheres_def sinner;          /* spheres (owned) */
+    double cutoff;                  /* bodies with a mass (moving centres): |r_ij| below it */
 } lua_pairs;
 
 typedef struct {
     lua_pairs *p;
     const double *a, *b, *r;
+    int moving; /* r traced too (moving centres) */
 } kernel_args;
 
 static int push_plain(lua_State *L, void *ud)
@@ -160,20 +176,22 @@ static int push_traced(lua_State *L, int tidx, void *ud)
     luaL_checkstack(L, 6, "pair");
     lfb_trace_push_inputs(L, tidx, k->p->m, k->a);
     lfb_trace_push_inputs(L, tidx, k->p->m, k->b);
-    lfb_pushvec3(L, k->r); /* fixed: no derivative */
+    if (k->moving) lfb_trace_push_inputs(L, tidx, 3, k->r);
+    else lfb_pushvec3(L, k->r); /* fixed: no derivative */
     return 3 + lfb_push_params(L, k->p->s);
 }
 
-/* the value of pair p, and (G not NULL) its Euclidean gradient with respect to x_i, x_j (2m) */
-static int kernel(lua_pairs *lp, const double *x, int p, double *u, double *G, lf_error *err)
+/* the value of pair p, and (G not NULL) its Euclidean gradient with respect to x_i, x_j (2m), and r_ij
+ * (3 more) when r (the moving centres' r_ij) is given; r NULL: the fixed r_ij of the list */
+static int kernel(lua_pairs *lp, const double *x, int p, const double *r, double *u, double *G, lf_error *err)
 {
     lfb_system *s = lp->s;
     lua_State *L = s->L;
     const int i = lp->pl.pairs[2 * p], j = lp->pl.pairs[2 * p + 1], m = lp->m;
-    kernel_args k = {lp, x + m * i, x + m * j, lp->pl.r + 3 * p};
+    kernel_args k = {lp, x + m * i, x + m * j, r ? r : lp->pl.r + 3 * p, r != NULL};
     int rc;
-    if (G) rc = lfb_point_derivatives(L, s->ref[LFB_REF_PAIR], push_traced, lfb_trace_read_number, &k, 1, 2 * m, u, G,
-                                      "pair kernel", err);
+    if (G) rc = lfb_point_derivatives(L, s->ref[LFB_REF_PAIR], push_traced, lfb_trace_read_number, &k, 1,
+                                      2 * m + (r ? 3 : 0), u, G, "pair kernel", err);
     else {
         rc = lfb_call(L, s->ref[LFB_REF_PAIR], push_plain, &k, 1, "pair kernel", err);
         if (rc == LF_OK) {
@@ -203,13 +221,40 @@ static int rigid_eval(void *ctx, int nb, const double *R, double *U, double *tau
     double sum = 0;
     for (int p = 0; p < lp->pl.npairs && rc == LF_OK; p++) {
         double u, G[18];
-        rc = kernel(lp, R, p, &u, tau ? G : NULL, err);
+        rc = kernel(lp, R, p, NULL, &u, tau ? G : NULL, err);
         if (rc != LF_OK) break;
         sum += u;
         if (tau) {
             const int i = lp->pl.pairs[2 * p], j = lp->pl.pairs[2 * p + 1];
             trhat_add(R + 9 * i, G, tau + 3 * i);
             trhat_add(R + 9 * j, G + 9, tau + 3 * j);
+        }
+    }
+    if (rc == LF_OK && U) *U += sum;
+    return rc;
+}
+
+/* bodies with a mass: r_ij = x_j - x_i now, pairs within the cutoff; F_i = du/dr, F_j = -du/dr */
+static int rigid_eval_x(void *ctx, const lf_bodies_config *c, double *U, double *F, double *tau, lf_error *err)
+{
+    lua_pairs *lp = ctx;
+    int rc = lf_potential_eval_x(lp->inner, c, U, F, tau, err);
+    double sum = 0;
+    for (int p = 0; p < lp->pl.npairs && rc == LF_OK; p++) {
+        const int i = lp->pl.pairs[2 * p], j = lp->pl.pairs[2 * p + 1];
+        double u, G[21], r[3];
+        lf_v3_sub(c->x + 3 * j, c->x + 3 * i, r);
+        if (!(lf_v3_dot(r, r) < lp->cutoff * lp->cutoff)) continue;
+        rc = kernel(lp, c->R, p, r, &u, tau || F ? G : NULL, err);
+        if (rc != LF_OK) break;
+        sum += u;
+        if (tau) {
+            trhat_add(c->R + 9 * i, G, tau + 3 * i);
+            trhat_add(c->R + 9 * j, G + 9, tau + 3 * j);
+        }
+        if (F) {
+            lf_v3_add(F + 3 * i, G + 18, F + 3 * i);
+            lf_v3_sub(F + 3 * j, G + 18, F + 3 * j);
         }
     }
     if (rc == LF_OK && U) *U += sum;
@@ -228,7 +273,7 @@ static int spheres_eval(void *ctx, int n, const double *q, double *V, double *g,
     double sum = 0;
     for (int p = 0; p < lp->pl.npairs && rc == LF_OK; p++) {
         double u, G[6];
-        rc = kernel(lp, q, p, &u, g ? G : NULL, err);
+        rc = kernel(lp, q, p, NULL, &u, g ? G : NULL, err);
         if (rc != LF_OK) break;
         sum += u;
         if (g) {
@@ -272,13 +317,14 @@ typedef int (*pair_build_fn)(lua_State *L, lf_graph *g, int u, pair_list *pl, co
 /* What both kinds of pair kernels do first: the kernel kept by s, the pairs read into pl, and the
  * kernel traced (x0: the state, m numbers per body) and compiled by build. Returns 1 if compiled;
  * 0 to interpret (why in reason; an explicit backend raises instead). */
-static int pairs_begin(lua_State *L, lfb_system *s, int t, int n, int m, const double *x0, int backend,
-                       pair_build_fn build, void *ud, pair_list *pl, char *reason, size_t rsize, const char *fn)
+static int pairs_begin(lua_State *L, lfb_system *s, int t, int n, int m, const double *x0, const double *centres,
+                       double *cutoff, int backend, pair_build_fn build, void *ud, pair_list *pl, char *reason,
+                       size_t rsize, const char *fn)
 {
     lua_getfield(L, t, "pair");
     take_kernel(L, s, lua_gettop(L), fn);
     lua_pop(L, 1);
-    read_pairs(L, t, n, pl, fn);
+    read_pairs(L, t, n, centres, pl, cutoff, fn);
     snprintf(reason, rsize, "compile = false");
     if (backend < 0) return 0;
     const int top = lua_gettop(L);
@@ -314,6 +360,8 @@ typedef struct {
     int nb;
     const lf_potential *inner;
     lf_potential *p;
+    int moving;
+    const double *cutoff;
 } rigid_build;
 
 static int build_rigid_pairs(lua_State *L, lf_graph *g, int u, pair_list *pl, const double *par, int backend,
@@ -323,26 +371,31 @@ static int build_rigid_pairs(lua_State *L, lf_graph *g, int u, pair_list *pl, co
     rigid_build *b = ud;
     lf_model_graph_opts o = {backend, NULL, 1};
     lf_error e;
-    b->p = lf_potential_pairs(g, u, b->nb, pl->npairs, pl->pairs, pl->r, b->inner, par, &o, &e);
+    b->p = b->moving ? lf_potential_pairs_x(g, u, b->nb, pl->npairs, pl->pairs, *b->cutoff, b->inner, par, &o, &e)
+                     : lf_potential_pairs(g, u, b->nb, pl->npairs, pl->pairs, pl->r, b->inner, par, &o, &e);
     if (!b->p) snprintf(why, whysz, "%s", e.msg);
     return b->p != NULL;
 }
 
-lf_potential *lfb_pairs_rigid(lua_State *L, lfb_system *s, int t, int nb, const double *R0, const lf_potential *inner,
-                              int backend, const char *fn, char *report, size_t size)
+lf_potential *lfb_pairs_rigid(lua_State *L, lfb_system *s, int t, int nb, const double *R0, const double *x0,
+                              const lf_potential *inner, int backend, const char *fn, char *report, size_t size)
 {
     pair_list pl;
     char reason[640];
-    rigid_build b = {nb, inner, NULL};
-    if (pairs_begin(L, s, t, nb, 9, R0, backend, build_rigid_pairs, &b, &pl, reason, sizeof reason, fn)) {
-        snprintf(report, size, "pair kernel %s over %d pairs", lf_compiled_report(lf_potential_compiled(b.p)), pl.npairs);
+    double cutoff;
+    rigid_build b = {nb, inner, NULL, x0 != NULL, &cutoff};
+    if (pairs_begin(L, s, t, nb, 9, R0, x0, &cutoff, backend, build_rigid_pairs, &b, &pl, reason, sizeof reason, fn)) {
+        snprintf(report, size, "pair kernel %s over %d pairs%s", lf_compiled_report(lf_potential_compiled(b.p)),
+                 pl.npairs, x0 ? " of moving centres" : "");
         pair_list_free(&pl);
         return b.p;
     }
     lua_pairs *lp = new_lua_pairs(L, s, &pl, 9, fn);
     lp->inner = inner;
+    lp->cutoff = cutoff;
     lf_error e;
-    lf_potential *p = lf_potential_new("lua pairs", rigid_eval, lp, lua_pairs_free, &e);
+    lf_potential *p = x0 ? lf_potential_new_x("lua pairs", rigid_eval_x, lp, lua_pairs_free, &e)
+                         : lf_potential_new("lua pairs", rigid_eval, lp, lua_pairs_free, &e);
     if (!p) {
         lua_pairs_free(lp);
         lfb_error(L, &e);
@@ -381,7 +434,8 @@ int lfb_pairs_spheres(lua_State *L, lfb_system *s, int t, int n, const double *q
     pair_list pl;
     char reason[640];
     spheres_build b = {n, inner, def, fn};
-    if (pairs_begin(L, s, t, n, 3, q0, backend, build_spheres_pairs, &b, &pl, reason, sizeof reason, fn)) {
+    double cutoff;
+    if (pairs_begin(L, s, t, n, 3, q0, NULL, &cutoff, backend, build_spheres_pairs, &b, &pl, reason, sizeof reason, fn)) {
         snprintf(report, size, "pair kernel %s over %d pairs", lf_compiled_report(lf_spheres_def_compiled(def)), pl.npairs);
         pair_list_free(&pl);
         return 1;
