@@ -18,7 +18,9 @@ typedef struct {
     const lf_system *sys;
     int nb, quat;
     const double *J;
-    double *R, *tau; /* scratch: 9 nb, 3 nb */
+    const double *mass; /* translating bodies: the solver's y goes on with (x, v); NULL otherwise */
+    double *R, *tau;    /* scratch: 9 nb, 3 nb */
+    double *F, *ys;     /* scratch: 3 nb forces, 18 nb a state of the system's layout (energy) */
     long f_evals;
     lf_error *err;
     int status;
@@ -31,19 +33,24 @@ static double now(clockid_t clock)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* dy/dt of the embedded (R, w) or quaternion (q, w) equations */
+/* dy/dt of the embedded (R, w) or quaternion (q, w) equations, with (x' = v, v' = F/m) after them
+ * for translating bodies */
 static int rhs(bl_ctx *c, const double *y, double *dy)
 {
     const int nb = c->nb, nq = c->quat ? 4 : 9;
-    const double *w = y + nq * nb;
+    const double *w = y + nq * nb, *x = w + 3 * nb;
     const double *R = y;
     c->f_evals++;
     if (c->quat) {
         for (int b = 0; b < nb; b++) lf_quat_to_matrix(y + 4 * b, c->R + 9 * b);
         R = c->R;
     }
-    int rc = lf_rigid_potential_eval(c->sys, R, NULL, c->tau, c->err);
+    int rc = lf_rigid_potential_eval_x(c->sys, c->mass ? x : NULL, R, NULL, c->mass ? c->F : NULL, c->tau, c->err);
     if (rc != LF_OK) return c->status = rc;
+    for (int i = 0; c->mass && i < 3 * nb; i++) {
+        dy[(nq + 3) * nb + i] = x[3 * nb + i];                /* x' = v */
+        dy[(nq + 6) * nb + i] = c->F[i] / c->mass[i / 3];     /* v' = F / m */
+    }
     for (int b = 0; b < nb; b++) {
         const double *wb = w + 3 * b, *J = c->J + 3 * b;
         if (c->quat) { /* q' = q (0, w) / 2 */
@@ -89,14 +96,21 @@ static void renormalize(const bl_ctx *c, double *y)
     }
 }
 
+/* the solver's y in the system's layout (R, w[, x, v]) */
+static void to_state(const bl_ctx *c, const double *y, double *ys)
+{
+    const int nb = c->nb, nq = c->quat ? 4 : 9;
+    for (int b = 0; b < nb; b++) {
+        if (c->quat) lf_quat_to_matrix(y + 4 * b, ys + 9 * b);
+        else memcpy(ys + 9 * b, y + 9 * b, 9 * sizeof(double));
+    }
+    memcpy(ys + 9 * nb, y + nq * nb, (c->mass ? 9 : 3) * (size_t)nb * sizeof(double)); /* w[, x, v] */
+}
+
 static int energy_of(bl_ctx *c, const double *y, double *E)
 {
-    const double *R = y;
-    if (c->quat) {
-        for (int b = 0; b < c->nb; b++) lf_quat_to_matrix(y + 4 * b, c->R + 9 * b);
-        R = c->R;
-    }
-    return lf_rigid_energy(c->sys, R, y + (c->quat ? 4 : 9) * c->nb, E, c->err);
+    to_state(c, y, c->ys);
+    return lf_system_energy(c->sys, c->ys, E, c->err);
 }
 
 int lf_baseline_run(const lf_system *sys, const double *y0, double T, const lf_baseline_opts *o, double *yT,
@@ -122,20 +136,22 @@ int lf_baseline_run(const lf_system *sys, const double *y0, double T, const lf_b
     }
     int rc = lf_system_check_state(sys, y0, 1e-9, err);
     if (rc != LF_OK) return rc;
-    const int quat = o->kind == LF_BASELINE_QUAT_RK4, nq = quat ? 4 : 9, n = (nq + 3) * nb;
-    double *mem = malloc((size_t)(7 * n + 12 * nb) * sizeof(double));
+    const double *mass = lf_rigid_masses(sys);
+    const int quat = o->kind == LF_BASELINE_QUAT_RK4, nq = quat ? 4 : 9, n = (nq + (mass ? 9 : 3)) * nb;
+    double *mem = malloc((size_t)(7 * n + 33 * nb) * sizeof(double));
     if (!mem) return lf_error_set(err, LF_ENOMEM, "baseline: out of memory");
     gsl_odeiv2_step *gs = NULL;
     gsl_odeiv2_control *gc = NULL;
     gsl_odeiv2_evolve *ge = NULL;
     double *y = mem, *k1 = y + n, *k2 = k1 + n, *k3 = k2 + n, *k4 = k3 + n, *yt = k4 + n, *yq = yt + n;
-    bl_ctx c = {sys, nb, quat, lf_rigid_inertia(sys), yq + n, yq + n + 9 * nb, 0, err, LF_OK};
+    bl_ctx c = {sys, nb, quat, lf_rigid_inertia(sys), mass, yq + n, yq + n + 9 * nb, yq + n + 12 * nb,
+                yq + n + 15 * nb, 0, err, LF_OK};
     /* the starting state in the solver's variables */
     for (int b = 0; b < nb; b++) {
         if (quat) lf_quat_from_matrix(y0 + 9 * b, y + 4 * b);
         else memcpy(y + 9 * b, y0 + 9 * b, 9 * sizeof(double));
     }
-    memcpy(y + nq * nb, y0 + 9 * nb, 3 * (size_t)nb * sizeof(double));
+    memcpy(y + nq * nb, y0 + 9 * nb, (mass ? 9 : 3) * (size_t)nb * sizeof(double)); /* w[, x, v] */
     double E0 = 0, E, maxerr = 0;
     if (o->energy_every > 0 && (rc = energy_of(&c, y, &E0)) != LF_OK) goto gsl_done;
     if (o->kind == LF_BASELINE_RK8PD) {
@@ -199,13 +215,7 @@ int lf_baseline_run(const lf_system *sys, const double *y0, double T, const lf_b
     res->steps = nsteps;
     res->f_evals = c.f_evals;
     res->max_energy_error = maxerr;
-    if (rc == LF_OK) {
-        for (int b = 0; b < nb; b++) {
-            if (quat) lf_quat_to_matrix(y + 4 * b, yT + 9 * b);
-            else memcpy(yT + 9 * b, y + 9 * b, 9 * sizeof(double));
-        }
-        memcpy(yT + 9 * nb, y + nq * nb, 3 * (size_t)nb * sizeof(double));
-    }
+    if (rc == LF_OK) to_state(&c, y, yT);
 gsl_done:
     if (ge) gsl_odeiv2_evolve_free(ge);
     if (gc) gsl_odeiv2_control_free(gc);

@@ -10,7 +10,8 @@
  *                         R = R(q) (lf_quat_to_matrix)
  * renormalize = 1 projects after every step: R <- R (3 I - R^T R)/2 (one Newton step towards the
  * polar factor: the orthogonality error e becomes O(e^2)) for the embedded solvers, q <- q/|q| for
- * the quaternion one. Without it the embedded R drifts off SO(3) by the solver's error. */
+ * the quaternion one. Without it the embedded R drifts off SO(3) by the solver's error. Bodies that
+ * translate add x' = v, v' = F(x, R)/m to each system of equations. */
 #ifndef LF_BASELINE_H
 #define LF_BASELINE_H
 
@@ -40,8 +41,9 @@ typedef struct lf_baseline_result {
                                  the wall time on an idle core, robust on a shared machine */
 } lf_baseline_result;
 
-/* Integrate the rigid system sys (any number of bodies) from y0 (its layout: R_1..R_n, w_1..w_n) at
- * t = 0 to T > 0; the state at T goes to yT (same layout; R as integrated, not projected).
+/* Integrate the rigid system sys (any number of bodies) from y0 (its layout: R_1..R_n, w_1..w_n, and
+ * x_1..x_n, v_1..v_n for bodies that translate) at t = 0 to T > 0; the state at T goes to yT (same
+ * layout; R as integrated, not projected).
  * LF_EINVAL for a system that is not rigid or bad options, LF_ENOCONV if rk8pd fails. */
 int lf_baseline_run(const lf_system *sys, const double *y0, double T, const lf_baseline_opts *o, double *yT,
                     lf_baseline_result *res, lf_error *err);
