@@ -20,7 +20,11 @@
  * to turn a body by a radian at its speed, or from rest under its torque (angular acceleration
  * J^-1 tau). Its rate of change needs d tau/dt = the torque's derivative along R_b exp(t hat(w_b)),
  * taken as a central difference (two torque evaluations per step, at R_b exp(+-delta hat w_b),
- * delta |w|max = 1e-3); the torque at the state itself is the method's cached one when it has it.
+ * delta |w|max = 1e-3; bodies that translate move their centres of mass along the flow too,
+ * x_b +- delta v_b, as the torque depends on them); the torque at the state itself is the method's
+ * cached one when it has it. The monitor measures the rotation only: translation has no time scale
+ * of its own (|v|/|x| needs an origin and a length), so a problem whose steps should follow an orbit
+ * gives a monitor of its own.
  * G need not be accurate, but it must be a smooth function of the state, and odd under time
  * reversal, G(R, -w) = -G(R, w), as d/dt ln Q is:
  *  - a smaller delta amplifies the roundings of the state into G and the steps, which then do not
@@ -61,7 +65,7 @@ int lf_adapt_accepts(const lf_stepper *s, lf_error *err)
     return LF_OK;
 }
 
-size_t lf_adapt_work_doubles(const lf_stepper *s) { return 18 * (size_t)s->nb + (size_t)s->np + (size_t)s->nd; }
+size_t lf_adapt_work_doubles(const lf_stepper *s) { return 21 * (size_t)s->nb + (size_t)s->np + (size_t)s->nd; }
 
 /* G (the header's, log-rate scaled by Q(y0)/Q(y)) from Q and dQ/dt at y; sets Q(y0) at the first call
  * after set_state, which is at the initial state */
@@ -77,7 +81,8 @@ static int torque_rate(lf_stepper *s, const double *y, int tau_known, double *G)
 {
     const int nb = s->nb;
     const double *R = y, *w = y + 9 * nb;
-    double *tau = s->adapt_work, *Rp = tau + 3 * nb, *taup = Rp + 9 * nb, *taum = taup + 3 * nb;
+    double *tau = s->adapt_work, *Rp = tau + 3 * nb, *taup = Rp + 9 * nb, *taum = taup + 3 * nb, *xp = taum + 3 * nb;
+    double *const x = s->x; /* NULL unless the bodies translate */
     const double *t0 = tau;
     int rc;
     if (tau_known && s->method->info.form == LF_FORM_RIGID) t0 = s->tau;
@@ -88,11 +93,17 @@ static int torque_rate(lf_stepper *s, const double *y, int tau_known, double *G)
     for (int sign = 1; delta > 0 && sign >= -1; sign -= 2) {
         memcpy(Rp, R, 9 * (size_t)nb * sizeof(double));
         for (int b = 0; b < nb; b++) {
-            double x[3];
-            lf_v3_scale(w + 3 * b, sign * delta, x);
-            lf_so3_rmul_exp(Rp + 9 * b, x);
+            double e[3];
+            lf_v3_scale(w + 3 * b, sign * delta, e);
+            lf_so3_rmul_exp(Rp + 9 * b, e);
         }
-        if ((rc = lf_stepper_torque(s, Rp, sign > 0 ? taup : taum)) != LF_OK) return rc;
+        if (x) { /* the torque at the centres of mass moved along the flow: x +- delta v */
+            for (int i = 0; i < 3 * nb; i++) xp[i] = x[i] + sign * delta * s->v[i];
+            s->x = xp;
+        }
+        rc = lf_stepper_torque(s, Rp, sign > 0 ? taup : taum);
+        s->x = x;
+        if (rc != LF_OK) return rc;
     }
     double q2 = 0, dq2 = 0;
     for (int b = 0; b < nb; b++) {
