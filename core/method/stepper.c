@@ -29,11 +29,15 @@ int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {
     if (!m || !sys) return lf_error_set(err, LF_EINVAL, "a method and a system are required");
     const unsigned need = m->info.form;
+    const lf_form_rigid *rigid = lf_system_rigid(sys);
+    if (need == LF_FORM_SECOND_ORDER && rigid && rigid->translating)
+        return lf_error_set(err, LF_EINVAL, "method %s integrates systems in second-order form (form 'second_order'), "
+                                            "which bodies that translate (bodies with a mass) do not offer: use a "
+                                            "rigid-body method (vlv, no_squish, split_exact, ...)", m->info.name);
     if ((lf_system_forms(sys) & need) != need)
         return lf_error_set(err, LF_EINVAL, "method %s integrates %s systems (form '%s'); a %s system does not offer that form",
                             m->info.name, need == LF_FORM_RIGID ? "rigid-body" : lf_form_name(need),
                             lf_form_name(need), lf_system_kind(sys));
-    const lf_form_rigid *rigid = lf_system_rigid(sys);
     if (need == LF_FORM_RIGID && rigid->translating && !(m->rigid && m->rigid->translation)) {
         char names[400];
         names_with(offsetof(lf_method_rigid_info, translation), names, sizeof names);

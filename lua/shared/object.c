@@ -196,7 +196,7 @@ void lfb_push_method_info(lua_State *L, const lf_method *method, const char *imp
 {
     const lf_method_info *m = lf_method_get_info(method);
     const lf_method_rigid_info *r = lf_method_get_rigid_info(method);
-    lua_createtable(L, 0, 16);
+    lua_createtable(L, 0, 17);
     lua_pushstring(L, m->name);
     lua_setfield(L, -2, "name");
     lua_pushstring(L, m->title);
@@ -225,6 +225,8 @@ void lfb_push_method_info(lua_State *L, const lf_method *method, const char *imp
     lua_setfield(L, -2, "free_body_only");
     lua_pushboolean(L, r->lanes);
     lua_setfield(L, -2, "lanes");
+    lua_pushboolean(L, r->translation);
+    lua_setfield(L, -2, "translation");
     lua_pushstring(L, impl);
     lua_setfield(L, -2, "implementation");
 }
