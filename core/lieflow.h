@@ -19,6 +19,7 @@
 #include "lie/gl3.h"
 #include "lie/ts2.h"
 #include "lie/tgl3.h"
+#include "lie/se3.h"
 #include "lie/manifold.h"
 /* solve: Newton, the exact free rigid body; analysis: fits, logarithmic norms */
 #include "solve/newton.h"

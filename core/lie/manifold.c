@@ -16,6 +16,7 @@
 #include "base/linalg.h"
 #include "lie/quat.h"
 #include "lie/s2.h"
+#include "lie/se3.h"
 #include "lie/so3.h"
 #include "lie/tgl3.h"
 #include "lie/ts2.h"
@@ -412,8 +413,51 @@ static int tgl3_check(const lf_factor *f, const double *p, double d, double tol,
     return LF_OK;
 }
 
+/* ------------------------------------------------------------------------------------ se3 */
+
+static void se3_act(const lf_factor *f, const double *x, double *p) { lf_se3_act(x, p, f->right); }
+
+static int se3_diff(const lf_factor *f, int i, const double *a, const double *b, double *x, lf_error *err)
+{
+    (void)i, (void)err;
+    lf_se3_diff(a, b, f->right, x);
+    return LF_OK;
+}
+
+static void se3_velocity(const lf_factor *f, const double *p, const double *x, double *v)
+{
+    lf_se3_velocity(p, x, f->right, v);
+}
+
+static void se3_bracket(const lf_factor *f, const double *a, const double *b, double *out)
+{
+    (void)f;
+    lf_se3_bracket(a, b, out);
+}
+
+static int se3_dexp(const double *u, const double *v, int inverse, int transpose, double *out, lf_error *err)
+{
+    (void)err;
+    lf_se3_dexp(u, v, inverse, transpose, out);
+    return LF_OK;
+}
+
+static double se3_dist(const lf_factor *f, const double *a, const double *b)
+{
+    (void)f;
+    return lf_se3_dist(a, b);
+}
+
+static int se3_check(const lf_factor *f, const double *p, double d, double tol, const char *name, lf_error *err)
+{
+    (void)f, (void)d;
+    return lf_se3_check(p, tol, name, err);
+}
+
 /* ------------------------------------------------------------------------------------ the kinds */
 
+/* one kind per paragraph (clang-format would put one field per line) */
+/* clang-format off */
 static const factor_class kinds[] = {
     [LF_SO3] = {.name = "so3", .label = "so3", .np = 9, .nd = 3, .sided = 1, .act = so3_act, .diff = so3_diff,
                 .velocity = so3_velocity, .bracket = cross_bracket, .dexp = rotation_dexp, .dist = embedded_dist,
@@ -435,7 +479,11 @@ static const factor_class kinds[] = {
     [LF_TGL3] = {.name = "tgl3", .label = "tgl3", .np = 18, .nd = 18, .sided = 1, .act = tgl3_act, .diff = tgl3_diff,
                  .velocity = tgl3_velocity, .bracket = tgl3_bracket, .dexp = lf_tgl3_dexp, .dist = embedded_dist,
                  .check = tgl3_check, .identity = diagonal_identity},
+    [LF_SE3] = {.name = "se3", .label = "se3", .np = 12, .nd = 6, .sided = 1, .act = se3_act, .diff = se3_diff,
+                .velocity = se3_velocity, .bracket = se3_bracket, .dexp = se3_dexp, .dist = se3_dist,
+                .defect = so3_defect, .check = se3_check, .identity = diagonal_identity},
 };
+/* clang-format on */
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 static const factor_class *kind_of(const lf_factor *f) { return &kinds[f->kind]; }

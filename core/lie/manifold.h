@@ -18,6 +18,9 @@
  *   tgl3 cotangent bundle T*GL(3) as a Lie group: (F, P) two 3x3 matrices (18), algebra
  *        gl(3) x gl(3) (18), the cotangent-lifted group law (tgl3.h; the pseudo-rigid body of
  *        Celledoni & Owren)
+ *   se3  rigid motion (R, p): R row-major then the position p (12), the matrix [[R, p], [0, 1]];
+ *        algebra the twists (w, v) (6), hat = [[hat w, v], [0, 0]], [a, b] the commutator (se3.h).
+ *        Left-trivialized, y' = y hat(xi) is the body-fixed twist (R' = R hat w, p' = R v)
  * The action (lf_manifold_act) is on the left, y <- exp(xi) y, for a right-trivialized ODE
  * y' = xi y (the spatial form of Ortolan's thesis, §6-7), or on the right, y <- y exp(xi), for a
  * left-trivialized ODE y' = y xi (body frame). s2 and ts2 are acted on from the left whatever the
@@ -36,7 +39,7 @@
 
 LF_BEGIN_DECLS
 
-typedef enum { LF_SO3 = 0, LF_S2, LF_S3, LF_GL3, LF_RM, LF_TS2, LF_TGL3 } lf_factor_kind;
+typedef enum { LF_SO3 = 0, LF_S2, LF_S3, LF_GL3, LF_RM, LF_TS2, LF_TGL3, LF_SE3 } lf_factor_kind;
 /* The largest algebra dimension of a factor other than r<m> (tgl3). */
 #define LF_FACTOR_MAXD 18
 
@@ -58,7 +61,7 @@ typedef struct lf_manifold lf_manifold;
  * factor is LF_RM). NULL with err filled on bad input. */
 lf_manifold *lf_manifold_new(int n, const lf_factor_kind *kinds, const int *dims, lf_trivialization triv,
                              lf_error *err);
-/* Parse "so3", "s2", "s3", "gl3", "ts2", "tgl3", "r<m>" (m >= 1): returns 0 and fills kind/dim, or -1. */
+/* Parse "so3", "s2", "s3", "gl3", "ts2", "tgl3", "se3", "r<m>" (m >= 1): returns 0 and fills kind/dim, or -1. */
 int lf_factor_parse(const char *name, lf_factor_kind *kind, int *dim);
 /* "so3", ... ; for LF_RM the caller formats "r%d". */
 const char *lf_factor_kind_name(lf_factor_kind kind);
@@ -76,11 +79,12 @@ const lf_factor *lf_manifold_factor(const lf_manifold *M, int i);
 /* y <- act(xi, y) in place (see above): one rounding per entry for so3/s2/s3 (increment form). */
 void lf_manifold_act(const lf_manifold *M, const double *xi, double *y);
 /* xi with act(xi, y0) = y1, the smallest such xi (s2: rotation about q0 x q1; s3: |xi| <= 2 pi;
- * gl3: principal logarithm). LF_EDOMAIN where it does not exist (antipodal s2 points, gl3
+ * gl3: principal logarithm; se3: |w| <= pi). LF_EDOMAIN where it does not exist (antipodal s2 points, gl3
  * without a principal logarithm). */
 int lf_manifold_diff(const lf_manifold *M, const double *y0, const double *y1, double *xi, lf_error *err);
 /* Embedded velocity ydot (nparam) of y' = xi . y (or y . xi) at y: R' = hat(xi) R or R hat(xi),
- * q' = xi x q, quaternion q' = (0, xi/2) q or q (0, xi/2), Y' = xi Y or Y xi, r' = xi. */
+ * q' = xi x q, quaternion q' = (0, xi/2) q or q (0, xi/2), Y' = xi Y or Y xi, r' = xi, se3:
+ * (hat(w) R, w x p + v) or (R hat(w), R v). */
 void lf_manifold_velocity(const lf_manifold *M, const double *y, const double *xi, double *ydot);
 
 /* out = dexpinv of the action at u applied to v (see above); order <= 0: exact, else truncated to
@@ -98,12 +102,12 @@ int lf_manifold_dexp_transpose(const lf_manifold *M, const double *u, const doub
 double lf_manifold_inner(const lf_manifold *M, const double *a, const double *b);
 
 /* Distance of two points: root sum of squares of the factors' distances (so3, gl3, tgl3: Frobenius
- * norm of the difference; s2, s3: great-circle angle; r<m>: Euclidean; ts2: sqrt(angle(q0, q1)^2 +
+ * norm of the difference; se3: sqrt(||R0 - R1||_F^2 + |p0 - p1|^2); s2, s3: great-circle angle; r<m>: Euclidean; ts2: sqrt(angle(q0, q1)^2 +
  * |omega0 - omega1|^2), not the Sasaki distance, see ts2.h). */
 double lf_manifold_dist(const lf_manifold *M, const double *y0, const double *y1);
 /* The same for factors [first, first + count) only. */
 double lf_manifold_dist_range(const lf_manifold *M, int first, int count, const double *y0, const double *y1);
-/* How far y is off the manifold: max over factors of ||R^T R - I||_F (so3), ||q| - 1| (s2, s3),
+/* How far y is off the manifold: max over factors of ||R^T R - I||_F (so3, se3), ||q| - 1| (s2, s3),
  * max(||q| - 1|, |q . omega| / max(1, |omega|)) (ts2); 0 for gl3, tgl3 and r<m>; NaN if y has a
  * non-finite entry. */
 double lf_manifold_defect(const lf_manifold *M, const double *y);
@@ -114,7 +118,7 @@ int lf_manifold_check(const lf_manifold *M, const double *y, double tol, const c
 int lf_manifold_check_factor(const lf_manifold *M, int i, const double *y, double tol, const char *name,
                              lf_error *err);
 /* A point to start from: identity (so3, gl3), e3 (s2), (1,0,0,0) (s3), 0 (r<m>), (e3, 0) (ts2),
- * (I, 0) (tgl3). */
+ * (I, 0) (tgl3, se3). */
 void lf_manifold_identity(const lf_manifold *M, double *y);
 
 LF_END_DECLS

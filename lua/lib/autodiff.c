@@ -156,8 +156,11 @@ static lf_manifold *arg_manifold(lua_State *L, int fi, int ti, const char *fn)
         lua_rawgeti(L, fi, i + 1);
         const char *name = lua_tostring(L, -1);
         if (!name || lua_type(L, -1) != LUA_TSTRING || lf_factor_parse(name, &kinds[i], &dims[i]) != 0)
-            luaL_error(L, "%s: factors[%d] is not a factor name (\"so3\", \"s2\", \"s3\", \"gl3\", \"ts2\", \"tgl3\", \"r<m>\")",
-                       fn, i + 1);
+            luaL_error(
+                L,
+                "%s: factors[%d] is not a factor name (\"so3\", \"s2\", \"s3\", \"gl3\", \"ts2\", \"tgl3\", \"se3\", "
+                "\"r<m>\")",
+                fn, i + 1);
         lua_pop(L, 1);
     }
     const char *triv = luaL_optstring(L, ti, "right");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* lieflow Lua binding — lf.lie_ode: Lie-group ODEs on products of so3, s2, s3, gl3, ts2, tgl3, r<m>,
+/* lieflow Lua binding — lf.lie_ode: Lie-group ODEs on products of so3, s2, s3, gl3, ts2, tgl3, se3, r<m>,
  * with the vector field f written in Lua (called through the callback layer) or a built-in in C.
  *
  *   lf.lie_ode{factors = {"so3", "r3"}, trivialization = "right" | "left", y0 = {...},
@@ -308,8 +308,10 @@ static double *read_params(lua_State *L, int t, const char *fname, int *count)
 static const lf_manifold *read_manifold(lua_State *L, const char *fn)
 {
     if (lua_getfield(L, 1, "factors") != LUA_TTABLE)
-        luaL_error(L, "%s: field 'factors' must be an array of factor names (\"so3\", \"s2\", \"s3\", \"gl3\", "
-                      "\"ts2\", \"tgl3\", \"r<m>\"), got %s", fn, lfb_typename(L, -1));
+        luaL_error(L,
+                   "%s: field 'factors' must be an array of factor names (\"so3\", \"s2\", \"s3\", \"gl3\", "
+                   "\"ts2\", \"tgl3\", \"se3\", \"r<m>\"), got %s",
+                   fn, lfb_typename(L, -1));
     const int t = lua_gettop(L);
     lua_Integer n = (lua_Integer)lua_rawlen(L, t);
     if (n < 1 || n > 100000) luaL_error(L, "%s: 'factors' must list 1 to 100000 factors, got %d", fn, (int)n);
@@ -319,8 +321,10 @@ static const lf_manifold *read_manifold(lua_State *L, const char *fn)
         lua_rawgeti(L, t, i + 1);
         const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         if (!name || lf_factor_parse(name, &kinds[i], &dims[i]) != 0)
-            luaL_error(L, "%s: factors[%d] = %s is not a factor (\"so3\", \"s2\", \"s3\", \"gl3\", \"ts2\", \"tgl3\" or "
-                          "\"r<m>\" such as \"r3\")", fn, (int)i + 1, name ? name : lfb_typename(L, -1));
+            luaL_error(L,
+                       "%s: factors[%d] = %s is not a factor (\"so3\", \"s2\", \"s3\", \"gl3\", \"ts2\", \"tgl3\", "
+                       "\"se3\" or \"r<m>\" such as \"r3\")",
+                       fn, (int)i + 1, name ? name : lfb_typename(L, -1));
         lua_pop(L, 1);
     }
     lf_trivialization triv = LF_RIGHT_TRIVIALIZED;
@@ -459,7 +463,7 @@ static lf_system *lua_system(lua_State *L, lfb_system *s, const lf_manifold *M, 
                             .dH = s->ref[LFB_REF_DH] != LUA_NOREF ? lua_dH : NULL,
                             .skew = has_skew ? lua_skew : NULL,
                             .user = s};
-    char report[320];
+    char report[640];
     int compiled = 0;
     if (backend >= 0) compiled = lfb_compile_lie_ode(L, s, M, y0, backend, &own, &def, fn, report, sizeof report);
     else snprintf(report, sizeof report, "interpreted: compile = false");

@@ -166,7 +166,8 @@ void lfb_open_objects(lua_State *L); /* the metatables of systems, potentials, m
 
 /* States (shared/state.c): values of the system's fields <-> the C state vector. */
 /* Push one factor's value: mat3 (so3, gl3), vec3 (s2; r3 when rm_as_vec3), quaternion table
- * {w, x, y, z} (s3), array of m numbers (r<m>). */
+ * {w, x, y, z} (s3), array of m numbers (r<m>), {q = vec3, omega = vec3} (ts2), {F = mat3,
+ * P = mat3} (tgl3), {R = mat3, p = vec3} (se3; read also from its 12 numbers). */
 void lfb_push_factor(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3);
 /* Read one factor's value at idx (the same shapes, plain tables accepted) into p. */
 void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const char *what);

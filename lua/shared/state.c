@@ -53,14 +53,18 @@ static void read_numbers(lua_State *L, int idx, int n, double *p, const char *wh
     }
 }
 
-/* A pair value: {k1 = ..., k2 = ...} or {..., ...}; each part read by rd (vec3 or mat3). */
-static void read_pair(lua_State *L, int idx, const char *k1, const char *k2, double *p, int n,
-                      void (*rd)(lua_State *, int, double *, const char *), const char *what)
+typedef void (*part_reader)(lua_State *, int, double *, const char *);
+
+/* A pair value: {k1 = ..., k2 = ...} or {..., ...}; part 1 (n1 doubles at p) read by rd1, part 2
+ * (after it) by rd2 (vec3 or mat3 readers). */
+static void read_pair(lua_State *L, int idx, const char *k1, part_reader rd1, int n1, const char *k2, part_reader rd2,
+                      double *p, const char *what)
 {
     idx = lua_absindex(L, idx);
     if (lua_type(L, idx) != LUA_TTABLE)
         luaL_error(L, "%s: {%s = ..., %s = ...} expected, got %s", what, k1, k2, lfb_typename(L, idx));
     const char *keys[2] = {k1, k2};
+    const part_reader rd[2] = {rd1, rd2};
     for (int i = 0; i < 2; i++) {
         char w[200];
         join4(w, sizeof w, what, ".", keys[i], NULL);
@@ -69,15 +73,15 @@ static void read_pair(lua_State *L, int idx, const char *k1, const char *k2, dou
             if (lua_rawgeti(L, idx, i + 1) == LUA_TNIL)
                 luaL_error(L, "%s: {%s = ..., %s = ...} expected, field '%s' is missing", what, k1, k2, keys[i]);
         }
-        rd(L, lua_gettop(L), p + i * n, w);
+        rd[i](L, lua_gettop(L), p + i * n1, w);
         lua_pop(L, 1);
     }
 }
 
 /* ---------------------------------------------------------------- factors as Lua values */
 /* One record per factor kind (manifold.h), indexed by the kind: how a point of the factor is shown
- * in Lua and read back (so3 values checked as rotations within tol here, the other factors with the
- * whole state by the caller). */
+ * in Lua and read back (so3 values and the R of se3 checked as rotations within tol here, the other
+ * factors with the whole state by the caller). */
 
 static void push_numbers(lua_State *L, int n, const double *p)
 {
@@ -135,6 +139,16 @@ static void push_tgl3(lua_State *L, const lf_factor *f, const double *p, int rm_
     push_pair(L, "F", "P", lfb_pushmat3, p, 9);
 }
 
+static void push_se3(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
+{
+    (void)f, (void)rm_as_vec3;
+    lua_createtable(L, 0, 2);
+    lfb_pushmat3(L, p);
+    lua_setfield(L, -2, "R");
+    lfb_pushvec3(L, p + 9);
+    lua_setfield(L, -2, "p");
+}
+
 static void read_so3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
 {
     (void)f;
@@ -172,13 +186,26 @@ static void read_rm(lua_State *L, int idx, const lf_factor *f, double *p, const 
 static void read_ts2(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
 {
     (void)f, (void)tol;
-    read_pair(L, idx, "q", "omega", p, 3, lfb_tovec3, what);
+    read_pair(L, idx, "q", lfb_tovec3, 3, "omega", lfb_tovec3, p, what);
 }
 
 static void read_tgl3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
 {
     (void)f, (void)tol;
-    read_pair(L, idx, "F", "P", p, 9, lfb_tomat3, what);
+    read_pair(L, idx, "F", lfb_tomat3, 9, "P", lfb_tomat3, p, what);
+}
+
+/* {R = mat3, p = vec3} (or {R, p}), or the 12 numbers of the point; R checked as a rotation within tol */
+static void read_se3(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
+{
+    (void)f;
+    lf_error e;
+    idx = lua_absindex(L, idx);
+    int numbers = lua_type(L, idx) == LUA_TTABLE && lua_rawgeti(L, idx, 1) == LUA_TNUMBER; /* 12 numbers */
+    if (lua_type(L, idx) == LUA_TTABLE) lua_pop(L, 1);
+    if (numbers) read_numbers(L, idx, 12, p, what, "{R = mat3, p = vec3} or 12 numbers");
+    else read_pair(L, idx, "R", lfb_tomat3, 9, "p", lfb_tovec3, p, what);
+    if (lf_se3_check(p, tol, what, &e) != LF_OK) lfb_error(L, &e);
 }
 
 static const struct factor_io {
@@ -192,6 +219,7 @@ static const struct factor_io {
     [LF_RM] = {push_rm, read_rm},       /* m numbers (a vec3 for r3 when the field says so) */
     [LF_TS2] = {push_ts2, read_ts2},    /* {q = vec3, omega = vec3} */
     [LF_TGL3] = {push_tgl3, read_tgl3}, /* {F = mat3, P = mat3} */
+    [LF_SE3] = {push_se3, read_se3},    /* {R = mat3, p = vec3} (or 12 numbers) */
 };
 
 void lfb_push_factor(lua_State *L, const lf_factor *f, const double *p, int rm_as_vec3)
@@ -204,7 +232,7 @@ void lfb_read_factor(lua_State *L, int idx, const lf_factor *f, double *p, const
     lfb_read_factor_tol(L, idx, f, p, what, 1e-9);
 }
 
-/* so3 values are checked with tolerance tol (the other factors are checked with the whole state) */
+/* so3 values and the R of se3 are checked with tolerance tol (the other factors with the whole state) */
 void lfb_read_factor_tol(lua_State *L, int idx, const lf_factor *f, double *p, const char *what, double tol)
 {
     factor_io[f->kind].read(L, idx, f, p, what, tol);
@@ -341,10 +369,10 @@ void lfb_push_algebra(lua_State *L, const lf_manifold *M, const double *xi)
     for (int i = 0; i < n; i++) {
         const lf_factor *f = lf_manifold_factor(M, i);
         const double *x = xi + f->od;
-        if (f->kind == LF_TS2 || f->kind == LF_TGL3) { /* {a, b} / {A, B} */
+        if (f->kind == LF_TS2 || f->kind == LF_TGL3 || f->kind == LF_SE3) { /* {a, b} / {A, B} / {w, v} */
             lua_createtable(L, 2, 0);
             for (int k = 0; k < 2; k++) {
-                if (f->kind == LF_TS2) lfb_pushvec3(L, x + 3 * k);
+                if (f->kind != LF_TGL3) lfb_pushvec3(L, x + 3 * k);
                 else lfb_pushmat3(L, x + 9 * k);
                 lua_rawseti(L, -2, k + 1);
             }
@@ -366,7 +394,7 @@ static int read_raw_numbers(lua_State *L, int idx, int n, double *x)
     }
     if (lua_type(L, idx) != LUA_TTABLE) return 0;
     lua_Integer len = (lua_Integer)lua_rawlen(L, idx);
-    if ((n == 6 || n == 18) && len == 2) { /* two halves: {a, b} (ts2) or {A, B} (tgl3) */
+    if ((n == 6 || n == 18) && len == 2) { /* two halves: {a, b} (ts2), {w, v} (se3) or {A, B} (tgl3) */
         for (int r = 0; r < 2; r++) {
             lua_rawgeti(L, idx, r + 1);
             int ok = read_raw_numbers(L, lua_gettop(L), n / 2, x + r * (n / 2));
@@ -412,6 +440,7 @@ int lfb_read_algebra(lua_State *L, int idx, const lf_manifold *M, double *xi, co
             const char *shape = f->kind == LF_GL3    ? "a 3x3 matrix"
                                 : f->kind == LF_RM   ? "an array of numbers"
                                 : f->kind == LF_TS2  ? "{a, b} (two vec3) or 6 numbers"
+                                : f->kind == LF_SE3  ? "a twist {w, v} (two vec3) or 6 numbers"
                                 : f->kind == LF_TGL3 ? "{A, B} (two 3x3 matrices) or 18 numbers"
                                                      : "a vec3";
             return lf_error_set(err, LF_ECALLBACK, "%s: element %d of the result is %s, expected %s (%d numbers) for "

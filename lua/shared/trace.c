@@ -105,6 +105,13 @@ void lfb_trace_push_factor(lua_State *L, int tidx, const lf_factor *f, const dou
         lua_setfield(L, -2, f->kind == LF_TS2 ? "omega" : "P");
         return;
     }
+    case LF_SE3: /* {R = traced mat3, p = traced vec3}: inputs in the point's order (R row-major, then p) */
+        lua_createtable(L, 0, 2);
+        lfb_trace_push_inputs(L, tidx, 9, p);
+        lua_setfield(L, -2, "R");
+        lfb_trace_push_inputs(L, tidx, 3, p + 9);
+        lua_setfield(L, -2, "p");
+        return;
     case LF_SO3:
     case LF_GL3: lfb_trace_push_inputs(L, tidx, 9, p); return;
     case LF_S2: lfb_trace_push_inputs(L, tidx, 3, p); return;

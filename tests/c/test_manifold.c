@@ -3,7 +3,7 @@
  * trivializations (in the spirit of Sophus's generic group tests): diff is the inverse of act,
  * dexp . dexpinv = I, the transposes of dexp and dexpinv are adjoint for the inner product, the
  * truncated dexpinv errs like |u|^q, the derivative of the action is the velocity of dexp (central
- * differences), act agrees with the closed-form exponential of each group (ts2: the 4x4 SE(3)
+ * differences), act agrees with the closed-form exponential of each group (ts2, se3: the 4x4 SE(3)
  * exponential; tgl3: the 6x6 representation), the distance is a metric, points stay on the
  * manifold; then the groups' own functions (gl3.h, ts2.h, tgl3.h: exp, log, act, velocity, diff,
  * bracket, dexp against closed forms, series and matrix representations) and the product's
@@ -30,8 +30,8 @@ typedef struct {
 } factor_case;
 
 static const factor_case cases[] = {
-    {"so3", LF_SO3, 0}, {"s2", LF_S2, 0}, {"s3", LF_S3, 0}, {"gl3", LF_GL3, 0}, {"r4", LF_RM, 4},
-    {"ts2", LF_TS2, 0}, {"tgl3", LF_TGL3, 0},
+    {"so3", LF_SO3, 0}, {"s2", LF_S2, 0},   {"s3", LF_S3, 0},     {"gl3", LF_GL3, 0},
+    {"r4", LF_RM, 4},   {"ts2", LF_TS2, 0}, {"tgl3", LF_TGL3, 0}, {"se3", LF_SE3, 0},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -84,6 +84,10 @@ static void random_point(gsl_rng *r, const lf_manifold *M, double *y)
         for (int k = 9; k < 18; k++) y[k] = gsl_ran_ugaussian(r);
         break;
     }
+    case LF_SE3: /* a random rotation, a normal position */
+        lf_so3_random(gsl_rng_get(r), y, NULL);
+        for (int k = 9; k < 12; k++) y[k] = gsl_ran_ugaussian(r);
+        break;
     }
 }
 
@@ -319,7 +323,7 @@ static void test_act_matches_group_exp(void **state)
     /* ts2: exp(a, b) is the 4x4 exponential of [[hat a, b], [0, 0]] = [[Q, v], [0, 1]] acting by
      * (q, w) <- (Q q, Q w + v x Q q); tgl3: rep(exp(xi) y) = expm(rep(xi)) rep(y) (left action) and
      * rep(y exp(xi)) = rep(y) expm(rep(xi)) (right), rep the 6x6 representation of tgl3.h */
-    double worst_ts2 = 0, worst_tgl3 = 0;
+    double worst_ts2 = 0, worst_tgl3 = 0, worst_se3 = 0;
     for (int trial = 0; trial < 100; trial++) {
         lf_error e;
         double xi[18], Z[16] = {0}, E[16], q[6], qy[6], ref[6], Q[9], v[3], c[3];
@@ -348,6 +352,26 @@ static void test_act_matches_group_exp(void **state)
         lf_v3_add(ref + 3, c, ref + 3);
         worst_ts2 = fmax(worst_ts2, maxdiff(6, qy, ref));
         lf_manifold_free(M);
+        /* se3: act(xi, (R, p)) = E G or G E, G = [[R, p], [0, 1]] */
+        for (int t = 0; t < 2; t++) {
+            double g[12], gy[12], G[16], P4[16];
+            lf_factor_kind k12 = LF_SE3;
+            lf_so3_random(gsl_rng_get(r), g, NULL);
+            for (int k = 9; k < 12; k++) g[k] = gsl_ran_ugaussian(r);
+            M = lf_manifold_new(1, &k12, NULL, t ? LF_LEFT_TRIVIALIZED : LF_RIGHT_TRIVIALIZED, &e);
+            memcpy(gy, g, sizeof g);
+            lf_manifold_act(M, xi, gy);
+            lf_se3_matrix(g, G);
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) {
+                    double sum = 0;
+                    for (int k = 0; k < 4; k++) sum += t ? G[4 * i + k] * E[4 * k + j] : E[4 * i + k] * G[4 * k + j];
+                    P4[4 * i + j] = sum;
+                }
+            lf_se3_matrix(gy, G);
+            worst_se3 = fmax(worst_se3, maxdiff(16, G, P4));
+            lf_manifold_free(M);
+        }
         /* tgl3 */
         for (int t = 0; t < 2; t++) {
             double y[18], yy[18], X[36] = {0}, EX[36], R[36], Ry[36], P6[36];
@@ -379,6 +403,7 @@ static void test_act_matches_group_exp(void **state)
     }
     CHECK_LE(worst_ts2, 1e-14, "ts2 act vs the 4x4 SE(3) exponential (xi ~ 4)");
     CHECK_LE(worst_tgl3, 1e-14, "tgl3 act vs the 6x6 representation's exponential");
+    CHECK_LE(worst_se3, 1e-14, "se3 act vs E G and G E, E the 4x4 SE(3) exponential (xi ~ 4)");
     CHECK_LE(worst[0], 2e-15, "so3 act vs R exp(x), exp(x) R");
     CHECK_LE(worst[1], 2e-15, "s2 act vs exp(x) q");
     CHECK_LE(worst[2], 2e-15, "s3 act: R(q) moves by exp(x)");
@@ -722,7 +747,7 @@ static void test_product(void **state)
     assert_non_null(M);
     assert_int_equal(lf_manifold_nfactors(M), 3);
     assert_int_equal(lf_manifold_trivialization(M), LF_LEFT_TRIVIALIZED);
-    for (int k = LF_SO3; k <= LF_TGL3; k++) {
+    for (int k = LF_SO3; k <= LF_SE3; k++) {
         lf_factor_kind kk;
         int d;
         char name[16];
@@ -792,6 +817,9 @@ static void test_checks(void **state)
     assert_int_equal(k, LF_TS2);
     assert_int_equal(lf_factor_parse("tgl3", &k, &d), 0);
     assert_int_equal(k, LF_TGL3);
+    assert_int_equal(lf_factor_parse("se3", &k, &d), 0);
+    assert_int_equal(k, LF_SE3);
+    assert_int_equal(lf_factor_parse("se2", &k, &d), -1);
     {
         lf_error e2;
         lf_factor_kind kk[2] = {LF_TS2, LF_TGL3};

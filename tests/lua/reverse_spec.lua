@@ -218,10 +218,10 @@ describe("reverse-mode autodiff", function()
     local sys = lf.lie_ode { factors = names, trivialization = triv, y0 = y, f = function(t, v)
       local xi = {}
       for i, n in ipairs(names) do
-        local nd = ({ so3 = 3, s2 = 3, s3 = 3, gl3 = 9, ts2 = 6, tgl3 = 18 })[n] or tonumber(n:sub(2))
+        local nd = ({ so3 = 3, s2 = 3, s3 = 3, gl3 = 9, ts2 = 6, tgl3 = 18, se3 = 6 })[n] or tonumber(n:sub(2))
         local z = {}
         for k = 1, nd do z[k] = 0 end
-        xi[i] = nd == 3 and lf.vec3(z) or (n == "ts2" and { { 0, 0, 0 }, { 0, 0, 0 } }) or
+        xi[i] = nd == 3 and lf.vec3(z) or ((n == "ts2" or n == "se3") and { { 0, 0, 0 }, { 0, 0, 0 } }) or
             (n == "tgl3" and { lf.mat3 { 0, 0, 0, 0, 0, 0, 0, 0, 0 }, lf.mat3 { 0, 0, 0, 0, 0, 0, 0, 0, 0 } }) or
             (nd == 9 and lf.mat3(z)) or z
       end
@@ -233,10 +233,10 @@ describe("reverse-mode autodiff", function()
         local it = lf.integrator("lie_euler", lf.lie_ode { factors = names, trivialization = triv, y0 = y,
           f = function() local xi, o = {}, 0
             for i, n in ipairs(names) do
-              local d = ({ so3 = 3, s2 = 3, s3 = 3, gl3 = 9, ts2 = 6, tgl3 = 18 })[n] or tonumber(n:sub(2))
+              local d = ({ so3 = 3, s2 = 3, s3 = 3, gl3 = 9, ts2 = 6, tgl3 = 18, se3 = 6 })[n] or tonumber(n:sub(2))
               local z = {}
               for k = 1, d do z[k] = (o + k == j) and e or 0 end
-              xi[i] = (n == "ts2") and { { z[1], z[2], z[3] }, { z[4], z[5], z[6] } } or
+              xi[i] = (n == "ts2" or n == "se3") and { { z[1], z[2], z[3] }, { z[4], z[5], z[6] } } or
                   (n == "tgl3") and { { table.unpack(z, 1, 9) }, { table.unpack(z, 10, 18) } } or z
               o = o + d
             end
@@ -249,17 +249,18 @@ describe("reverse-mode autodiff", function()
     return g, sys
   end
 
-  it("ad.lie_gradient on so3, s2, s3, gl3, r<m>, ts2, tgl3 factors = central differences along the action", function()
+  it("ad.lie_gradient on so3, s2, s3, gl3, r<m>, ts2, tgl3, se3 factors = central differences along the action", function()
     local q = { 0.9, 0.1, -0.3, math.sqrt(1 - 0.91) }
     local qq = lf.vec3 { 0.3, 0.4, 0.5 }:normalized()
     local y = { so3.exp { 0.3, -0.2, 0.5 }, lf.vec3 { 0.3, 0.4, 0.5 }:normalized(), q,
       lf.mat3 { { 1, 0.2, 0.1 }, { 0.3, 2, -0.4 }, { 0.5, 0.1, 1.5 } }, { 0.1, -0.2, 0.3, 0.7, 1.1 },
       { q = qq, omega = qq:cross { 0.2, -1, 0.4 } },
       { F = lf.mat3 { { 1.05, 0.1, 0 }, { -0.1, 0.97, 0.05 }, { 0, 0, 1 } },
-        P = lf.mat3 { { 0.1, 0.3, 0 }, { 0, 0.05, -0.2 }, { 0.1, 0, 0.2 } } } }
-    local names = { "so3", "s2", "s3", "gl3", "r5", "ts2", "tgl3" }
+        P = lf.mat3 { { 0.1, 0.3, 0 }, { 0, 0.05, -0.2 }, { 0.1, 0, 0.2 } } },
+      { R = so3.exp { -0.4, 0.1, 0.6 }, p = lf.vec3 { 0.5, -1.2, 0.3 } } }
+    local names = { "so3", "s2", "s3", "gl3", "r5", "ts2", "tgl3", "se3" }
     local function H(v)
-      local R, p, Q, A, r, a, b = v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+      local R, p, Q, A, r, a, b, g = v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]
       local w, x1, x2, x3 = Q[1], Q[2], Q[3], Q[4]
       local RQ = lf.mat3 { { 1 - 2 * (x2 * x2 + x3 * x3), 2 * (x1 * x2 - w * x3), 2 * (x1 * x3 + w * x2) },
         { 2 * (x1 * x2 + w * x3), 1 - 2 * (x1 * x1 + x3 * x3), 2 * (x2 * x3 - w * x1) },
@@ -268,10 +269,11 @@ describe("reverse-mode autodiff", function()
       for i = 1, 5 do s = s + i * r[i] * r[i] end
       return (R * p):dot(m) + (RQ * R):trace() + A:det() * M.sin(r[1]) + (A * p):norm() + s + so3.angle(R, RQ)
           + a.q:dot(a.omega) ^ 2 + a.omega:norm() * a.q[3] + (b.F * b.P:T()):trace() + b.F:det() * (b.P * a.q):norm()
+          + (g.R * m):dot(g.p) + g.p:norm() * g.R[2][3] + (g.R:T() * R):trace()
     end
     for _, triv in ipairs { "right", "left" } do
       local g = ad.lie_gradient(H, y, names, triv)
-      assert.are.equal(3 + 3 + 3 + 9 + 5 + 6 + 18, #g)
+      assert.are.equal(3 + 3 + 3 + 9 + 5 + 6 + 18 + 6, #g)
       local fd = fd_lie_gradient(H, y, names, triv)
       local w = 0
       for j = 1, #g do w = math.max(w, math.abs(g[j] - fd[j]) / math.max(1, math.abs(fd[j]))) end

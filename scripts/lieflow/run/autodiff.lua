@@ -167,7 +167,7 @@ function ad.lie_gradient(H, y, factors, triv, mode)
     return core.lie_gradient(core.natural(H), y, factors, triv)
 end
 
-local NDIM = { so3 = 3, s2 = 3, s3 = 3, gl3 = 9, ts2 = 6, tgl3 = 18 }
+local NDIM = { so3 = 3, s2 = 3, s3 = 3, gl3 = 9, ts2 = 6, tgl3 = 18, se3 = 6 }
 
 --- ad.algebra_elements(g, factors) -> one algebra element per factor from a flat array.
 function ad.algebra_elements(g, names)
@@ -177,7 +177,7 @@ function ad.algebra_elements(g, names)
         local nd = NDIM[n] or tonumber(n:match("^r(%d+)$"))
         if not nd then error(fmt("autodiff: unknown factor '%s'", n), 2) end
         local function slice(a, b) local t = {} for k = a, b do t[#t + 1] = g[o + k] end return t end
-        if n == "ts2" then out[i] = { slice(1, 3), slice(4, 6) }
+        if n == "ts2" or n == "se3" then out[i] = { slice(1, 3), slice(4, 6) }
         elseif n == "tgl3" then out[i] = { slice(1, 9), slice(10, 18) }
         else out[i] = slice(1, nd) end
         o = o + nd

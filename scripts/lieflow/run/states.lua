@@ -5,12 +5,13 @@
 -- q and omega of systems on spheres, y of a Lie-group ODE) and the shape of each field's value: a
 -- mat3 (9 numbers, row-major), a vec3 (3), an array of numbers (a quaternion {w, x, y, z}, r<m>), a
 -- list of such values (several bodies, spheres or factors) or a record ({q =, omega =} of ts2,
--- {F =, P =} of tgl3). A sample is the concatenation of those numbers: `size` doubles.
+-- {F =, P =} of tgl3, {R =, p =} of se3). A sample is the concatenation of those numbers: `size`
+-- doubles.
 --
 -- In memory, samples are packed as native doubles (string.pack "d") in blocks of BLOCK samples
 -- (one Lua string each): 8 * size bytes per sample, plus about 0.2 bytes per sample of block
 -- overhead. A rigid body: 12 doubles = 96 bytes; n bodies 96 n; n spheres 48 n; a Lie ODE 8 bytes
--- per number of its state (so3 9, s2 3, s3 4, ts2 6, gl3 9, tgl3 18, r<m> m). A streamed run
+-- per number of its state (so3 9, s2 3, s3 4, ts2 6, gl3 9, tgl3 18, se3 12, r<m> m). A streamed run
 -- (stream = "file.csv") writes the same numbers as CSV columns (layout.columns) instead, and
 -- traj:load() reads them back as columns: traj:state(k) then reads those.
 --
