@@ -31,9 +31,11 @@ int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
     const unsigned need = m->info.form;
     const lf_form_rigid *rigid = lf_system_rigid(sys);
     if (need == LF_FORM_SECOND_ORDER && rigid && rigid->translating)
-        return lf_error_set(err, LF_EINVAL, "method %s integrates systems in second-order form (form 'second_order'), "
-                                            "which bodies that translate (bodies with a mass) do not offer: use a "
-                                            "rigid-body method (vlv, no_squish, split_exact, ...)", m->info.name);
+        return lf_error_set(err, LF_EINVAL,
+                            "method %s integrates systems in second-order form (form 'second_order'), "
+                            "which bodies that translate (bodies with a mass) do not offer: use a "
+                            "rigid-body method (vlv, no_squish, split_exact, ...)",
+                            m->info.name);
     if ((lf_system_forms(sys) & need) != need)
         return lf_error_set(err, LF_EINVAL, "method %s integrates %s systems (form '%s'); a %s system does not offer that form",
                             m->info.name, need == LF_FORM_RIGID ? "rigid-body" : lf_form_name(need),

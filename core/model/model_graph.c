@@ -541,7 +541,8 @@ static int pair_r(const gpot *q, const double *x, int p, double *r)
 static int pairsx_eval(void *ctx, const lf_bodies_config *c, double *U, double *F, double *tau, lf_error *err)
 {
     gpot *q = ctx;
-    if (c->nb != q->nb) return lf_error_set(err, LF_EINVAL, "pair potential of %d bodies evaluated for %d", q->nb, c->nb);
+    if (c->nb != q->nb)
+        return lf_error_set(err, LF_EINVAL, "pair potential of %d bodies evaluated for %d", q->nb, c->nb);
     int rc = lf_potential_eval_x(q->inner, c, U, F, tau, err); /* no inner: zeros */
     if (rc != LF_OK) return rc;
     const int f = U ? PX_ALL : F || tau ? PX_FT : PX_U;
@@ -572,7 +573,8 @@ static int pairsx_jacobian(void *ctx, const lf_bodies_config *c, double *K, lf_e
 {
     gpot *q = ctx;
     const int n = 3 * q->nb;
-    if (c->nb != q->nb) return lf_error_set(err, LF_EINVAL, "pair potential of %d bodies evaluated for %d", q->nb, c->nb);
+    if (c->nb != q->nb)
+        return lf_error_set(err, LF_EINVAL, "pair potential of %d bodies evaluated for %d", q->nb, c->nb);
     int rc = LF_OK;
     if (q->inner) rc = lf_potential_jacobian_x(q->inner, c, K, err);
     else memset(K, 0, (size_t)n * n * sizeof *K);
@@ -598,8 +600,9 @@ lf_potential *lf_potential_pairs_x(lf_graph *g, int u, int nb, int npairs, const
     if (graph_ok(g, err) != LF_OK) return NULL;
     if (nb < 2 || npairs < 0 || (npairs && !pairs) || lf_graph_ninputs(g) != 21 || !lf_graph_node(g, u) ||
         !(cutoff > 0)) {
-        lf_error_set(err, LF_EINVAL, "lf_potential_pairs_x: a kernel of 21 inputs (R_i, R_j, r_ij; the graph has %d), "
-                                     "2 or more bodies, the pairs and a positive cutoff are required",
+        lf_error_set(err, LF_EINVAL,
+                     "lf_potential_pairs_x: a kernel of 21 inputs (R_i, R_j, r_ij; the graph has %d), "
+                     "2 or more bodies, the pairs and a positive cutoff are required",
                      lf_graph_ninputs(g));
         return NULL;
     }

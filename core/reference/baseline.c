@@ -48,8 +48,8 @@ static int rhs(bl_ctx *c, const double *y, double *dy)
     int rc = lf_rigid_potential_eval_x(c->sys, c->mass ? x : NULL, R, NULL, c->mass ? c->F : NULL, c->tau, c->err);
     if (rc != LF_OK) return c->status = rc;
     for (int i = 0; c->mass && i < 3 * nb; i++) {
-        dy[(nq + 3) * nb + i] = x[3 * nb + i];                /* x' = v */
-        dy[(nq + 6) * nb + i] = c->F[i] / c->mass[i / 3];     /* v' = F / m */
+        dy[(nq + 3) * nb + i] = x[3 * nb + i];            /* x' = v */
+        dy[(nq + 6) * nb + i] = c->F[i] / c->mass[i / 3]; /* v' = F / m */
     }
     for (int b = 0; b < nb; b++) {
         const double *wb = w + 3 * b, *J = c->J + 3 * b;
@@ -144,8 +144,17 @@ int lf_baseline_run(const lf_system *sys, const double *y0, double T, const lf_b
     gsl_odeiv2_control *gc = NULL;
     gsl_odeiv2_evolve *ge = NULL;
     double *y = mem, *k1 = y + n, *k2 = k1 + n, *k3 = k2 + n, *k4 = k3 + n, *yt = k4 + n, *yq = yt + n;
-    bl_ctx c = {sys, nb, quat, lf_rigid_inertia(sys), mass, yq + n, yq + n + 9 * nb, yq + n + 12 * nb,
-                yq + n + 15 * nb, 0, err, LF_OK};
+    bl_ctx c = {.sys = sys,
+                .nb = nb,
+                .quat = quat,
+                .J = lf_rigid_inertia(sys),
+                .mass = mass,
+                .R = yq + n,
+                .tau = yq + n + 9 * nb,
+                .F = yq + n + 12 * nb,
+                .ys = yq + n + 15 * nb,
+                .err = err,
+                .status = LF_OK};
     /* the starting state in the solver's variables */
     for (int b = 0; b < nb; b++) {
         if (quat) lf_quat_from_matrix(y0 + 9 * b, y + 4 * b);

@@ -135,18 +135,20 @@ static void push_param(lua_State *L, const lf_potential_param *q)
     lua_setfield(L, -2, "doc");
 }
 
-/* core.potential_classes() -> {{name=, formula=, npar=, params = {{name=, type=, size=, required=,
+/* core.potential_classes() -> {{name=, formula=, positions = (U of the positions x too), npar=, params = {{name=, type=, size=, required=,
  * doc=}, ...}, alternatives = {names}, defaults = {the parameter vector of the defaults}}, ...} */
 static int l_potential_classes(lua_State *L)
 {
     lua_createtable(L, lf_potential_class_count(), 0);
     for (int i = 0; i < lf_potential_class_count(); i++) {
         const lf_potential_class *c = lf_potential_class_at(i);
-        lua_createtable(L, 0, 6);
+        lua_createtable(L, 0, 7);
         lua_pushstring(L, c->name);
         lua_setfield(L, -2, "name");
         lua_pushstring(L, c->formula);
         lua_setfield(L, -2, "formula");
+        lua_pushboolean(L, c->eval_x != NULL);
+        lua_setfield(L, -2, "positions");
         const int npar = lf_potential_class_npar(c);
         lua_pushinteger(L, npar);
         lua_setfield(L, -2, "npar");
@@ -220,7 +222,8 @@ static int pot_point_masses(lua_State *L)
         lfb_check_keys(L, -1, body_keys, fn, "field");
         lua_getfield(L, -1, "masses");
         lua_getfield(L, -2, "points");
-        if (!lua_istable(L, -2) || !lua_istable(L, -1) || lua_rawlen(L, -2) != lua_rawlen(L, -1) || lua_rawlen(L, -1) < 1)
+        if (!lua_istable(L, -2) || !lua_istable(L, -1) || lua_rawlen(L, -2) != lua_rawlen(L, -1) ||
+            lua_rawlen(L, -1) < 1)
             return luaL_error(L, "%s: bodies[%d] needs 'masses' and 'points', arrays of the same length (>= 1)", fn,
                               b + 1);
         np[b] = (int)lua_rawlen(L, -1);

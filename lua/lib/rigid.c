@@ -435,7 +435,6 @@ static lfb_system *checkrigid(lua_State *L, int idx, const char *fn)
     return s;
 }
 
-
 /* The configuration the methods below take, read into a state y (the fields' places: R at y, x at
  * y + 12 nb; 24 nb doubles, the torques and forces at y + 18 nb and y + 21 nb): sys:potential(R) of
  * bodies that only rotate, sys:potential(x, R) of bodies with a mass (arrays for several). */
@@ -456,8 +455,10 @@ static double *arg_configuration(lua_State *L, lfb_system *s, const char *fn, in
     return y;
 }
 
-/* U, and the torques and forces, at the configuration of the arguments */
-static void eval_configuration(lua_State *L, lfb_system *s, const char *fn, double *U, double **tau, double **F)
+/* What the configuration of the arguments gives: U, or the torques or the forces (only what is asked
+ * for is evaluated: sys:potential calls no Lua torque) */
+enum { WANT_U, WANT_TORQUE, WANT_FORCE };
+static void eval_configuration(lua_State *L, lfb_system *s, const char *fn, int want, double *U, double **tau, double **F)
 {
     lua_settop(L, 3); /* scratch userdata below must not take the place of a missing argument */
     lfb_hold(L, 1, 0);
@@ -466,7 +467,8 @@ static void eval_configuration(lua_State *L, lfb_system *s, const char *fn, doub
     *tau = y + 18 * nb;
     *F = y + 21 * nb;
     lf_error e;
-    if (lf_rigid_potential_eval_x(s->sys, translating ? y + 12 * nb : NULL, y, U, *F, *tau, &e) != LF_OK)
+    if (lf_rigid_potential_eval_x(s->sys, translating ? y + 12 * nb : NULL, y, want == WANT_U ? U : NULL,
+                                  want == WANT_FORCE ? *F : NULL, want == WANT_TORQUE ? *tau : NULL, &e) != LF_OK)
         lfb_error(L, &e);
 }
 
@@ -487,7 +489,7 @@ static int sys_potential(lua_State *L)
 {
     lfb_system *s = checkrigid(L, 1, "system:potential");
     double U, *tau, *F;
-    eval_configuration(L, s, "system:potential", &U, &tau, &F);
+    eval_configuration(L, s, "system:potential", WANT_U, &U, &tau, &F);
     lua_pushnumber(L, U);
     return 1;
 }
@@ -496,7 +498,7 @@ static int sys_torque(lua_State *L)
 {
     lfb_system *s = checkrigid(L, 1, "system:torque");
     double U, *tau, *F;
-    eval_configuration(L, s, "system:torque", &U, &tau, &F);
+    eval_configuration(L, s, "system:torque", WANT_TORQUE, &U, &tau, &F);
     push_vectors(L, lf_rigid_nbodies(s->sys), tau);
     return 1;
 }
@@ -507,7 +509,7 @@ static int sys_force(lua_State *L)
     lfb_system *s = checkrigid(L, 1, "system:force");
     if (!lf_rigid_masses(s->sys)) return luaL_error(L, "system:force: the bodies have no mass (they only rotate)");
     double U, *tau, *F;
-    eval_configuration(L, s, "system:force", &U, &tau, &F);
+    eval_configuration(L, s, "system:force", WANT_FORCE, &U, &tau, &F);
     push_vectors(L, lf_rigid_nbodies(s->sys), F);
     return 1;
 }

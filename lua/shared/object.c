@@ -87,9 +87,22 @@ static int pot_gc(lua_State *L)
     return 0;
 }
 
-static int pot_energy(lua_State *L)
+/* potential:energy(R), potential:torque(R) are of one body that only rotates; a potential of the
+ * positions needs the bodies' masses and inertias: refused naming the way to it */
+static lfb_potential *check_of_attitude(lua_State *L, const char *method)
 {
     lfb_potential *u = lfb_checkpotential(L, 1);
+    if (u->p && lf_potential_of_positions(u->p))
+        luaL_error(L,
+                   "potential:%s(R): the potential %s depends on the bodies' positions; evaluate it through bodies "
+                   "with a mass: sys:potential(x, R), sys:torque(x, R), sys:force(x, R)",
+                   method, lf_potential_name(u->p));
+    return u;
+}
+
+static int pot_energy(lua_State *L)
+{
+    lfb_potential *u = check_of_attitude(L, "energy");
     double R[9], U;
     lf_error e;
     lfb_torotation(L, 2, R, "argument #1 to 'potential:energy'");
@@ -100,7 +113,7 @@ static int pot_energy(lua_State *L)
 
 static int pot_torque(lua_State *L)
 {
-    lfb_potential *u = lfb_checkpotential(L, 1);
+    lfb_potential *u = check_of_attitude(L, "torque");
     double R[9], tau[3];
     lf_error e;
     lfb_torotation(L, 2, R, "argument #1 to 'potential:torque'");
@@ -127,6 +140,7 @@ static int pot_index(lua_State *L)
     lfb_potential *u = lfb_checkpotential(L, 1);
     const char *k = luaL_checkstring(L, 2);
     if (strcmp(k, "name") == 0) lua_pushstring(L, lf_potential_name(u->p));
+    else if (strcmp(k, "positions") == 0) lua_pushboolean(L, u->p && lf_potential_of_positions(u->p));
     else if (strcmp(k, "energy") == 0) lua_pushcfunction(L, pot_energy);
     else if (strcmp(k, "torque") == 0) lua_pushcfunction(L, pot_torque);
     else lua_pushnil(L);

@@ -40,8 +40,10 @@ static void read_pairs(lua_State *L, int t, int n, const double *x0, pair_list *
     const double *x;
     if (x0) {
         if (lua_getfield(L, t, "positions") != LUA_TNIL)
-            luaL_error(L, "%s: bodies with a mass move: their pair kernel takes r_ij from their centres of mass x, not "
-                          "from 'positions'", fn);
+            luaL_error(L,
+                       "%s: bodies with a mass move: their pair kernel takes r_ij from their centres of mass x, not "
+                       "from 'positions'",
+                       fn);
         x = x0;
     } else {
         if (lua_getfield(L, t, "positions") != LUA_TTABLE || (int)lua_rawlen(L, -1) != n)
@@ -190,8 +192,9 @@ static int kernel(lua_pairs *lp, const double *x, int p, const double *r, double
     const int i = lp->pl.pairs[2 * p], j = lp->pl.pairs[2 * p + 1], m = lp->m;
     kernel_args k = {lp, x + m * i, x + m * j, r ? r : lp->pl.r + 3 * p, r != NULL};
     int rc;
-    if (G) rc = lfb_point_derivatives(L, s->ref[LFB_REF_PAIR], push_traced, lfb_trace_read_number, &k, 1,
-                                      2 * m + (r ? 3 : 0), u, G, "pair kernel", err);
+    if (G)
+        rc = lfb_point_derivatives(L, s->ref[LFB_REF_PAIR], push_traced, lfb_trace_read_number, &k, 1,
+                                   2 * m + (r ? 3 : 0), u, G, "pair kernel", err);
     else {
         rc = lfb_call(L, s->ref[LFB_REF_PAIR], push_plain, &k, 1, "pair kernel", err);
         if (rc == LF_OK) {
@@ -435,7 +438,8 @@ int lfb_pairs_spheres(lua_State *L, lfb_system *s, int t, int n, const double *q
     char reason[640];
     spheres_build b = {n, inner, def, fn};
     double cutoff;
-    if (pairs_begin(L, s, t, n, 3, q0, NULL, &cutoff, backend, build_spheres_pairs, &b, &pl, reason, sizeof reason, fn)) {
+    if (pairs_begin(L, s, t, n, 3, q0, NULL, &cutoff, backend, build_spheres_pairs, &b, &pl, reason, sizeof reason,
+                    fn)) {
         snprintf(report, size, "pair kernel %s over %d pairs", lf_compiled_report(lf_spheres_def_compiled(def)), pl.npairs);
         pair_list_free(&pl);
         return 1;

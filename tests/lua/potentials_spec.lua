@@ -6,6 +6,7 @@
 -- (core.potential_create: the parameter vector as it is, lf_potential_create) give the same U and
 -- torque bit for bit at random rotations, the same name and tostring, also through a rigid body;
 -- unknown and missing parameters and values of the wrong type are refused naming the constructor.
+-- The classes of positions (gravity, central: c.positions) are compared through bodies with a mass.
 -- The torque against differences of U, and the lanes, are tested in C (tests/c/test_potentials.c).
 local lf = require "lieflow"
 local T = require "testlib"
@@ -44,10 +45,35 @@ local function random_params(c, plain)
   return named, vec
 end
 
--- U and torque of a and b equal bit for bit at 10 random rotations (and through a rigid body)
+-- U and torque of a and b equal bit for bit at 10 random rotations (and through a rigid body). A
+-- potential of the positions (c.positions) acts on bodies with a mass only: compared through two
+-- such bodies at random positions, the forces too, and its potential:energy(R) refused by name.
 local function same_potential(a, b, label)
   assert.are.equal(b.name, a.name)
   assert.are.equal(tostring(b), tostring(a))
+  assert.are.equal(b.positions, a.positions)
+  if a.positions then
+    T.has(T.errmsg(a.energy, a, lf.so3.I), "potential:energy(R): the potential " .. a.name .. " depends on the bodies' positions")
+    T.has(T.errmsg(a.torque, a, lf.so3.I), "sys:potential(x, R)")
+    local function body(p)
+      return lf.bodies{{inertia = {2, 2, 4}, mass = 3, x = {1, 0, 0}}, {inertia = {1, 2, 3}, mass = 0.5, x = {0, 2, 0}},
+                       potential = p}
+    end
+    local A, B = body(a), body(b)
+    for s = 1, 10 do
+      local Rs = {lf.so3.random(1000 + s), lf.so3.random(2000 + s)}
+      local xs = {lf.vec3{1 + s, -0.5, 0.3 * s}, lf.vec3{-2, 0.25 * s, 1}}
+      assert(A:potential(xs, Rs) == B:potential(xs, Rs), ("%s: U differs at seed %d"):format(label, s))
+      local ta, tb, fa, fb = A:torque(xs, Rs), B:torque(xs, Rs), A:force(xs, Rs), B:force(xs, Rs)
+      for i = 1, 2 do
+        for _, k in ipairs{"x", "y", "z"} do
+          assert(ta[i][k] == tb[i][k], ("%s: torque %d.%s differs at seed %d"):format(label, i, k, s))
+          assert(fa[i][k] == fb[i][k], ("%s: force %d.%s differs at seed %d"):format(label, i, k, s))
+        end
+      end
+    end
+    return
+  end
   local body = lf.rigidbody{inertia = {2, 2, 4}, potential = a}
   for s = 1, 10 do
     local R = lf.so3.random(1000 + s)
@@ -67,12 +93,13 @@ local function has_required(c)
 end
 
 describe("lf.potential over the registry of C potential classes", function()
-  it("has one constructor per registered class, and free", function()
+  it("has one constructor per registered class, and free and point_masses", function()
     assert(#classes >= 4, "the registry lists " .. #classes .. " classes")
     local seen = {}
     for _, c in ipairs(classes) do
       assert.is_function(lf.potential[c.name], c.name)
       assert.is_string(c.formula)
+      assert.is_boolean(c.positions)
       seen[c.name] = true
       local n = 0
       for _, q in ipairs(c.params) do
@@ -83,7 +110,7 @@ describe("lf.potential over the registry of C potential classes", function()
       assert.are.equal(c.npar, #c.defaults)
     end
     for name in pairs(lf.potential) do
-      assert(seen[name] or name == "free", "lf.potential." .. name .. " is not a registered class")
+      assert(seen[name] or name == "free" or name == "point_masses", "lf.potential." .. name .. " is not a registered class")
     end
   end)
 
