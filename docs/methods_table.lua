@@ -48,16 +48,26 @@ end
 
 local function yesno(b) return b and "yes" or "no" end
 
+-- Bodies that translate: rigid methods say so in the registry (their own translation, docs/methods.md);
+-- the others take them when lf.integrator accepts a free translating body (the generic Lie-group
+-- methods through the system's lie_ode or first_integral form), "–" when they do not.
+local moving = lf.rigidbody{inertia = {1, 2, 3}, omega = {1, 0, 0}, mass = 1, x = {0, 0, 0}, v = {1, 0, 0}}
+local function translation(m)
+  if m.form == "rigid" then return yesno(m.translation) end
+  return pcall(lf.integrator, m.name, moving, {h = 0.1}) and ("yes (%s form)"):format(m.form) or "–"
+end
+
 local function table_text()
   local rows = {
-    "| name | family | order | symmetric | symplectic | form | implicit | explicit in torque | reference |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| name | family | order | symmetric | symplectic | form | implicit | explicit in torque | translation | reference |",
+    "|---|---|---|---|---|---|---|---|---|---|",
   }
   for _, m in ipairs(lf.methods()) do
     local order = tostring(m.order) .. (m.adaptive and " (adaptive)" or "")
     local torque = m.form == "rigid" and yesno(m.explicit_in_torque) or "–"
-    rows[#rows + 1] = ("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |"):format(m.name, m.family, order,
-      yesno(m.symmetric), m.symplectic, m.form, yesno(m.implicit), torque, (cite(m.reference):gsub("|", "\\|")))
+    rows[#rows + 1] = ("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |"):format(m.name, m.family, order,
+      yesno(m.symmetric), m.symplectic, m.form, yesno(m.implicit), torque, translation(m),
+      (cite(m.reference):gsub("|", "\\|")))
   end
   return BEGIN .. "\n" .. table.concat(rows, "\n") .. "\n" .. END .. "\n"
 end
