@@ -598,12 +598,17 @@ lf_potential *lf_potential_pairs_x(lf_graph *g, int u, int nb, int npairs, const
                                    lf_error *err)
 {
     if (graph_ok(g, err) != LF_OK) return NULL;
-    if (nb < 2 || npairs < 0 || (npairs && !pairs) || lf_graph_ninputs(g) != 21 || !lf_graph_node(g, u) ||
-        !(cutoff > 0)) {
+    const char *bad = lf_graph_ninputs(g) != 21          ? "a kernel of 21 inputs (R_i, R_j, r_ij)"
+                      : !lf_graph_node(g, u)             ? "the kernel's node u"
+                      : nb < 2                           ? "2 or more bodies"
+                      : npairs < 0 || (npairs && !pairs) ? "the pairs"
+                      : !(cutoff > 0)                    ? "a positive cutoff (INFINITY: none)"
+                                                         : NULL;
+    if (bad) {
         lf_error_set(err, LF_EINVAL,
-                     "lf_potential_pairs_x: a kernel of 21 inputs (R_i, R_j, r_ij; the graph has %d), "
-                     "2 or more bodies, the pairs and a positive cutoff are required",
-                     lf_graph_ninputs(g));
+                     "lf_potential_pairs_x: %s is required (the graph has %d inputs, node %d; %d bodies, %d pairs, "
+                     "cutoff %g)",
+                     bad, lf_graph_ninputs(g), u, nb, npairs, cutoff);
         return NULL;
     }
     for (int p = 0; p < npairs; p++)

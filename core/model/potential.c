@@ -172,6 +172,11 @@ int lf_potential_eval_x(const lf_potential *p, const lf_bodies_config *c, double
                             "and attitudes is required");
     if (F) memset(F, 0, 3 * (size_t)c->nb * sizeof(double));
     if (!p || !p->eval_x) return lf_potential_eval(p, c->nb, c->R, U, tau, err);
+    for (int i = 0; i < 3 * c->nb; i++) /* a NaN position would drop out of a cutoff test unseen */
+        if (!isfinite(c->x[i]))
+            return lf_error_set(err, LF_EDOMAIN, "potential %s: the position of body %d is not finite (%g, %g, %g)",
+                                lf_potential_name(p), i / 3 + 1, c->x[i - i % 3], c->x[i - i % 3 + 1],
+                                c->x[i - i % 3 + 2]);
     int rc = p->eval_x(p->ctx, c, U, F, tau, err);
     return rc != LF_OK ? rc : check_outputs(p, c->nb, U, F, tau, err);
 }
