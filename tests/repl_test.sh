@@ -509,6 +509,19 @@ else
     press Enter
     tmux_check "__lf_fields: chains through a listed field (obj.inner:no -> obj.inner:norm)" '^3\.0$'
 
+    # a body that translates: its integrator's fields x, v and its momenta complete
+    type_text 'tb = lf.integrator("vlv", lf.rigidbody{mass = 2, inertia = {1, 2, 3}, v = {2, 3, 6}}, {h = 0.5}):step(2)'
+    press Enter
+    type_text 'tb.x:no'
+    press Tab
+    type_text '()'
+    press Enter
+    tmux_check "a translating body's position completes (tb.x:no -> tb.x:norm)" '^7\.0$'
+    type_text 'tb.linear_mo'
+    press Tab
+    tmux_check "a translating body's observable completes (tb.linear_mo -> tb.linear_momentum)" '^> tb\.linear_momentum$'
+    cancel_line
+
     # a table of records wider than the terminal (150 columns): the columns that do not fit are named
     type_text 'wide = {{name = "r", a = ("a"):rep(50), b = ("b"):rep(50), c = ("c"):rep(50), d = ("d"):rep(50)}}'
     press Enter

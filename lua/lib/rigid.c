@@ -199,6 +199,11 @@ static double read_translation(lua_State *L, int t, double x[3], double v[3], co
     if (tm != LUA_TNIL) {
         int ok;
         m = lua_tonumberx(L, -1, &ok);
+        if (tm == LUA_TSTRING) { /* the string itself (its first 40 bytes): mass = "2" is not a mass either */
+            char val[48];
+            snprintf(val, sizeof val, "%.40s", lua_tostring(L, -1));
+            luaL_error(L, "%s: field 'mass' must be a number, got the string \"%s\"", fn, val);
+        }
         if (!ok || tm != LUA_TNUMBER)
             luaL_error(L, "%s: field 'mass' must be a number, got %s", fn, lfb_typename(L, -1));
         if (!isfinite(m) || !(m > 0)) luaL_error(L, "%s: field 'mass' = %f, expected a finite positive number", fn, m);
@@ -213,8 +218,12 @@ static double read_translation(lua_State *L, int t, double x[3], double v[3], co
                            : "p");
     if (has_v && has_p) luaL_error(L, "%s: give either 'v' or 'p' (= m v), not both", fn);
     if (!has_x) x[0] = x[1] = x[2] = 0;
-    if (has_p) lf_v3_scale(p, 1 / m, v);
-    else if (!has_v) v[0] = v[1] = v[2] = 0;
+    if (has_p) { /* v = p / m, correctly rounded; a tiny mass can make it overflow */
+        for (int k = 0; k < 3; k++) v[k] = p[k] / m;
+        if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
+            luaL_error(L, "%s: field 'p' = (%f, %f, %f) with mass %f gives a velocity p/m that is not finite", fn, p[0],
+                       p[1], p[2], m);
+    } else if (!has_v) v[0] = v[1] = v[2] = 0;
     return m;
 }
 
@@ -383,7 +392,7 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     lua_settop(L, ud);
     s->sys = lf_rigid_new_translating(nb, J, x0 ? mass : NULL, pot, &e);
     if (!s->sys) return lfb_error_in(L, fn, &e);
-    if (lf_system_set_initial(s->sys, y0, &e) != LF_OK) return lfb_error(L, &e);
+    if (lf_system_set_initial(s->sys, y0, &e) != LF_OK) return lfb_error_in(L, fn, &e);
     lua_settop(L, ud);
     return 1;
 }
@@ -458,7 +467,8 @@ static double *arg_configuration(lua_State *L, lfb_system *s, const char *fn, in
 /* What the configuration of the arguments gives: U, or the torques or the forces (only what is asked
  * for is evaluated: sys:potential calls no Lua torque) */
 enum { WANT_U, WANT_TORQUE, WANT_FORCE };
-static void eval_configuration(lua_State *L, lfb_system *s, const char *fn, int want, double *U, double **tau, double **F)
+static void eval_configuration(lua_State *L, lfb_system *s, const char *fn, int want, double *U, double **tau,
+                               double **F)
 {
     lua_settop(L, 3); /* scratch userdata below must not take the place of a missing argument */
     lfb_hold(L, 1, 0);
@@ -549,8 +559,8 @@ static int rigid_index(lua_State *L, lfb_system *s, const char *k)
             }
         }
     } else if (strcmp(k, "potential_name") == 0) lua_pushstring(L, lf_potential_name(lf_rigid_potential(sys)));
-    else if (strcmp(k, "mass") == 0) { /* nil for bodies that only rotate */
-        const double *m = lf_rigid_masses(sys);
+    else if (strcmp(k, "mass") == 0) {
+        const double *m = lf_rigid_masses(sys); /* nil for bodies that only rotate */
         if (!m) lua_pushnil(L);
         else if (nb == 1) lua_pushnumber(L, m[0]);
         else {
@@ -560,8 +570,7 @@ static int rigid_index(lua_State *L, lfb_system *s, const char *k)
                 lua_rawseti(L, -2, i + 1);
             }
         }
-    } else
-        return 0;
+    } else return 0;
     return 1;
 }
 

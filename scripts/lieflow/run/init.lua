@@ -590,8 +590,20 @@ function M.run(system, opts)
     local okl, l = pcall(states.layout, system)
     if not okl then error(("%s: %s"):format(fn, strip_position(l)), 2) end
     lay, desc = l, scene.describe(system)
-    -- streamed: the state's numbers are columns of the file
-    if stream then recorders[#recorders + 1] = {columns = lay.columns, values = function(it) return states.sample(lay, it, {}) end} end
+    -- streamed: the state's numbers are columns of the file; those a recorded field gives already
+    -- (record = {"R"}, {"x", "v"}: the same numbers under the same names) once, not twice
+    if stream then
+      local taken, keep, cols = {}, {}, {}
+      for _, rec in ipairs(recorders) do for _, c in ipairs(rec.columns) do taken[c] = true end end
+      for i, c in ipairs(lay.columns) do
+        if not taken[c] then keep[#keep + 1], cols[#cols + 1] = i, c end
+      end
+      recorders[#recorders + 1] = {columns = cols, values = function(it)
+        local v, out = states.sample(lay, it, {}), {}
+        for j, i in ipairs(keep) do out[j] = v[i] end
+        return out
+      end}
+    end
   end
 
   local builtin = M.system_columns(system)

@@ -37,8 +37,18 @@ function M.is(x) return getmetatable(x) == method_mt end
 
 -- The state after a step function returned (res, second) for the state s it was given: a new
 -- state table, the values of the first two fields (e.g. return R, omega), or nothing (s mutated).
+-- Fields a new table leaves out keep their values in s, as in the two other forms (a step written
+-- for {R, omega} given a body that translates: x and v stay where they are, not reset to the
+-- system's initial x and v by canonical).
 local function step_result(s, res, second, system)
-  if type(res) == "table" and getmetatable(res) == nil then return res end
+  if type(res) == "table" and getmetatable(res) == nil then
+    local out = {}
+    for k, v in pairs(res) do out[k] = v end -- (the step's own table is not changed: it may keep it)
+    for _, f in ipairs(system.fields) do
+      if out[f] == nil then out[f] = s[f] end
+    end
+    return out
+  end
   if res ~= nil then
     local names = system.fields
     s[names[1]] = res
