@@ -393,8 +393,8 @@ static int it_state(lua_State *L)
     return 1;
 }
 
-/* it:set_state{t=, <fields>= [, momentum= for rigid bodies]} (fields omitted keep their values).
- * Every input is read and converted before the stepper is touched. */
+/* it:set_state{t=, <fields>= [, momentum= for rigid bodies, p= (= m v) for bodies with a mass]}
+ * (fields omitted keep their values). Every input is read and converted before the stepper is touched. */
 static int it_set_state(lua_State *L)
 {
     lfb_integrator *it = checkone(L, 1, "set_state");
@@ -406,8 +406,16 @@ static int it_set_state(lua_State *L)
     double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
     memcpy(y, lf_stepper_state(it->st), (size_t)np * sizeof(double));
     double t = lf_stepper_time(it->st);
-    static const char *const rigid_extra[] = {"momentum", NULL};
-    lfb_read_state(L, 2, sys, y, &t, nb ? rigid_extra : NULL, "set_state");
+    const double *mass = lf_rigid_masses(sys);
+    static const char *const rigid_extra[] = {"momentum", NULL}, *moving_extra[] = {"momentum", "p", NULL};
+    lfb_read_state(L, 2, sys, y, &t, mass ? moving_extra : nb ? rigid_extra : NULL, "set_state");
+    if (mass && lua_getfield(L, 2, "p") != LUA_TNIL) {
+        if (lua_getfield(L, 2, "v") != LUA_TNIL) return luaL_error(L, "set_state: give either 'v' or 'p', not both");
+        lua_pop(L, 1);
+        lfb_read_field(L, -1, sys, lf_system_find_field(sys, "v"), y, "set_state: field 'p'");
+        for (int i = 0; i < 3 * nb; i++) y[15 * nb + i] /= mass[i / 3]; /* v = p / m, correctly rounded */
+    }
+    lua_settop(L, 3);
     if (nb && lua_getfield(L, 2, "momentum") != LUA_TNIL) {
         if (lua_getfield(L, 2, "omega") != LUA_TNIL)
             return luaL_error(L, "set_state: give either 'omega' or 'momentum', not both");

@@ -863,44 +863,43 @@ static int sys_tostring(lua_State *L)
     return 1;
 }
 
-/* __lf_fields (the REPL's completion): the schema's names, the methods of every system and the kind's */
+/* Append name to the list at index list unless the set at index set has it (each name once) */
+static void add_name(lua_State *L, int list, int set, const char *name)
+{
+    if (lua_getfield(L, set, name) == LUA_TNIL) {
+        lua_pushboolean(L, 1);
+        lua_setfield(L, set, name);
+        lua_pushstring(L, name);
+        lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
+    }
+    lua_pop(L, 1);
+}
+
+/* __lf_fields (the REPL's completion): the schema's names, the methods of every system and the kind's,
+ * each once (the observable energy and the method sys:energy, the kind's own lane_model) */
 static int sys_fields(lua_State *L)
 {
     lfb_system *s = lfb_checksystem(L, 1);
     static const char *const schema[] = {"kind", "factors", "trivialization", "forms", "fields", "observables",
                                          "has_energy", "compiled", "params", NULL};
-    int n = 0;
-    lua_newtable(L);
-    for (int i = 0; schema[i]; i++) {
-        lua_pushstring(L, schema[i]);
-        lua_rawseti(L, -2, ++n);
-    }
-    for (int i = 0; i < lf_system_nfields(s->sys); i++) {
-        lua_pushstring(L, lf_system_field(s->sys, i)->name);
-        lua_rawseti(L, -2, ++n);
-    }
-    for (int i = 0; i < lf_system_nobservables(s->sys); i++) {
-        lua_pushstring(L, lf_system_observable(s->sys, i)->name);
-        lua_rawseti(L, -2, ++n);
-    }
+    lua_settop(L, 1);
+    lua_newtable(L); /* 2: the list */
+    lua_newtable(L); /* 3: the names in it */
+    for (int i = 0; schema[i]; i++) add_name(L, 2, 3, schema[i]);
+    for (int i = 0; i < lf_system_nfields(s->sys); i++) add_name(L, 2, 3, lf_system_field(s->sys, i)->name);
+    for (int i = 0; i < lf_system_nobservables(s->sys); i++) add_name(L, 2, 3, lf_system_observable(s->sys, i)->name);
     const lfb_kind *kind = kind_of(L, s->sys);
-    for (const char *const *f = kind && kind->fields ? kind->fields : NULL; f && *f; f++) {
-        lua_pushstring(L, *f);
-        lua_rawseti(L, -2, ++n);
-    }
-    for (const luaL_Reg *r = kind && kind->methods ? kind->methods : NULL; r && r->name; r++) {
-        lua_pushstring(L, r->name);
-        lua_rawseti(L, -2, ++n);
-    }
+    for (const char *const *f = kind && kind->fields ? kind->fields : NULL; f && *f; f++) add_name(L, 2, 3, *f);
+    for (const luaL_Reg *r = kind && kind->methods ? kind->methods : NULL; r && r->name; r++)
+        add_name(L, 2, 3, r->name);
     luaL_getmetatable(L, LFB_SYSTEM);
     lua_getfield(L, -1, "methods");
     lua_pushnil(L);
     while (lua_next(L, -2)) {
         lua_pop(L, 1);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, -5, ++n);
+        if (lua_type(L, -1) == LUA_TSTRING) add_name(L, 2, 3, lua_tostring(L, -1));
     }
-    lua_pop(L, 2);
+    lua_settop(L, 2);
     return 1;
 }
 

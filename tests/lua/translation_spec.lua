@@ -243,10 +243,18 @@ describe("bodies that translate: bad input", function()
     assert.is_nil(ir.x); assert.is_nil(r.mass)
   end)
 
-  -- lf.rigidbody takes p (= m v) in place of v, as it takes momentum in place of omega; it:set_state
-  -- takes momentum but not p (lua/shared/state.c, not this spec's to change): reported
-  pending("it:set_state{p = ...} for bodies with a mass (refused today: \"set_state: unknown field 'p' (fields: "
-          .. "t, R, omega, x, v, momentum)\"; lf.rigidbody accepts p)")
+  it("it:set_state takes p (= m v) in place of v, as lf.rigidbody does (not both)", function()
+    local b = lf.rigidbody{mass = 3, inertia = J, x = {1, 0, 0}, v = {0, 1, 0}}
+    local it = lf.integrator("vlv", b, {h = 0.1})
+    it:set_state{p = {7, 0, 3}}
+    assert.are.equal(7 / 3, it.v.x) -- p / m correctly rounded, not p * (1/m)
+    assert.are.equal(1, it.v.z)
+    has(errmsg(it.set_state, it, {p = {1, 0, 0}, v = {1, 0, 0}}), "set_state: give either 'v' or 'p', not both")
+    has(errmsg(it.set_state, it, {p = {1, 0 / 0, 0}}), "set_state: field 'p'")
+    assert.are.equal(7 / 3, it.v.x) -- the refused states changed nothing
+    local r = lf.integrator("vlv", lf.rigidbody{inertia = J}, {h = 0.1})
+    has(errmsg(r.set_state, r, {p = {1, 0, 0}}), "set_state: unknown field 'p'")
+  end)
 
   it("a pair kernel of bodies with a mass takes r_ij from their centres, not 'positions'", function()
     has(errmsg(dumbbells, {pair = dumbbell_kernel, positions = {{0, 0, 0}, {1, 0, 0}}}),
@@ -844,7 +852,10 @@ describe("descriptions and completion of bodies that translate", function()
   it("the REPL's completion (__lf_fields) offers x, v, mass, force and the momenta where they exist", function()
     local function names(o)
       local t = {}
-      for _, n in ipairs(getmetatable(o).__lf_fields(o)) do t[n] = true end
+      for _, n in ipairs(getmetatable(o).__lf_fields(o)) do
+        assert.is_nil(t[n], "offered twice: " .. n) -- each name once (energy, lane_model were twice)
+        t[n] = true
+      end
       return t
     end
     local it = lf.integrator("vlv", orbit(), {h = 0.01})
