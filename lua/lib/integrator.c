@@ -613,38 +613,25 @@ static int it_fields(lua_State *L)
 {
     lfb_integrator *it = checkit(L, 1);
     const lf_system *sys = lf_stepper_system(it->st);
-    lua_newtable(L);
-    int n = 0;
+    lua_settop(L, 1);
+    lua_newtable(L); /* 2: the names, each once (the observable energy and the method it:energy) */
+    lua_newtable(L); /* 3: those in it */
     static const char *const fixed[] = {"t", "h", "method", "name", "system", "next_h", "last_h", "rho", "adaptive",
                                         "columns", "lanes", NULL};
-    for (int i = 0; fixed[i]; i++) {
-        lua_pushstring(L, fixed[i]);
-        lua_rawseti(L, -2, ++n);
-    }
-    for (int i = 0; stat_names[i]; i++) {
-        lua_pushstring(L, stat_names[i]);
-        lua_rawseti(L, -2, ++n);
-    }
-    for (int i = 0; i < lf_system_nfields(sys); i++) {
-        lua_pushstring(L, lf_system_field(sys, i)->name);
-        lua_rawseti(L, -2, ++n);
-    }
-    for (int i = 0; i < lf_system_nobservables(sys); i++) {
-        lua_pushstring(L, lf_system_observable(sys, i)->name);
-        lua_rawseti(L, -2, ++n);
-    }
+    for (int i = 0; fixed[i]; i++) lfb_list_add_once(L, 2, 3, fixed[i]);
+    for (int i = 0; stat_names[i]; i++) lfb_list_add_once(L, 2, 3, stat_names[i]);
+    for (int i = 0; i < lf_system_nfields(sys); i++) lfb_list_add_once(L, 2, 3, lf_system_field(sys, i)->name);
+    for (int i = 0; i < lf_system_nobservables(sys); i++)
+        lfb_list_add_once(L, 2, 3, lf_system_observable(sys, i)->name);
     /* the methods table of the metatable: the C methods and those added in Lua (it:save) */
     luaL_getmetatable(L, LFB_INTEGRATOR);
     lua_getfield(L, -1, "methods");
     lua_pushnil(L);
     while (lua_next(L, -2)) {
         lua_pop(L, 1);
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            lua_pushvalue(L, -1);
-            lua_rawseti(L, -5, ++n);
-        }
+        if (lua_type(L, -1) == LUA_TSTRING) lfb_list_add_once(L, 2, 3, lua_tostring(L, -1));
     }
-    lua_pop(L, 2);
+    lua_settop(L, 2);
     return 1;
 }
 

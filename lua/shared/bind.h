@@ -164,6 +164,10 @@ void lfb_push_method_info(lua_State *L, const lf_method *m, const char *impl);
 int lfb_sys_set_params(lua_State *L);
 void lfb_open_objects(lua_State *L); /* the metatables of systems, potentials, methods; the kinds */
 
+/* Names for the REPL's completion (__lf_fields): append name to the list at stack index list unless
+ * the table at index set has it (set[name] = true then): each name once (shared/object.c). */
+void lfb_list_add_once(lua_State *L, int list, int set, const char *name);
+
 /* States (shared/state.c): values of the system's fields <-> the C state vector. */
 /* Push one factor's value: mat3 (so3, gl3), vec3 (s2; r3 when rm_as_vec3), quaternion table
  * {w, x, y, z} (s3), array of m numbers (r<m>), {q = vec3, omega = vec3} (ts2), {F = mat3,

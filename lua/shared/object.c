@@ -863,8 +863,7 @@ static int sys_tostring(lua_State *L)
     return 1;
 }
 
-/* Append name to the list at index list unless the set at index set has it (each name once) */
-static void add_name(lua_State *L, int list, int set, const char *name)
+void lfb_list_add_once(lua_State *L, int list, int set, const char *name)
 {
     if (lua_getfield(L, set, name) == LUA_TNIL) {
         lua_pushboolean(L, 1);
@@ -885,19 +884,21 @@ static int sys_fields(lua_State *L)
     lua_settop(L, 1);
     lua_newtable(L); /* 2: the list */
     lua_newtable(L); /* 3: the names in it */
-    for (int i = 0; schema[i]; i++) add_name(L, 2, 3, schema[i]);
-    for (int i = 0; i < lf_system_nfields(s->sys); i++) add_name(L, 2, 3, lf_system_field(s->sys, i)->name);
-    for (int i = 0; i < lf_system_nobservables(s->sys); i++) add_name(L, 2, 3, lf_system_observable(s->sys, i)->name);
+    for (int i = 0; schema[i]; i++) lfb_list_add_once(L, 2, 3, schema[i]);
+    for (int i = 0; i < lf_system_nfields(s->sys); i++) lfb_list_add_once(L, 2, 3, lf_system_field(s->sys, i)->name);
+    for (int i = 0; i < lf_system_nobservables(s->sys); i++)
+        lfb_list_add_once(L, 2, 3, lf_system_observable(s->sys, i)->name);
     const lfb_kind *kind = kind_of(L, s->sys);
-    for (const char *const *f = kind && kind->fields ? kind->fields : NULL; f && *f; f++) add_name(L, 2, 3, *f);
+    for (const char *const *f = kind && kind->fields ? kind->fields : NULL; f && *f; f++)
+        lfb_list_add_once(L, 2, 3, *f);
     for (const luaL_Reg *r = kind && kind->methods ? kind->methods : NULL; r && r->name; r++)
-        add_name(L, 2, 3, r->name);
+        lfb_list_add_once(L, 2, 3, r->name);
     luaL_getmetatable(L, LFB_SYSTEM);
     lua_getfield(L, -1, "methods");
     lua_pushnil(L);
     while (lua_next(L, -2)) {
         lua_pop(L, 1);
-        if (lua_type(L, -1) == LUA_TSTRING) add_name(L, 2, 3, lua_tostring(L, -1));
+        if (lua_type(L, -1) == LUA_TSTRING) lfb_list_add_once(L, 2, 3, lua_tostring(L, -1));
     }
     lua_settop(L, 2);
     return 1;
