@@ -189,7 +189,8 @@ function M.plot(opts)
   end
   f:close()
   local name = dat:match("([^/]*)$")
-  local function q(x) return "'" .. tostring(x):gsub("'", "''") .. "'" end
+  -- an apostrophe as a string of its own, as lf.plot quotes (gnuplot 5.4 misreads 'a''''b')
+  local function q(x) return "'" .. tostring(x):gsub("'", "'.\"'\".'") .. "'" end
   local g = assert(io.open(gp, "w"))
   g:write("# work-precision diagram (lieflow.workprec); re-render with: gnuplot <this file>\n")
   g:write("# data and image are found next to this script, whatever the working directory\n")

@@ -84,7 +84,8 @@ end
 local function gq(s)
   s = tostring(s):gsub("\r\n?", "\n"):gsub("[%z\1-\9\11-\31\127]", " ")
   local parts = {}
-  for line in (s .. "\n"):gmatch("(.-)\n") do parts[#parts + 1] = "'" .. line:gsub("'", "''") .. "'" end
+  -- an apostrophe as a string of its own ("'"): gnuplot 5.4 misreads two doubled ones in a row ('a''''b')
+  for line in (s .. "\n"):gmatch("(.-)\n") do parts[#parts + 1] = "'" .. line:gsub("'", "'.\"'\".'") .. "'" end
   return table.concat(parts, '."\\n".')
 end
 
