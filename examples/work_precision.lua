@@ -225,9 +225,9 @@ for _, c in ipairs(st.curves_) do spec_of[c.label] = c.spec end
 local function time_run(sp, param)
   if sp.solver then
     return lf.core.baseline(problems[1].system, {solver = sp.solver, renormalize = sp.renormalize, T = T_energy,
-      h = sp.solver ~= "rk8pd" and param or nil, tol = sp.solver == "rk8pd" and param or nil}).seconds
+      h = sp.solver ~= "rk8pd" and param or nil, tol = sp.solver == "rk8pd" and param or nil}).cpu_seconds
   end
-  return lf.core.timed_run(sp.method, problems[1].system, {T = T_energy, h = param}).seconds
+  return lf.core.timed_run(sp.method, problems[1].system, {T = T_energy, h = param}).cpu_seconds
 end
 -- lieflow candidates per target: the cheapest qualifying run of each of the three fastest lieflow curves
 local function candidates(target)
