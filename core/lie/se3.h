@@ -19,7 +19,7 @@
  *     d/dt exp(x(t)) = hat(dexp(x) x') exp(x), dexp_x = sum_k ad_x^k/(k+1)!. With the ad above,
  *         dexp(w, v) = [[D(w), 0], [Q(w, v), D(w)]],   D = lf_so3_dexp, Q(w, v) = D'(w)[v]
  *     (ad^k has sum_{i+j=k-1} hat(w)^i hat(v) hat(w)^j below the diagonal: the derivative of
- *     hat(w)^k in the direction v; ts2.h uses the same block). Differentiating
+ *     hat(w)^k in the direction v; TS^2 under SE(3), ts2.h, uses these maps). Differentiating
  *     D = I + B(t) hat(w) + C(t) hat(w)^2 (B = (1 - cos t)/t^2, C = (t - sin t)/t^3):
  *         Q = B hat(v) + C (hat(w) hat(v) + hat(v) hat(w)) + (w . v) (g1 hat(w) + g2 hat(w)^2),
  *         g1 = B'(t)/t = (t sin t - 2 (1 - cos t))/t^4,   g2 = C'(t)/t = (t (1 - cos t) - 3 (t - sin t))/t^5.

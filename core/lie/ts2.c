@@ -10,6 +10,7 @@
 
 #include "base/gsl_guard_internal.h"
 #include "base/linalg.h"
+#include "lie/se3.h"
 #include "lie/so3.h"
 
 void lf_ts2_act(const double xi[6], double y[6])
@@ -52,104 +53,13 @@ int lf_ts2_diff(const double y0[6], const double y1[6], double xi[6], lf_error *
     return LF_OK;
 }
 
-void lf_ts2_bracket(const double x[6], const double y[6], double out[6])
-{
-    double a[3], b1[3], b2[3];
-    lf_v3_cross(x, y, a);
-    lf_v3_cross(x, y + 3, b1);
-    lf_v3_cross(y, x + 3, b2);
-    lf_v3_copy(a, out);
-    lf_v3_sub(b1, b2, out + 3);
-}
+void lf_ts2_bracket(const double x[6], const double y[6], double out[6]) { lf_se3_bracket(x, y, out); }
 
-/* c1 = (1 - cos t)/t^2, c2 = (t - sin t)/t^3 and g1 = c1'(t)/t, g2 = c2'(t)/t. */
-static void dexp_coeffs(double t, double *c1, double *c2, double *g1, double *g2)
-{
-    if (t < 1) { /* alternating Taylor series: 13 terms reach rounding for t < 1 */
-        double t2 = t * t, p = 1, f2 = 2, f3 = 6; /* p = (-t^2)^k, f2 = (2k+2)!, f3 = (2k+3)! */
-        double s1 = 0, s2 = 0, r1 = 0, r2 = 0;
-        for (int k = 0; k < 13; k++) {
-            s1 += p / f2;
-            s2 += p / f3;
-            p *= -t2;
-            f2 *= (2 * k + 3) * (2 * k + 4);
-            f3 *= (2 * k + 4) * (2 * k + 5);
-        }
-        /* the derivatives divided by t: sum_k>=1 2k (-1)^k t^(2k-2) / (2k+2)! and / (2k+3)! */
-        double q = -1, e2 = 24, e3 = 120; /* k = 1: (2k+2)! = 24, (2k+3)! = 120 */
-        for (int k = 1; k < 13; k++) {
-            r1 += 2 * k * q / e2;
-            r2 += 2 * k * q / e3;
-            q *= -t2;
-            e2 *= (2 * k + 3) * (2 * k + 4);
-            e3 *= (2 * k + 4) * (2 * k + 5);
-        }
-        *c1 = s1;
-        *c2 = s2;
-        *g1 = r1;
-        *g2 = r2;
-        return;
-    }
-    double sh = sin(0.5 * t), omc = 2 * sh * sh, s = sin(t), t2 = t * t;
-    *c1 = omc / t2;
-    *c2 = (t - s) / (t2 * t);
-    *g1 = (t * s - 2 * omc) / (t2 * t2);
-    *g2 = (t * omc - 3 * (t - s)) / (t2 * t2 * t);
-}
-
-/* D = D(a) (so(3) dexp) and its derivative Dp = D'(a)[b] as 3x3 matrices (closed forms with
- * Taylor series below |a| = 1, ~1 ulp). */
-static void dexp_blocks(const double a[3], const double b[3], double D[9], double Dp[9])
-{
-    double t = lf_v3_norm(a), c1, c2, g1, g2;
-    dexp_coeffs(t, &c1, &c2, &g1, &g2);
-    double A[9], B[9], A2[9], AB[9], BA[9], ab = lf_v3_dot(a, b);
-    lf_so3_hat(a, A);
-    lf_so3_hat(b, B);
-    lf_m3_mul(A, A, A2);
-    lf_m3_mul(A, B, AB);
-    lf_m3_mul(B, A, BA);
-    for (int i = 0; i < 9; i++) {
-        D[i] = c1 * A[i] + c2 * A2[i];
-        Dp[i] = g1 * ab * A[i] + c1 * B[i] + g2 * ab * A2[i] + c2 * (AB[i] + BA[i]);
-    }
-    D[0] += 1;
-    D[4] += 1;
-    D[8] += 1;
-}
-
+/* se(3)'s dexp: TS^2 moves under SE(3), and its algebra is se(3) with the same bracket (se3.h has
+ * the block form [[D, 0], [D'(a)[b], D]] and its inverse) */
 void lf_ts2_dexp(const double u[6], const double v[6], int inverse, int transpose, double out[6])
 {
-    double D[9], Dp[9], r[6], x[3];
-    dexp_blocks(u, u + 3, D, Dp);
-    if (!inverse) {
-        if (!transpose) { /* (D a, Dp a + D b) */
-            lf_m3_apply(D, v, r);
-            lf_m3_apply(Dp, v, x);
-            lf_m3_apply(D, v + 3, r + 3);
-            lf_v3_add(r + 3, x, r + 3);
-        } else { /* (D^T c + Dp^T d, D^T d) */
-            lf_m3_tapply(D, v, r);
-            lf_m3_tapply(Dp, v + 3, x);
-            lf_v3_add(r, x, r);
-            lf_m3_tapply(D, v + 3, r + 3);
-        }
-    } else {
-        double Di[9];
-        lf_so3_dexpinv(u, Di);
-        if (!transpose) { /* a' = Di a, b' = Di (b - Dp a') */
-            lf_m3_apply(Di, v, r);
-            lf_m3_apply(Dp, r, x);
-            lf_v3_sub(v + 3, x, x);
-            lf_m3_apply(Di, x, r + 3);
-        } else { /* d' = Di^T d, c' = Di^T (c - Dp^T d') */
-            lf_m3_tapply(Di, v + 3, r + 3);
-            lf_m3_tapply(Dp, r + 3, x);
-            lf_v3_sub(v, x, x);
-            lf_m3_tapply(Di, x, r);
-        }
-    }
-    memcpy(out, r, sizeof r);
+    lf_se3_dexp(u, v, inverse, transpose, out);
 }
 
 static double sphere_angle(const double a[3], const double b[3])

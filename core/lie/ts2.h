@@ -33,9 +33,10 @@ void lf_ts2_velocity(const double y[6], const double xi[6], double ydot[6]);
 /* xi with exp(xi) . y0 = y1: a the smallest rotation taking q0 to q1 (about q0 x q1), b with
  * D(a) b = q1 x (w1 - exp(a) w0). LF_EDOMAIN for antipodal q0, q1. */
 int lf_ts2_diff(const double y0[6], const double y1[6], double xi[6], lf_error *err);
-/* out = [x, y]. */
+/* out = [x, y] (se(3)'s bracket, lf_se3_bracket). */
 void lf_ts2_bracket(const double x[6], const double y[6], double out[6]);
-/* out = dexp_u(v), dexpinv_u(v); with transpose = 1 the transposes (dot product on R^6). */
+/* out = dexp_u(v), dexpinv_u(v); with transpose = 1 the transposes (dot product on R^6): se(3)'s,
+ * lf_se3_dexp. */
 void lf_ts2_dexp(const double u[6], const double v[6], int inverse, int transpose, double out[6]);
 /* A metric for error measurement: sqrt(angle(q0, q1)^2 + |w0 - w1|^2) (the product of the sphere's
  * great-circle distance and the Euclidean distance of the embedded w). */
