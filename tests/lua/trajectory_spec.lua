@@ -13,7 +13,7 @@ end
 describe("lf.run record", function()
   it("records the attitude as R, quaternion and Euler angles, and omega, without observers", function()
     local body = stress_body()
-    local tr = lf.run(body, {method = "vlv", h = 0.125, T = 2, record = {"R", "omega", "quaternion", "euler_zyx", "euler_zxz"}})
+    local tr = lf.run(body, {method = "vlv", h = 0.125, T = 2, record = {"R", "omega", "quaternion", "euler_zxz"}})
     assert.are.equal(tr.samples, #tr)
     local cols = tr:columns()
     for _, c in ipairs{"R11", "R23", "R33", "omega1", "omega3", "q_w", "q_z", "euler_a1", "euler_a3"} do
@@ -28,8 +28,7 @@ describe("lf.run record", function()
     local q = {tr.q_w[#tr], tr.q_x[#tr], tr.q_y[#tr], tr.q_z[#tr]}
     assert.is_true((lf.quat.to_matrix(q) - R):norm() < 1e-14)
     local function rot(axis, a) local v = {0, 0, 0}; v[axis] = a; return lf.so3.exp(v) end
-    -- zyx: R = Rz(a1) Ry(a2) Rx(a3); the run's last two Euler columns are of the zxz sequence, so
-    -- check zyx on its own
+    -- zyx: R = Rz(a1) Ry(a2) Rx(a3), in a run of its own (one Euler sequence per run)
     local a1, a2, a3 = lf.run(body, {method = "vlv", h = 0.125, T = 2, record = {"euler_zyx"}}), nil, nil
     local n = #a1
     local Rzyx = rot(3, a1.euler_a1[n]) * rot(2, a1.euler_a2[n]) * rot(1, a1.euler_a3[n])
@@ -39,6 +38,10 @@ describe("lf.run record", function()
     assert.is_true((Rzxz - R):norm() < 1e-13)
     has(errmsg(lf.run, body, {method = "vlv", h = 0.1, T = 1, record = {"Q"}}), "names 'Q', which is not a field")
     has(errmsg(lf.run, body, {method = "vlv", h = 0.1, T = 1, record = {"euler_zzx"}}), "consecutive axes")
+    has(errmsg(lf.run, body, {method = "vlv", h = 0.1, T = 1, record = {"euler_zyx", "euler_zxz"}}),
+        "option 'record' lists 'euler_zyx' and 'euler_zxz': both give the columns euler_a1..a3")
+    has(errmsg(lf.run, body, {method = "vlv", h = 0.1, T = 1, record = {"R", "omega", "R"}}),
+        "option 'record' lists 'R' twice")
   end)
   it("records the fields of any system (a Lie-group ODE's y)", function()
     local ode = lf.lie_ode{factors = {"s3", "r2"}, y0 = {{1, 0, 0, 0}, {0, 1}},

@@ -124,8 +124,20 @@ function M.recorders(system, record, fn)
   local fields, factors, out = {}, system.factors, {}
   for _, f in ipairs(system.fields) do fields[f] = true end
   local nb = system.kind == "rigidbody" and system.n or 0
+  local listed, euler_seq = {}, nil
   for _, name in ipairs(record) do
     if type(name) ~= "string" then error(("%s: option 'record' lists %s, expected field names"):format(fn, type(name)), 3) end
+    -- each column once: a name twice, or two Euler sequences (both give euler_a1..a3), would leave
+    -- one column holding the other's numbers
+    if listed[name] then error(("%s: option 'record' lists '%s' twice"):format(fn, name), 3) end
+    listed[name] = true
+    if name:match("^euler_") then
+      if euler_seq then
+        error(("%s: option 'record' lists '%s' and '%s': both give the columns euler_a1..a3; record one Euler " ..
+               "sequence per run"):format(fn, euler_seq, name), 3)
+      end
+      euler_seq = name
+    end
     if fields[name] then
       local value = system[name]
       local many = not (type(value) == "userdata" or (type(value) == "table" and type(value[1]) == "number"))
