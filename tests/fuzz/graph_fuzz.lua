@@ -34,7 +34,14 @@
 --     by both backends with the expected message at the program's line;
 --   * potentials U(R, p) also go into lf.rigidbody with compile = "native", "tape" and false:
 --     sys:potential(R) and sys:torque(R) agree within 1e-9 relative (native and tape bit for bit),
---     also after sys:set_params.
+--     also after sys:set_params;
+--   * potentials of bodies that translate: U(x1, R1 [, p]) in lf.rigidbody{mass =}, U(x1, R1, x2, R2)
+--     in lf.bodies (as U(xs, Rs)) and pair kernels u(R1, R2, r3 [, p]) of three moving centres (with a
+--     cutoff or none), each with compile = "native", "tape" and false: sys:potential, sys:force and
+--     sys:torque at each configuration against the program (U its plain value, the sum over the pairs
+--     within the cutoff; F = -dU/dx and tau = -dU/dR in the left trivialization from the compiled
+--     program's gradient) and the compiled backends against the interpreted one, within 1e-9 relative
+--     (native and tape bit for bit), also after sys:set_params.
 --
 -- Usage: lieflow tests/fuzz/graph_fuzz.lua [--seed N] [--programs K] [--seconds S] [--log FILE]
 --                                          [--native-every N] [--only I] [--verbose]
@@ -705,6 +712,12 @@ local ARGKINDS = {
   {"number", "N", "x"}, {"number", "N", "x"}, {"vec3", "V", "v"}, {"vec3", "U", "u"},
   {"mat3", "M", "A"}, {"mat3", "R", "R"}, {"mat3", "R", "R"}, {"array", "array", "a"},
 }
+-- the arguments of the programs that are potentials of bodies that translate (mode -> {kind, type, name})
+local BODY_ARGS = {
+  potential_x = {{"vec3", "V", "x1"}, {"mat3", "R", "R1"}},
+  potential_xs = {{"vec3", "V", "x1"}, {"mat3", "R", "R1"}, {"vec3", "V", "x2"}, {"mat3", "R", "R2"}},
+  pair_x = {{"mat3", "R", "R1"}, {"mat3", "R", "R2"}, {"vec3", "V", "r3"}},
+}
 local function generate(index)
   local r = new_rng(opt.seed, index)
   local g = setmetatable({r = r, vars = {N = {}, V = {}, U = {}, M = {}, R = {}, Q = {}}, arrays = {}}, Gen)
@@ -713,10 +726,21 @@ local function generate(index)
   prog.wide, prog.big = r:chance(0.25), r:chance(0.15)
   local ANG = prog.wide and 3.0 or 1.2
   local mode = r:float()
-  if mode < 0.15 then prog.mode = "potential" elseif mode < 0.23 then prog.mode = "refuse" end
+  if mode < 0.09 then prog.mode = "potential"
+  elseif mode < 0.15 then prog.mode = "potential_x"
+  elseif mode < 0.18 then prog.mode = "potential_xs"
+  elseif mode < 0.21 then prog.mode = "pair_x"
+  elseif mode < 0.29 then prog.mode = "refuse" end
   if prog.mode == "potential" then
     prog.args[1], prog.argt[1], prog.names[1] = "mat3", "R", "R1"
     g.vars.R[1] = E("R1", SQ3, {ang = ANG})
+  elseif BODY_ARGS[prog.mode] then
+    -- potentials of bodies that translate: U(x1, R1), U(x1, R1, x2, R2) (two bodies: lf.bodies calls
+    -- it through U(xs, Rs)), and pair kernels u(R1, R2, r3) of moving centres (r3 = x_j - x_i)
+    for i, a in ipairs(BODY_ARGS[prog.mode]) do
+      prog.args[i], prog.argt[i], prog.names[i] = a[1], a[2], a[3]
+      table.insert(g.vars[a[2]], E(a[3], a[2] == "R" and SQ3 or 2.6, {ang = ANG}))
+    end
   else
     for i = 1, r:int_in(1, 3) do
       local k = r:pick(ARGKINDS)
@@ -897,7 +921,7 @@ end
 
 -- ------------------------------------------------------------------ loading a program
 local stats = {programs = 0, points = 0, native = 0, refused = 0, invalid = 0, fd = 0, fd_skipped = 0,
-               bodies = 0, plain_skipped = 0, reverse_skipped = 0,
+               bodies = 0, body_points = 0, bodies_skipped = 0, plain_skipped = 0, reverse_skipped = 0,
                too_large = 0, max_nodes = 0, nodes = 0, ties = 0, cc_timeout = 0, ill = 0}
 
 local function identity(x) return x end
@@ -1234,6 +1258,241 @@ local function check_bodies(prog, pts, use_native)
   end
 end
 
+-- ------------------------------------------------------------------ potentials of bodies that translate
+-- Programs U(x1, R1), U(x1, R1, x2, R2) and pair kernels u(R1, R2, r3) go into bodies with a mass:
+-- lf.rigidbody{mass =, potential = U}, lf.bodies{..., potential = function(xs, Rs) return U(xs[1], Rs[1],
+-- xs[2], Rs[2]) end}, lf.bodies{3 bodies, pair = u, cutoff =} (r3 = x_j - x_i of bodies i < j), each
+-- with compile = "native", "tape" and false. At each configuration, sys:potential(x, R), sys:force and
+-- sys:torque of every backend (native and tape bit for bit) against the program itself: U against the
+-- plain call (the sum over the pairs within the cutoff), F = -dU/dx and tau_k = -<dU/dR, R hat(e_k)>
+-- from the compiled program's gradient (f:gradient, checked against the interpreted point trace and
+-- differences above); and the compiled backends against the interpreted one (compile = false: the
+-- potential called as Lua, one reverse sweep for the forces and torques).
+
+-- -<G, R hat(e_k)>, k = 1..3: the torque of a Euclidean gradient G of U in R
+local function torque_of(G, R)
+  local t = {}
+  for k = 1, 3 do
+    local y = {0, 0, 0}
+    y[k] = 1
+    local D, s = R * lf.so3.hat(lf.vec3(y)), 0
+    for a = 1, 3 do for b = 1, 3 do s = s + G[a][b] * D[a][b] end end
+    t[k] = -s
+  end
+  return lf.vec3(t)
+end
+
+-- the program's calls that make U at configuration cf ({x = {...}, R = {...}, cutoff =}): {pt, bodies}
+local function body_terms(prog, cf)
+  if prog.mode == "potential_x" then return {{pt = {cf.x[1], cf.R[1]}, b = {1}}} end
+  if prog.mode == "potential_xs" then return {{pt = {cf.x[1], cf.R[1], cf.x[2], cf.R[2]}, b = {1, 2}}} end
+  local terms = {}
+  for i = 1, #cf.x do
+    for j = i + 1, #cf.x do
+      local rij = cf.x[j] - cf.x[i]
+      if rij:dot(rij) < cf.cutoff * cf.cutoff then terms[#terms + 1] = {pt = {cf.R[i], cf.R[j], rij}, b = {i, j}} end
+    end
+  end
+  return terms
+end
+
+-- U (plain calls), F and tau (the compiled program's gradient) at cf, and the scale of the plain calls;
+-- nil and why when a plain call raises, is not finite or sits at a condition's tie, or the gradient raises
+local function body_reference(prog, ft, cf, P)
+  local n = #cf.x
+  local U, scale, F, tau = 0, 0, {}, {}
+  for i = 1, n do F[i], tau[i] = lf.vec3{0, 0, 0}, lf.vec3{0, 0, 0} end
+  for _, t in ipairs(body_terms(prog, cf)) do
+    local v, s, why = plain_value(prog, t.pt, P)
+    if v == nil then return nil, 0, why end
+    U, scale = U + v, math.max(scale, s)
+    local g = table.pack(pcall(ft.gradient, ft, argv(prog, t.pt, P)))
+    if not g[1] then return nil, 0, "the gradient raised" end
+    if prog.mode == "pair_x" then
+      local i, j = t.b[1], t.b[2]
+      tau[i], tau[j] = tau[i] + torque_of(g[3], cf.R[i]), tau[j] + torque_of(g[4], cf.R[j])
+      F[i], F[j] = F[i] + g[5], F[j] - g[5]
+    else
+      for k, b in ipairs(t.b) do -- the arguments (x, R) of body b are the program's 2k-1 and 2k
+        F[b] = F[b] - g[2 * k + 1]
+        tau[b] = tau[b] + torque_of(g[2 * k + 2], cf.R[b])
+      end
+    end
+  end
+  return {U = U, F = F, tau = tau}, scale
+end
+
+-- the plain U at cf with every argument of every call moved by about 1e-13 (nudged): how much rounding
+-- the program amplifies there
+local function body_u_nudged(prog, cf, P)
+  local U = 0
+  for _, t in ipairs(body_terms(prog, cf)) do
+    local v = plain_value(prog, nudged(t.pt), P)
+    if v == nil then return nil end
+    U = U + v
+  end
+  return U
+end
+
+local function show_conf(cf)
+  return fmt("xs = %s, Rs = %s%s", show(cf.x), show(cf.R), cf.cutoff < math.huge and ", cutoff = " .. num(cf.cutoff) or "")
+end
+
+local function bodies_x_at(prog, ft, sys, confs, P, use_native, note)
+  for _, cf in ipairs(confs) do
+    local pt_s = show_conf(cf) .. note
+    local one = #cf.x == 1
+    local xa, Ra = one and cf.x[1] or cf.x, one and cf.R[1] or cf.R
+    local res = {} -- per system: {U =, F = {...}, tau = {...}}, or the error message
+    for j, s in ipairs(sys) do
+      local ok1, U = pcall(s.b.potential, s.b, xa, Ra)
+      local ok2, F = pcall(s.b.force, s.b, xa, Ra)
+      local ok3, tau = pcall(s.b.torque, s.b, xa, Ra)
+      if ok1 and ok2 and ok3 then res[j] = {U = U, F = one and {F} or F, tau = one and {tau} or tau}
+      else
+        local msg = not ok1 and U or not ok2 and F or tau
+        if unclean(msg) then finding("raw error", fmt("%s (compile = %s): %s", prog.mode, s.c, tostring(msg)), pt_s) end
+        res[j] = tostring(msg)
+      end
+    end
+    local ref, scale, why = body_reference(prog, ft, cf, P)
+    if not ref then
+      stats.bodies_skipped = stats.bodies_skipped + 1
+      if why == "a condition near its tie" then stats.ties = stats.ties + 1 end
+    else
+      stats.body_points = stats.body_points + 1
+      local gscale = math.max(scale, maxabs(flatten(ref.F)), maxabs(flatten(ref.tau)))
+      local interp = res[#res]
+      for j, s in ipairs(sys) do
+        local x = res[j]
+        if type(x) == "string" then
+          finding("bodies error", fmt("%s, compile = %s raised where the program and its gradient run: %s", prog.mode, s.c, x), pt_s)
+        else
+          local names = {s.c, "program"}
+          -- U: an ill-conditioned configuration (the plain U moves as much when nudged) is counted
+          local du = math.abs(x.U - ref.U)
+          local un = du > TOL_PLAIN * math.max(1, math.abs(ref.U), scale) and body_u_nudged(prog, cf, P)
+          if un and math.abs(un - ref.U) >= 0.1 * du then stats.ill = stats.ill + 1
+          else compare_tol("bodies potential", x.U, ref.U, TOL_PLAIN, scale, pt_s, prog.mode .. " sys:potential, compile = " .. s.c, names) end
+          compare_tol("bodies force", x.F, ref.F, TOL_REVERSE, gscale, pt_s, prog.mode .. " sys:force vs -dU/dx of the compiled program, compile = " .. s.c, names)
+          compare_tol("bodies torque", x.tau, ref.tau, TOL_REVERSE, gscale, pt_s, prog.mode .. " sys:torque vs -dU/dR of the compiled program, compile = " .. s.c, names)
+          if j < #sys and type(interp) == "table" then -- compiled against interpreted
+            compare_tol("bodies force", x.F, interp.F, TOL_REVERSE, gscale, pt_s, prog.mode .. " sys:force, compile = " .. s.c, {s.c, "interpreted"})
+            compare_tol("bodies torque", x.tau, interp.tau, TOL_REVERSE, gscale, pt_s, prog.mode .. " sys:torque, compile = " .. s.c, {s.c, "interpreted"})
+          end
+        end
+      end
+      if use_native and type(res[1]) == "table" and type(res[2]) == "table" then
+        compare_bits("bodies native/tape bits", res[1].U, res[2].U, pt_s, prog.mode .. " sys:potential")
+        compare_bits("bodies native/tape bits", res[1].F, res[2].F, pt_s, prog.mode .. " sys:force")
+        compare_bits("bodies native/tape bits", res[1].tau, res[2].tau, pt_s, prog.mode .. " sys:torque")
+      end
+    end
+  end
+end
+
+local function check_bodies_x(prog, ft, pts, use_native)
+  local r = new_rng(opt.seed, 2000003 + prog.index) -- the bodies' own stream
+  local lim = prog.wide and 3.0 or 1.2
+  local function rot()
+    local w = rand_vec(r, lim)
+    if w:norm() > lim then w = w * (lim / w:norm()) end
+    return lf.so3.exp(w)
+  end
+  -- the configurations: the program's points, or (pair kernels) three bodies at least 0.3 apart
+  local confs = {}
+  if prog.mode == "pair_x" then
+    for _ = 1, 3 do
+      local cf = {x = {}, R = {}, cutoff = math.huge}
+      for i = 1, 3 do
+        local x
+        repeat
+          x = rand_vec(r, 1.5)
+          local near = false
+          for k = 1, i - 1 do if (x - cf.x[k]):norm() < 0.3 then near = true end end
+        until not near
+        cf.x[i], cf.R[i] = x, rot()
+      end
+      confs[#confs + 1] = cf
+    end
+    if r:chance(0.4) then -- a cutoff between two of the first configuration's distances
+      local d = {}
+      for i = 1, 3 do for j = i + 1, 3 do d[#d + 1] = (confs[1].x[j] - confs[1].x[i]):norm() end end
+      table.sort(d)
+      local k = r:int_in(1, 2)
+      local cutoff = 0.5 * (d[k] + d[k + 1])
+      local keep = {}
+      for _, cf in ipairs(confs) do -- (a pair at its cutoff could go either way: not compared)
+        local tie = false
+        for i = 1, 3 do
+          for j = i + 1, 3 do if math.abs((cf.x[j] - cf.x[i]):norm() - cutoff) < 1e-9 * cutoff then tie = true end end
+        end
+        cf.cutoff = cutoff
+        if not tie then keep[#keep + 1] = cf end
+      end
+      confs = keep
+    end
+  else
+    for _, pt in ipairs(pts) do
+      if prog.mode == "potential_x" then confs[#confs + 1] = {x = {pt[1]}, R = {pt[2]}, cutoff = math.huge}
+      else confs[#confs + 1] = {x = {pt[1], pt[3]}, R = {pt[2], pt[4]}, cutoff = math.huge} end
+    end
+  end
+  if #confs == 0 then return end
+  local inertia = {{1, 2, 2.5}, {0.5, 0.5, 0.8}, {2, 1, 1.5}}
+  local function make(c)
+    local f = instantiate(prog)
+    local t = {compile = c, params = params_of(prog)}
+    if prog.mode == "potential_x" then
+      t.mass, t.inertia, t.potential = r:range(0.3, 3), inertia[1], f
+      return lf.rigidbody(t)
+    end
+    local nb = prog.mode == "potential_xs" and 2 or 3
+    for i = 1, nb do t[i] = {mass = 0.5 + i, inertia = inertia[i], x = confs[1].x[i], R = confs[1].R[i]} end
+    if prog.mode == "potential_xs" then
+      t.potential = prog.params and function(xs, Rs, p) return f(xs[1], Rs[1], xs[2], Rs[2], p) end
+                                 or function(xs, Rs) return f(xs[1], Rs[1], xs[2], Rs[2]) end
+    else
+      t.pair = f
+      if confs[1].cutoff < math.huge then t.cutoff = confs[1].cutoff end
+    end
+    return lf.bodies(t)
+  end
+  local sys = {}
+  for _, c in ipairs(use_native and {"native", "tape", false} or {"tape", false}) do
+    local ok, b = pcall(make, c)
+    local too_large = not ok and c == "native" and (tostring(b):find("more than the %d+ compiled natively") or
+                                                    tostring(b):find("C compiler timed out"))
+    if not ok and not too_large then
+      finding(unclean(b) and "raw error" or "bodies refused", fmt("%s with compile = %s: %s", prog.mode, tostring(c), tostring(b)))
+      return
+    end
+    if ok then sys[#sys + 1] = {c = tostring(c), b = b} end
+  end
+  stats.bodies = stats.bodies + 1
+  use_native = sys[1].c == "native"
+  bodies_x_at(prog, ft, sys, confs, params_of(prog), use_native, "")
+  if prog.params then -- again after sys:set_params (parameters stay inputs of the compiled code)
+    local P = params_of(prog)
+    local P2 = {k = -0.7 * P.k + 0.3, c = 1.3 * P.c, B = lf.vec3{0.1, 0.2, 0.3} - P.B}
+    for _, s in ipairs(sys) do
+      local ok, err = pcall(s.b.set_params, s.b, {k = P2.k, c = P2.c, B = lf.vec3(P2.B)})
+      if not ok then
+        finding(unclean(err) and "raw error" or "bodies set_params", fmt("%s sys:set_params (compile = %s): %s", prog.mode, s.c, tostring(err)))
+        return
+      end
+    end
+    -- (the compiled program's params are fixed when it is compiled: the reference is compiled again with P2)
+    local ok, ft2 = pcall(lf.compile, instantiate(prog), {args = prog.args, params = {k = P2.k, c = P2.c, B = lf.vec3(P2.B)},
+                                                          backend = "tape"})
+    if not ok then
+      finding(unclean(ft2) and "raw error" or "refused", "lf.compile (tape) with the params of sys:set_params: " .. tostring(ft2))
+      return
+    end
+    bodies_x_at(prog, ft2, sys, confs, P2, use_native, ", after sys:set_params" .. show(P2))
+  end
+end
+
 local function check_program(prog, use_native)
   local r = new_rng(opt.seed, 1000003 + prog.index)   -- the points' own stream
   local P = params_of(prog)
@@ -1413,7 +1672,8 @@ local function check_program(prog, use_native)
       if ok and first_native then compare_bits("repeat", v, first_native, show_point(prog, pts[1]), "value", {"native again", "native first"}) end
     end
   end
-  if prog.mode == "potential" then check_bodies(prog, pts, fnat ~= nil) end
+  if prog.mode == "potential" then check_bodies(prog, pts, fnat ~= nil)
+  elseif BODY_ARGS[prog.mode] then check_bodies_x(prog, ft, pts, fnat ~= nil) end
 end
 
 -- ------------------------------------------------------------------ the run
@@ -1448,9 +1708,11 @@ local kinds = {}
 for k, n in pairs(bykind) do kinds[#kinds + 1] = fmt("%s: %d", k, n) end
 table.sort(kinds)
 io.stderr:write(fmt("graph_fuzz: %d native compiles (%d too large, %d compiler timeouts), %d refusals as expected, " ..
-                    "%d invalid programs, %d bodies, %d gradient checks by differences (%d skipped), plain comparisons " ..
+                    "%d invalid programs, %d bodies (%d configurations of bodies that translate compared, %d skipped), " ..
+                    "%d gradient checks by differences (%d skipped), plain comparisons " ..
                     "skipped at %d points (%d near a tie, %d ill-conditioned), operations %d (largest %d), %.1f s%s\n",
-                    stats.native, stats.too_large, stats.cc_timeout, stats.refused, stats.invalid, stats.bodies, stats.fd,
+                    stats.native, stats.too_large, stats.cc_timeout, stats.refused, stats.invalid, stats.bodies,
+                    stats.body_points, stats.bodies_skipped, stats.fd,
                     stats.fd_skipped, stats.plain_skipped, stats.ties, stats.ill,
                     stats.nodes, stats.max_nodes,
                     clock() - t_start, #kinds > 0 and "; findings: " .. table.concat(kinds, ", ") or ""))
