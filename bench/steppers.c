@@ -452,15 +452,16 @@ INL void central_inl(const double *x, const double *R, double *tau, double *F)
     const double rn = lf_v3_norm(r);
     lf_m3_tapply(R, r, u);
     lf_v3_mul(Jr, u, Ju);
-    const double rAr = lf_v3_dot(u, Ju), trJ = Jr[0] + Jr[1] + Jr[2], r2 = rn * rn, r3 = r2 * rn;
+    const double i1 = 1 / rn, i2 = i1 * i1, i3 = i2 * i1, i5 = i3 * i2;
+    const double rAr = lf_v3_dot(u, Ju), trJ = Jr[0] + Jr[1] + Jr[2];
     if (F) {
         double Ar[3];
         lf_m3_apply(R, Ju, Ar);
-        const double k = 1.5 * mu_r / (r2 * r3), s = mu_r * m_r / r3 + k * (trJ - 5 * rAr / r2);
+        const double k = 1.5 * mu_r * i5, s = mu_r * m_r * i3 + k * (trJ - 5 * rAr * i2);
         for (int i = 0; i < 3; i++) F[i] = -(s * r[i] + 2 * k * Ar[i]);
     }
     lf_v3_cross(u, Ju, tau);
-    lf_v3_scale(tau, 3 * mu_r / (r2 * r3), tau);
+    lf_v3_scale(tau, 3 * mu_r * i5, tau);
 }
 
 /* the pinned body's potential for lieflow (a rotation-only body): U(R) = the central field's at the
@@ -478,9 +479,8 @@ static int pinned_eval(void *ctx, int nb, const double *R, double *U, double *ta
             lf_v3_sub(x_pin, c0_r, r);
             lf_m3_tapply(R + 9 * b, r, u);
             lf_v3_mul(Jr, u, Ju);
-            const double rn = lf_v3_norm(r), r3 = rn * rn * rn;
-            Usum += -mu_r * m_r / rn - mu_r * (Jr[0] + Jr[1] + Jr[2]) / (2 * r3) +
-                    1.5 * mu_r * lf_v3_dot(u, Ju) / (rn * rn * r3);
+            const double i1 = 1 / lf_v3_norm(r), i3 = i1 * i1 * i1, i5 = i3 * i1 * i1;
+            Usum += -mu_r * m_r * i1 - 0.5 * mu_r * (Jr[0] + Jr[1] + Jr[2]) * i3 + 1.5 * mu_r * lf_v3_dot(u, Ju) * i5;
         }
     }
     if (U) *U = Usum;

@@ -130,9 +130,31 @@ void lf_stepper_cache_torque(lf_stepper *s, const double *tau);
  * velocity Verlet of most rigid methods is kick(h/2, s->force), drift(h) before the rotation's update,
  * and kick(h/2, s->force_eval) after the torque at the new attitude. */
 /* v <- v + c F / m (F: 3 nb forces, in lanes with lanes) */
-void lf_translate_kick(lf_stepper *s, double c, const double *F);
+static inline void lf_translate_kick(lf_stepper *s, double c, const double *F)
+{
+    if (!s->trans) return;
+    const int n = s->nb * s->lanes;
+    double *restrict v = s->v;
+    const double *restrict im = s->inv_mass;
+    for (int b = 0; b < n; b++, v += 3, F += 3, im += 3) {
+        v[0] += c * F[0] * im[0];
+        v[1] += c * F[1] * im[1];
+        v[2] += c * F[2] * im[2];
+    }
+}
 /* x <- x + c v */
-void lf_translate_drift(lf_stepper *s, double c);
+static inline void lf_translate_drift(lf_stepper *s, double c)
+{
+    if (!s->trans) return;
+    const int n = s->nb * s->lanes;
+    double *restrict x = s->x;
+    const double *restrict v = s->v;
+    for (int b = 0; b < n; b++, x += 3, v += 3) {
+        x[0] += c * v[0];
+        x[1] += c * v[1];
+        x[2] += c * v[2];
+    }
+}
 
 /* ---- reversible adaptive steps (adapt.c: below the stepper, which calls these) */
 /* Checks that s can step adaptively (symmetric, fixed-step, one lane, a monitor for its system). */

@@ -343,7 +343,8 @@ static int step_n(lf_stepper *s, double h, long n)
         s->cache_set = 0;
         s->h_taken = h;
         int rc = s->step(s, h);
-        for (size_t i = 0; rc == LF_OK && i < ny; i++)
+        const int finite = rc != LF_OK || lf_all_finite(s->y, ny); /* the fast test, then the entry named */
+        for (size_t i = 0; !finite && rc == LF_OK && i < ny; i++)
             if (!isfinite(s->y[i])) {
                 if (s->nb && s->lanes == 1) {
                     /* R (9 per body), then w, x, v (3 per body each) */

@@ -50,22 +50,6 @@ void lf_stepper_cache_torque(lf_stepper *s, const double *tau)
     s->cache_valid = s->cache_set = 1;
 }
 
-void lf_translate_kick(lf_stepper *s, double c, const double *F)
-{
-    const size_t n = 3 * (size_t)s->nb * s->lanes;
-    double *restrict v = s->v;
-    const double *restrict im = s->inv_mass;
-    for (size_t i = 0; s->trans && i < n; i++) v[i] += c * F[i] * im[i];
-}
-
-void lf_translate_drift(lf_stepper *s, double c)
-{
-    const size_t n = 3 * (size_t)s->nb * s->lanes;
-    double *restrict x = s->x;
-    const double *restrict v = s->v;
-    for (size_t i = 0; s->trans && i < n; i++) x[i] += c * v[i];
-}
-
 int lf_stepper_f(lf_stepper *s, double t, const double *y, double *xi)
 {
     s->stats.f_evals++;

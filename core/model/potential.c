@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/lanes_internal.h"
+#include "base/linalg.h"
 #include "lie/so3.h"
 
 struct lf_potential {
@@ -136,6 +137,7 @@ static int check_outputs(const lf_potential *p, int nb, const double *U, const d
                          lf_error *err)
 {
     if (U && !isfinite(*U)) return lf_error_set(err, LF_EDOMAIN, "potential %s is not finite (U=%g)", p->name, *U);
+    if ((!F || lf_all_finite(F, 3 * (size_t)nb)) && (!tau || lf_all_finite(tau, 3 * (size_t)nb))) return LF_OK;
     for (int i = 0; F && i < 3 * nb; i++)
         if (!isfinite(F[i]))
             return lf_error_set(err, LF_EDOMAIN, "force of potential %s on body %d is not finite (%g)", p->name,
@@ -170,8 +172,11 @@ int lf_potential_eval_x(const lf_potential *p, const lf_bodies_config *c, double
         return lf_error_set(err, LF_EINVAL,
                             "lf_potential_eval_x: a configuration with masses, moments, positions "
                             "and attitudes is required");
-    if (F) memset(F, 0, 3 * (size_t)c->nb * sizeof(double));
-    if (!p || !p->eval_x) return lf_potential_eval(p, c->nb, c->R, U, tau, err);
+    if (!p || !p->eval_x) {
+        if (F) memset(F, 0, 3 * (size_t)c->nb * sizeof(double));
+        return lf_potential_eval(p, c->nb, c->R, U, tau, err);
+    }
+    for (int i = 0; F && i < 3 * c->nb; i++) F[i] = 0;
     for (int i = 0; i < 3 * c->nb; i++) /* a NaN position would drop out of a cutoff test unseen */
         if (!isfinite(c->x[i]))
             return lf_error_set(err, LF_EDOMAIN, "potential %s: the position of body %d is not finite (%g, %g, %g)",
