@@ -242,7 +242,8 @@ static void rigid_destroy(void *p)
 }
 
 /* Beyond the manifold: every body's kinetic energies 1/2 w.Jw and 1/2 m |v|^2 must be finite (a finite
- * w of 1e308 would make the energy, the momentum and every step overflow). */
+ * w of 1e308 would make the energy, the momentum and every step overflow), and for bodies that
+ * translate the total angular momentum about the origin (x of 1e308 makes x x m v overflow). */
 static int rigid_check_state(const lf_system *s, const double *y, double tol, lf_error *err)
 {
     (void)tol;
@@ -261,6 +262,12 @@ static int rigid_check_state(const lf_system *s, const double *y, double tol, lf
             return lf_error_set(err, LF_EINVAL, "v of body %d = (%g, %g, %g): its kinetic energy 1/2 m |v|^2 overflows",
                                 i + 1, vi[0], vi[1], vi[2]);
     }
+    double P[3], L[3];
+    if (c->mass && (momenta(s, y, P, L), !lf_v3_isfinite(L)))
+        return lf_error_set(err, LF_EINVAL,
+                            "the total angular momentum x x m v + R J w overflows (L = (%g, %g, %g)): "
+                            "the bodies are too far from the origin for their speeds",
+                            L[0], L[1], L[2]);
     return LF_OK;
 }
 

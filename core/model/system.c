@@ -171,7 +171,17 @@ int lf_system_observe(const lf_system *s, double t, const double *y, double *out
 {
     if (!s || !y || !out) return lf_error_set(err, LF_EINVAL, "lf_system_observe: a system, a state and an output are required");
     if (!s->cls->observe) return LF_OK;
-    return s->cls->observe(s, t, y, out, err);
+    int rc = s->cls->observe(s, t, y, out, err);
+    /* a finite state whose observable overflows (an energy, x x m v of a body far away): an error
+     * naming it, not an inf in a trajectory */
+    for (int i = 0, off = 0; rc == LF_OK && i < s->nobs; off += s->obs[i++].dim)
+        for (int k = 0; k < s->obs[i].dim; k++)
+            if (!isfinite(out[off + k]))
+                return lf_error_set(err, LF_EDOMAIN,
+                                    "observable %s is not finite at t=%.17g (%g): the state is beyond "
+                                    "the range of doubles for it",
+                                    s->obs[i].name, t, out[off + k]);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- first-integral form */

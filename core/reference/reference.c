@@ -35,8 +35,15 @@ int lf_reference_solve(const lf_system *sys, const double *y0, double t0, const 
 {
     if (!sys || !y0 || (ntimes > 0 && (!times || !out)) || ntimes < 0)
         return lf_error_set(err, LF_EINVAL, "reference: a system, an initial state and output space are required");
-    const double rtol = opts && opts->rtol > 0 ? opts->rtol : 1e-13;
-    const double atol = opts && opts->atol > 0 ? opts->atol : 1e-13;
+    /* a reference is accurate or it is not one: above 1e-2 rk8pd's R leaves SO(3) (at rtol = 1 by 2e7,
+     * at 3 every entry NaN), with no error */
+    const double tols[2] = {opts ? opts->rtol : 0, opts ? opts->atol : 0};
+    for (int k = 0; k < 2; k++)
+        if (tols[k] != 0 && !(tols[k] > 0 && tols[k] <= 1e-2))
+            return lf_error_set(err, LF_EINVAL,
+                                "reference: %s = %g, expected a tolerance in (0, 1e-2] (0: the default 1e-13)",
+                                k ? "atol" : "rtol", tols[k]);
+    const double rtol = tols[0] > 0 ? tols[0] : 1e-13, atol = tols[1] > 0 ? tols[1] : 1e-13;
     const double h0 = opts && opts->h0 > 0 ? opts->h0 : 1e-3;
     /* a bound on the work, so that an absurd T is an error and not a hang (rk8pd takes steps of
      * about 1e-2 of a period at tol 1e-13: 2e7 steps cover ~1e5 periods) */

@@ -77,55 +77,7 @@ local KNOWN = {}
 -- before they run (so that KNOWN would skip far more than the bug): reported, but they do not fail the
 -- run unless LIEFLOW_FUZZ_ALL=1. Matched on the finding (message or callee). Delete a bug's entry when
 -- it is fixed.
-local pool_kind -- the kind of pool object i (set with the pool, below)
 local KNOWN_FINDINGS = {
-  -- a bug (seed 101 of make fuzz, 2026-11-29; seed 124: a cyclic table, stack overflow): not fixed yet
-  {id = "luamethod-copy", owner = "scripts/lieflow/run/luamethod.lua (copy, methods:set_state)",
-   what = "set_state of an integrator of a Lua method deep-copies every field of the table it is given and calls " ..
-          ":copy() on any userdata there: a userdata without one (a system, a potential, an integrator) raises a " ..
-          "raw Lua error instead of a message naming the field, a cyclic table a stack overflow",
-   repro = "lf.integrator(lf.method{name = 'id', step = function(s, h) return s end}, lf.stress_system(), {h = 0.1})" ..
-           ":set_state{R = lf.so3.I, junk = lf.stress_system()}  --> luamethod.lua: attempt to call a nil value (method 'copy')",
-   match = function(msg, c)
-     return msg:find("luamethod%.lua:%d+: attempt to call a nil value %(method 'copy'%)") ~= nil or
-            msg:find("luamethod%.lua:%d+: stack overflow") ~= nil
-   end},
-  -- a bug (seed 124 of make fuzz, 2026-11-29): not fixed yet
-  {id = "luaintegrator-time-overflow", owner = "scripts/lieflow/run/luamethod.lua (the step of a Lua-method integrator)",
-   what = "an integrator of a Lua method steps on when t + h overflows: its t becomes inf or -inf (the C " ..
-          "integrators refuse the step: 'the time overflows')",
-   repro = "lf.integrator(lf.method{name = 'id', step = function(s, h) return s end}, lf.stress_system(), {h = 1e308})" ..
-           ":step(2).t --> inf",
-   match = function(msg)
-     local i = msg:match("^invalid object: o%[(%d+)%]%.t = %-?inf")
-     return i ~= nil and pool_kind ~= nil and pool_kind(tonumber(i)) == "lf.luaintegrator"
-   end},
-  -- a bug (seed 111 of make fuzz, 2026-11-29): not fixed yet
-  {id = "reference-loose-rtol", owner = "core/reference/reference.c, scripts (lf.reference)",
-   what = "lf.reference and lf.core.reference accept any rtol >= 0: with rtol >= ~0.5 rk8pd's R drifts off SO(3) " ..
-          "(orthogonality error 2e7 at rtol = 1, entries 1e155 at rtol = 3) or becomes NaN, returned without an error",
-   repro = "lf.core.reference(lf.bodies{{inertia = {0.5, 0.5, 0.02}, omega = {4, 0.33479351777756505, -94.90193836028115}, " ..
-           "R = lf.so3.exp{-1, 0.25826149640882112, 4}}}, 20, {rtol = 3}).R --> mat3 of -nan",
-   match = function(msg, c)
-     return c ~= nil and (c.expr == "lf.core.reference" or c.expr == "lf.reference") and msg:find("^non%-finite") ~= nil
-   end},
-  -- a bug (seed 101 of make fuzz, 2026-11-29): not fixed yet
-  {id = "angular-momentum-overflow", owner = "core/model/rigid.c (the state check and the observable angular_momentum)",
-   what = "bodies that translate: the state check refuses a kinetic energy that overflows but not an angular " ..
-          "momentum L = sum x x m v + R J w that does (|x| near 1e308), so sys:observe(), sys.angular_momentum, " ..
-          "it.angular_momentum and lf.run's L1..L3 return -inf or inf for a state the system accepted",
-   repro = "lf.rigidbody{mass = 1, inertia = {1, 2, 3}, x = {0, 1e308, 0}, v = {1e10, 0, 0}}.angular_momentum --> " ..
-           "vec3{0, 0, -inf}",
-   match = function(msg, c)
-     if c == nil or c.self == nil or not msg:find("^non%-finite") then return false end
-     local ok, L = pcall(function() return c.self.angular_momentum end)
-     if not ok or L == nil then return false end
-     local okv, bad = pcall(function()
-       for k = 1, 3 do if L[k] ~= L[k] or math.abs(L[k]) == math.huge then return true end end
-       return false
-     end)
-     return okv and bad
-   end},
   -- by design: value accessors return a plain number as it is (NaN in, NaN out)
   {id = "value-identity", owner = "lua/lib/autodiff.c (core.traced_value), scripts/lieflow/run/autodiff.lua",
    what = "lf.autodiff.value / lf.autodiff.reverse.value return an argument that is not traced unchanged, " ..
@@ -219,7 +171,6 @@ local function is_traced(x) return type(x) == "userdata" and lf.core.is_traced(x
 local oclean = {}     -- o[i] -> made by a call whose arguments were all finite and benign
 local NPOOL = 48
 ENV.o = o
-pool_kind = function(i) return okind[i] end
 local function pool_add(v, clean)
   if v == nil or type(v) == "number" or type(v) == "boolean" or type(v) == "string" then return nil end
   local i

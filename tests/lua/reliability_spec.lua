@@ -334,6 +334,31 @@ describe("found by the Lua API fuzzer (tests/fuzz) in these files", function()
     local s, c, se, rs = lf.fit_linear({1, 2}, {3, 4})
     assert.are.equal(1, s); assert.are.equal(2, c); assert.is_nil(se); assert.are.equal(0, rs)
   end)
+  it("lf.reference refuses a tolerance above 1e-2 (before: rtol = 3 returned an R of NaN, no error)", function()
+    has(errmsg(lf.reference, lf.stress_system(), 1, {rtol = 3}), "rtol = 3, expected a tolerance in (0, 1e-2]")
+    has(errmsg(lf.core.reference, lf.stress_system(), 1, {atol = 0.5}), "atol = 0.5, expected a tolerance in (0, 1e-2]")
+    assert.is_true(lf.so3.is_rotation(lf.reference(lf.stress_system(), 1, {rtol = 1e-2}).R, 1e-6))
+  end)
+  it("bodies that translate: an angular momentum that overflows is refused (before: L = -inf accepted)", function()
+    has(errmsg(lf.rigidbody, {mass = 1, inertia = {1, 2, 3}, x = {0, 1e308, 0}, v = {1e10, 0, 0}}),
+        "the total angular momentum x x m v + R J w overflows (L = (0, 0, -inf))")
+    local it = lf.integrator("vlv", lf.rigidbody{mass = 1, inertia = {1, 2, 3}, x = {0, 1e300, 0}}, {h = 1})
+    has(errmsg(it.set_state, it, {v = {1e10, 0, 0}}), "angular momentum x x m v + R J w overflows")
+  end)
+  it("an integrator of a Lua method: set_state names unknown fields and bad values, t may not overflow", function()
+    local id = lf.method{name = "id", step = function(s) return s end}
+    local it = lf.integrator(id, lf.stress_system(), {h = 0.1})
+    -- before: "attempt to call a nil value (method 'copy')" and a stack overflow
+    has(errmsg(it.set_state, it, {R = lf.so3.I, junk = lf.stress_system()}), "set_state: unknown field 'junk' (fields: t, R, omega)")
+    has(errmsg(it.set_state, it, {omega = lf.stress_system()}), "set_state: field 'omega': a state value is a lf.system")
+    local cyclic = {}
+    cyclic[1] = cyclic
+    has(errmsg(it.set_state, it, {omega = cyclic}), "set_state: field 'omega': a state value nested more than 16 levels")
+    -- before: t = inf after two steps of 1e308
+    local big = lf.integrator(id, lf.stress_system(), {h = 1e308})
+    has(errmsg(big.step, big, 2), "id: step from t=1e+308 with h=1e+308: the time overflows")
+    assert.are.equal(1e308, big.t)
+  end)
 end)
 
 describe("found by the C API fuzzer (make fuzz-c)", function()

@@ -97,12 +97,22 @@ local it_mt = {__name = "lf.luaintegrator"}
 local function finite(x) return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge end
 local methods = {}
 
--- A deep copy of a state value (userdata values have :copy(); tables are copied recursively).
-local function copy(x)
-  if type(x) == "userdata" then return x:copy() end
+-- A deep copy of a state value (vec3/mat3 have :copy(); tables are copied recursively). A state is
+-- at most a few levels deep: deeper (a cyclic table) is an error, as is a userdata without copy.
+local function copy(x, depth)
+  depth = depth or 0
+  if depth > 16 then error("a state value nested more than 16 levels deep (a cyclic table?)", 0) end
+  if type(x) == "userdata" then
+    local ok, c = pcall(function() return x:copy() end)
+    if not ok then
+      local mt = getmetatable(x)
+      error(("a state value is a %s, not a vec3, mat3 or number"):format(type(mt) == "table" and mt.__name or "userdata"), 0)
+    end
+    return c
+  end
   if type(x) ~= "table" then return x end
   local t = {}
-  for k, v in pairs(x) do t[k] = copy(v) end
+  for k, v in pairs(x) do t[k] = copy(v, depth + 1) end
   return t
 end
 
@@ -142,6 +152,9 @@ function methods:_step(h)
   local t0 = self.state_.t
   local y = h - self.tc_
   local t = t0 + y
+  if not finite(t) then
+    error(("%s: step from t=%.17g with h=%g: the time overflows"):format(self.method.name, t0, h), 0)
+  end
   self.tc_ = (t - t0) - y
   s.t = t
   self.state_ = s
@@ -171,8 +184,16 @@ function methods:state() return copy(self.state_) end
 function methods:set_state(s)
   if type(s) ~= "table" then error(("set_state: state table expected, got %s"):format(type(s)), 2) end
   if s.momentum then error("set_state: give omega for a Lua integrator", 2) end
-  local new = copy(self.state_)
-  for k, v in pairs(s) do new[k] = copy(v) end
+  local new, known = copy(self.state_), {t = true}
+  for _, f in ipairs(self.system.fields) do known[f] = true end
+  for k, v in pairs(s) do
+    if not known[k] then
+      error(("set_state: unknown field '%s' (fields: t, %s)"):format(tostring(k), table.concat(self.system.fields, ", ")), 2)
+    end
+    local ok, c = pcall(copy, v)
+    if not ok then error(("set_state: field '%s': %s"):format(k, c), 2) end
+    new[k] = c
+  end
   if not finite(new.t) then error(("set_state: field 't' must be a finite number, got %s"):format(tostring(new.t)), 2) end
   local t = new.t
   local ok, res = pcall(self.system.canonical, self.system, new, 1e-9)
