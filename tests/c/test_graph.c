@@ -37,16 +37,6 @@
 #include "model/lie_ode.h"
 #include "lie/manifold.h"
 
-static char cache_dir[256];
-
-static lf_jit_opts jit_opts(void)
-{
-    lf_jit_opts o;
-    memset(&o, 0, sizeof o);
-    o.cache_dir = cache_dir;
-    return o;
-}
-
 static double relerr(double a, double b) { return fabs(a - b) / fmax(1, fmax(fabs(a), fabs(b))); }
 
 /* ---------------------------------------------------------------- builder */
@@ -793,13 +783,6 @@ static void test_pair_potential(void **state)
     gsl_rng_free(r);
 }
 
-static void rmtree(const char *dir)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-}
-
 /* The free rigid body's momentum on S^2 (rigid_body_s2) from a graph: f, its derived Jacobian, H and
  * its derived dH against the built-in in C. */
 static void test_lie_ode_graph(void **state)
@@ -944,8 +927,7 @@ static void test_spheres_graph(void **state)
 
 int main(void)
 {
-    snprintf(cache_dir, sizeof cache_dir, "/tmp/lieflow-test-graph-XXXXXX");
-    if (!mkdtemp(cache_dir)) return 1;
+    if (!test_cache_make("graph")) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builder),        cmocka_unit_test(test_derivatives),
         cmocka_unit_test(test_singular),       cmocka_unit_test(test_tape_and_native),
@@ -956,6 +938,6 @@ int main(void)
         cmocka_unit_test(test_trivialize),     cmocka_unit_test(test_pair_potential),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    rmtree(cache_dir);
+    test_cache_remove();
     return rc;
 }

@@ -39,16 +39,6 @@
 
 enum { NBMAX = 3 };
 
-static char cache_dir[256];
-
-static lf_jit_opts jit_opts(void)
-{
-    lf_jit_opts o;
-    memset(&o, 0, sizeof o);
-    o.cache_dir = cache_dir;
-    return o;
-}
-
 static const char *backend_name(int b) { return b == LF_BACKEND_NATIVE ? "native" : "tape"; }
 
 /* lf_potential_eval_x, failing the test on an error */
@@ -124,13 +114,6 @@ static void gradient_fd(const lf_potential *p, const lf_bodies_config *c, double
             lf_so3_rmul_exp(R + 9 * j, v);
             tau[3 * j + m] = -(Up - U_at(p, &d)) / (2 * eps);
         }
-}
-
-static void rmtree(const char *dir)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
 /* tln from y0, n steps of h, with the potential's torque Jacobian (the default) and with LF_JAC_FD: the
@@ -883,14 +866,13 @@ static void test_rigid_accessors(void **state)
 
 int main(void)
 {
-    snprintf(cache_dir, sizeof cache_dir, "/tmp/lieflow-test-positions-XXXXXX");
-    if (!mkdtemp(cache_dir)) return 1;
+    if (!test_cache_make("positions")) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_graph_x_central), cmocka_unit_test(test_pairs_x),
         cmocka_unit_test(test_callback_x),      cmocka_unit_test(test_gravity),
         cmocka_unit_test(test_rigid_accessors),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    rmtree(cache_dir);
+    test_cache_remove();
     return rc;
 }

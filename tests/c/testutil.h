@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <gsl/gsl_fit.h>
@@ -136,6 +138,33 @@ static inline double back_and_forth(const lf_method *m, const lf_system *sys, co
     double d = maxdiff(lf_system_nparam(sys), lf_stepper_state(st), y0);
     lf_stepper_free(st);
     return d;
+}
+
+/* A private code cache for a test's compiled models: test_cache_make(name) creates
+ * /tmp/lieflow-test-<name>-XXXXXX (mkdtemp: a fresh directory of this user's), jit_opts() points the
+ * compiler at it, test_cache_remove() deletes it with its contents. */
+static inline char *test_cache_dir(void)
+{
+    static char dir[256];
+    return dir;
+}
+static inline int test_cache_make(const char *name)
+{
+    snprintf(test_cache_dir(), 256, "/tmp/lieflow-test-%s-XXXXXX", name);
+    return mkdtemp(test_cache_dir()) != NULL;
+}
+static inline lf_jit_opts jit_opts(void)
+{
+    lf_jit_opts o;
+    memset(&o, 0, sizeof o);
+    o.cache_dir = test_cache_dir();
+    return o;
+}
+static inline void test_cache_remove(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", test_cache_dir());
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", test_cache_dir());
 }
 
 #endif
