@@ -34,6 +34,7 @@
 /* model: systems and their forms, potentials, rigid bodies, Lie-group ODEs, spheres, compiled models */
 #include "model/system.h"
 #include "model/potential.h"
+#include "model/forcing.h"
 #include "model/rigid.h"
 #include "model/lie_ode.h"
 #include "model/spheres.h"

@@ -310,7 +310,22 @@ static size_t compose_cache(const lf_stepper *s)
 
 static int compose_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
 {
-    return lf_method_accepts(((const compose_data *)m->cls->data)->base, sys, err);
+    const compose_data *d = m->cls->data;
+    const lf_form_rigid *rigid = lf_system_rigid(sys);
+    if (d->scheme->np > 0 && rigid && rigid->forcing)
+        return lf_error_set(err, LF_EINVAL,
+                            "method %s is processed (its processor assumes an autonomous conservative system) "
+                            "and does not take a forcing (the system has the forcing %s); the compositions "
+                            "without a processor do",
+                            m->info.name, rigid->forcing_name);
+    if (d->scheme->form == LF_COMPOSE_RKN && rigid && (rigid->forcing_depends & LF_FORCING_VELOCITY))
+        return lf_error_set(err, LF_EINVAL,
+                            "method %s is a Runge-Kutta-Nystrom splitting, whose order conditions need kicks "
+                            "that do not depend on the velocities; the forcing %s does (it would run at order "
+                            "2): use dlm_s4, dlm_s6 or a symmetric composition of split_exact (triple_jump4, "
+                            "suzuki4, kahan_li6, ...)",
+                            m->info.name, rigid->forcing_name);
+    return lf_method_accepts(d->base, sys, err);
 }
 
 /* The composition of d's base with coefficients c[0..n-1] in d's form over h (c[0] first). */

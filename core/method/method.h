@@ -42,6 +42,7 @@ typedef struct lf_method_rigid_info {
     int free_body_only;      /* torque-free bodies only (LIEMID) */
     int lanes;               /* steps many one-body lanes at once (lf_stepper_new_lanes) */
     int translation;         /* integrates bodies that translate (rigid.h: their centres of mass too) */
+    int forcing;             /* takes a forcing (forcing.h, lf_rigid_set_forcing) */
 } lf_method_rigid_info;
 
 /* The registry of built-in methods. */

@@ -13,6 +13,7 @@
 
 #include "lie/manifold.h"
 #include "method/method.h"
+#include "model/forcing.h"
 #include "solve/newton.h"
 
 /* What a family implements for a method: the functions the stepper calls and the family's data for
@@ -58,6 +59,7 @@ enum {
     LF_MP_DEXPINV_1 = 1 << 9,
     LF_MP_CONTINUATION = 1 << 10,
     LF_MP_TRANSLATION = 1 << 11, /* the rigid form's claim: integrates bodies that translate */
+    LF_MP_FORCING = 1 << 12,     /* the rigid form's claim: takes a forcing (forced_kick.c) */
 };
 
 struct lf_stepper {
@@ -108,6 +110,9 @@ struct lf_stepper {
     int trans;
     double *x, *v; /* views into y: x (3 nb), v (3 nb) */
     double *force, *force_eval, *inv_mass;
+    /* a forcing (s->rigid->forcing): forced = 1, its workspace (lf_forced_work_doubles) */
+    int forced;
+    double *fwork;
 };
 
 /* ---- rigid methods */
@@ -154,6 +159,22 @@ static inline void lf_translate_drift(lf_stepper *s, double c)
         x[1] += c * v[1];
         x[2] += c * v[2];
     }
+}
+
+/* ---- the forcing (forced_kick.c; no-ops when s->forced is 0). ang is the bodies' angular state, as
+ * momenta Pi (momentum = 1) or angular velocities w; the velocities of translating bodies are s->v; the
+ * configuration s->R, s->x. E(c): ang, v += c M^{-1} Q(t, q, u) at the velocities u before the kick;
+ * I(c): the same with Q at the velocities after it (implicit; E for a forcing of the configuration and
+ * time only). A splitting's kick over c is E(c/2), the potential's kick, I(c/2) (a forcing of the
+ * configuration and time only: the potential's kick and E(c)); the variational methods take E(h/2) at
+ * a step's start and I(h/2) at its end (docs/methods.md, "Forcing"). */
+size_t lf_forced_work_doubles(const lf_stepper *s);
+int lf_stepper_forcing(lf_stepper *s, double t, const double *w, const double *v, double *Q);
+int lf_forced_explicit(lf_stepper *s, double t, double c, double *ang, int momentum);
+int lf_forced_implicit(lf_stepper *s, double t, double c, double *ang, int momentum);
+static inline int lf_forced_velocity(const lf_stepper *s)
+{
+    return s->forced && (s->rigid->forcing_depends & LF_FORCING_VELOCITY);
 }
 
 /* ---- reversible adaptive steps (adapt.c: below the stepper, which calls these) */

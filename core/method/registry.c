@@ -21,7 +21,8 @@
 #define LF_RIGID_RECORD(id, title, ref, family, order, props)                                                          \
     static const lf_method_rigid_info id##_rigid = {                                                                   \
         (LF_MP_TORQUE_EXPLICIT & (props)) != 0, (LF_MP_MOMENTUM & (props)) != 0,                                       \
-        (LF_MP_FREE_BODY_ONLY & (props)) != 0, (LF_MP_LANES & (props)) != 0, (LF_MP_TRANSLATION & (props)) != 0};      \
+        (LF_MP_FREE_BODY_ONLY & (props)) != 0,  (LF_MP_LANES & (props)) != 0,                                          \
+        (LF_MP_TRANSLATION & (props)) != 0,     (LF_MP_FORCING & (props)) != 0};                                       \
     LF_RECORD(id, title, ref, family, order, props, LF_FORM_RIGID, &id##_rigid)
 
 #define RIGID(id, title, ref, order, props) LF_RIGID_RECORD(id, title, ref, "rigid", order, props)
@@ -57,6 +58,6 @@ const lf_method_info *lf_method_get_info(const lf_method *m) { return m ? &m->in
 
 const lf_method_rigid_info *lf_method_get_rigid_info(const lf_method *m)
 {
-    static const lf_method_rigid_info none = {0, 0, 0, 0, 0};
+    static const lf_method_rigid_info none = {0, 0, 0, 0, 0, 0};
     return m ? (m->rigid ? m->rigid : &none) : NULL;
 }

@@ -106,6 +106,7 @@ static int lgvi_step(lf_stepper *s, double h)
     const double *Jall = s->J, *T0;
     double *T1 = s->work;
     int rc = lf_stepper_torque_start(s, &T0);
+    if (rc == LF_OK) rc = lf_forced_explicit(s, s->t, 0.5 * h, s->w, 0); /* a forcing: its share at the start */
     if (rc != LF_OK) return rc;
     lf_translate_kick(s, 0.5 * h, s->force); /* translating bodies: the full body problem's LGVI */
     lf_translate_drift(s, h);
@@ -122,6 +123,7 @@ static int lgvi_step(lf_stepper *s, double h)
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nb; i++) lgvi_kick(Jall + 3 * i, s->w + 3 * i, T1 + 3 * i, h);
     lf_translate_kick(s, 0.5 * h, s->force_eval);
+    if ((rc = lf_forced_implicit(s, s->t + h, 0.5 * h, s->w, 0)) != LF_OK) return rc; /* and at the end */
     lf_stepper_cache_torque(s, T1);
     return LF_OK;
 }

@@ -102,6 +102,17 @@ static void ns_rotate(double *q, double *p, int k, double Jk, double tau)
     }
 }
 
+/* Pi_k = p . P_k q / (2 |q|^2), the body momentum of NO_SQUISH's (q, p) */
+static void quat_momentum(const double *q, const double *p, double *Pi)
+{
+    const double qq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    for (int k = 0; k < 3; k++) {
+        double r[4];
+        pmul(k, q, r);
+        Pi[k] = (p[0] * r[0] + p[1] * r[1] + p[2] * r[2] + p[3] * r[3]) / (2 * qq);
+    }
+}
+
 /* ---------------------------------------------------------------- the runner */
 /* R_b = R(q_b) (lf_quat_to_matrix normalizes). The rotations keep |q| = 1 to a random walk of
  * O(eps phi) roundings; (q, p) is rescaled (p = 2 S(q)(0, Pi) scales with q) only once |q|^2 is
@@ -126,7 +137,7 @@ static void quat_to_R(double *q, double *p, double *R, int nb)
 typedef struct {
     lf_stepper *s;
     int quat;
-    double *Pi, *q, *p, *tbuf;
+    double *Pi, *q, *p, *tbuf, *Pi0;
     const double *fc;   /* the free flow's body constants */
     const double *tau;  /* torque at the current R, valid if tau_ok */
     const double *F;    /* translating bodies: the forces of the same evaluation */
@@ -135,10 +146,52 @@ typedef struct {
     int kind;           /* the pending (not yet applied) part, -1: none */
     int drift;          /* the part that moves the centres of mass (lf_split_method.drift) */
     double sub;         /* its accumulated sub-step */
+    double t;           /* the time: it runs with the drift (a forcing's kicks are at it) */
 } runner;
 
-/* the runner's 14 nb doubles, then the free flow's body constants (lf_split_consts) */
-size_t lf_split_work(const lf_stepper *s) { return 16 * (size_t)s->nb + 1; }
+/* the runner's 14 nb doubles, the free flow's body constants (lf_split_consts), Pi0 (a forcing) */
+size_t lf_split_work(const lf_stepper *s) { return 19 * (size_t)s->nb + 1; }
+
+/* The forcing's share of a kick, E(c) (implicit = 0) or I(c), on Pi; NO_SQUISH's conjugate momentum
+ * follows the change of Pi (p = 2 S(q)(0, Pi) is linear in Pi), which is 0 for a forcing of 0. */
+static int forcing_share(runner *u, double c, int implicit)
+{
+    lf_stepper *s = u->s;
+    const int nb = s->nb;
+    double *Pi = u->Pi;
+    for (int b = 0; u->quat && b < nb; b++) quat_momentum(u->q + 4 * b, u->p + 4 * b, Pi + 3 * b);
+    if (u->quat) memcpy(u->Pi0, Pi, 3 * (size_t)nb * sizeof *Pi);
+    int rc = implicit ? lf_forced_implicit(s, u->t, c, Pi, 1) : lf_forced_explicit(s, u->t, c, Pi, 1);
+    for (int b = 0; rc == LF_OK && u->quat && b < nb; b++) {
+        double d[3];
+        lf_v3_sub(Pi + 3 * b, u->Pi0 + 3 * b, d);
+        add_conj(u->p + 4 * b, u->q + 4 * b, d, 1);
+    }
+    return rc;
+}
+
+/* the potential's kick over c: Pi (or NO_SQUISH's p) and v */
+static void potential_kick(runner *u, double c)
+{
+    lf_stepper *s = u->s;
+    for (int b = 0; b < s->nb; b++) {
+        if (u->quat) add_conj(u->p + 4 * b, u->q + 4 * b, u->tau + 3 * b, c);
+        else lf_v3_axpy(u->Pi + 3 * b, c, u->tau + 3 * b, u->Pi + 3 * b);
+    }
+    lf_translate_kick(s, c, u->F);
+}
+
+/* A kick over c with a forcing (forced_kick.c): E(c/2), the potential's kick, I(c/2) for a forcing of
+ * the velocities (the trapezoidal rule: symmetric, as E(-c) inverts I(c)), else the potential's kick and
+ * E(c). */
+static int forced_kick(runner *u, double c)
+{
+    const int vel = lf_forced_velocity(u->s);
+    int rc = vel ? forcing_share(u, 0.5 * c, 0) : LF_OK;
+    if (rc != LF_OK) return rc;
+    potential_kick(u, c);
+    return vel ? forcing_share(u, 0.5 * c, 1) : forcing_share(u, c, 0);
+}
 
 static int apply(runner *u)
 {
@@ -158,16 +211,16 @@ static int apply(runner *u)
             u->F = s->force_eval;
             u->tau_ok = 1;
         }
-        for (int b = 0; b < nb; b++) {
-            if (u->quat) add_conj(u->p + 4 * b, u->q + 4 * b, u->tau + 3 * b, tau);
-            else lf_v3_axpy(u->Pi + 3 * b, tau, u->tau + 3 * b, u->Pi + 3 * b);
-        }
-        lf_translate_kick(s, tau, u->F);
+        if (s->forced) return forced_kick(u, tau);
+        potential_kick(u, tau);
         return LF_OK;
     }
     u->tau_ok = 0;
     u->R_fresh = 0;
-    if (kind == u->drift) lf_translate_drift(s, tau);
+    if (kind == u->drift) {
+        lf_translate_drift(s, tau);
+        u->t += tau;
+    }
     for (int b = 0; b < nb; b++) {
         const double *J = s->J + 3 * b;
         if (kind == LF_SPLIT_FLOW) {
@@ -182,10 +235,11 @@ static int apply(runner *u)
     return LF_OK;
 }
 
-/* queue a part: merged with the pending one if it is the same part, else the pending one is applied */
+/* queue a part: merged with the pending one if it is the same part, else the pending one is applied
+ * (a kick with a forcing of the velocities is not an exact flow, so two of them are not one) */
 static int push(runner *u, int kind, double sub)
 {
-    if (kind == u->kind) {
+    if (kind == u->kind && !(kind == LF_SPLIT_KICK && lf_forced_velocity(u->s))) {
         u->sub += sub;
         return LF_OK;
     }
@@ -198,12 +252,13 @@ static int push(runner *u, int kind, double sub)
 int lf_split_run(lf_stepper *s, const lf_split_method *b, const double *c, int nc, int pairs, double h)
 {
     const int nb = s->nb;
-    runner u = {.s = s, .quat = b->quaternion, .drift = b->drift, .tau_ok = 1, .R_fresh = 1, .kind = -1};
+    runner u = {.s = s, .quat = b->quaternion, .drift = b->drift, .tau_ok = 1, .R_fresh = 1, .kind = -1, .t = s->t};
     u.tbuf = s->work;
     u.Pi = u.tbuf + 3 * nb;
     u.q = u.Pi + 3 * nb;
     u.p = u.q + 4 * nb;
     u.fc = lf_split_consts(s);
+    u.Pi0 = s->work + 16 * (size_t)nb + 1;
     /* NO_SQUISH keeps its variables (q, p) in the cache (after the torque) while it is valid: they
      * are its state, (R, w) is computed from them after each step, and the conversion (R, w) -> (q, p)
      * happens after set_state only (each conversion costs O(eps) roundings that, repeated every step,
@@ -242,15 +297,7 @@ int lf_split_run(lf_stepper *s, const lf_split_method *b, const double *c, int n
     if (rc != LF_OK) return rc;
     for (int i = 0; i < nb; i++) {
         double *Pi = u.Pi + 3 * i;
-        if (u.quat) { /* Pi_k = p . P_k q / (2 |q|^2) */
-            const double *q = u.q + 4 * i, *p = u.p + 4 * i;
-            const double qq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-            for (int k = 0; k < 3; k++) {
-                double r[4];
-                pmul(k, q, r);
-                Pi[k] = (p[0] * r[0] + p[1] * r[1] + p[2] * r[2] + p[3] * r[3]) / (2 * qq);
-            }
-        }
+        if (u.quat) quat_momentum(u.q + 4 * i, u.p + 4 * i, Pi);
         lf_v3_div(Pi, s->J + 3 * i, s->w + 3 * i);
     }
     if (u.quat && !u.R_fresh) quat_to_R(u.q, u.p, s->R, nb);
@@ -267,7 +314,7 @@ static const lf_split_method split_exact_split;
 static int split_step(lf_stepper *s, double h)
 {
     static const double one = 1;
-    if (s->method->cls->data == &split_exact_split) return lf_split_strang_exact(s, h);
+    if (s->method->cls->data == &split_exact_split && !s->forced) return lf_split_strang_exact(s, h);
     return lf_split_run(s, s->method->cls->data, &one, 1, 0, h);
 }
 

@@ -49,6 +49,14 @@ int lf_method_accepts(const lf_method *m, const lf_system *sys, lf_error *err)
                             "methods that do: %s, and the generic Lie-group methods",
                             m->info.name, why ? ": " : "", why ? why : "", names);
     }
+    if (need == LF_FORM_RIGID && rigid->forcing && !(m->rigid && m->rigid->forcing)) {
+        char names[400];
+        names_with(offsetof(lf_method_rigid_info, forcing), names, sizeof names);
+        return lf_error_set(err, LF_EINVAL,
+                            "method %s does not take a forcing (the system has the forcing %s); methods that do: "
+                            "%s, and the generic Lie-group methods (through f)",
+                            m->info.name, rigid->forcing_name, names);
+    }
     return m->cls->accepts ? m->cls->accepts(m, sys, err) : LF_OK;
 }
 
@@ -67,6 +75,11 @@ static int lanes_accepted(const lf_method *m, const lf_system *sys, int lanes, l
     if (!rigid || rigid->nb != 1)
         return lf_error_set(err, LF_EINVAL, "lanes step copies of one rigid body; this system has %d bodies",
                             rigid ? rigid->nb : 0);
+    if (rigid->forcing)
+        return lf_error_set(err, LF_EINVAL,
+                            "lanes do not take a forcing (the system has the forcing %s): step "
+                            "the copies one by one (an ensemble)",
+                            rigid->forcing_name);
     return LF_OK;
 }
 
@@ -123,6 +136,15 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->opts.monitor = opts ? opts->monitor : NULL;
     s->opts.monitor_ctx = opts ? opts->monitor_ctx : NULL;
     s->h_next = s->opts.h0;
+    s->forced = s->rigid && s->rigid->forcing && m->info.form == LF_FORM_RIGID;
+    if (s->opts.adapt && s->rigid && s->rigid->forcing) {
+        lf_error_set(err, LF_EINVAL,
+                     "reversible adaptive steps need a time-reversible system; the forcing %s makes "
+                     "it not (use fixed steps)",
+                     s->rigid->forcing_name);
+        free(s);
+        return NULL;
+    }
     if (s->opts.adapt && lf_adapt_accepts(s, err) != LF_OK) {
         free(s);
         return NULL;
@@ -134,7 +156,8 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->ncache = ncache_method + nforce;
     size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->cls->work_doubles ? m->cls->work_doubles(s) : 0;
     const size_t nadapt = s->opts.adapt ? lf_adapt_work_doubles(s) : 0, nout = m->cls->process ? 2 * (size_t)s->np + s->ncache : 0;
-    double *mem = calloc(2 * nst + nwork + nadapt + nout + 2 * nforce + 1, sizeof(double));
+    const size_t nforced = s->forced ? lf_forced_work_doubles(s) : 0;
+    double *mem = calloc(2 * nst + nwork + nadapt + nout + 2 * nforce + nforced + 1, sizeof(double));
     int *imem = calloc(lf_stepper_iwork_ints(s), sizeof(int));
     if (!mem || !imem) {
         free(mem);
@@ -160,6 +183,7 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
         s->inv_mass = s->force_eval + nforce;
         for (size_t i = 0; i < nb3; i++) s->inv_mass[i] = 1 / s->rigid->mass[lanes > 1 ? 0 : i / 3];
     }
+    s->fwork = nforced ? s->adapt_work + nadapt + nout + 2 * nforce : NULL;
     if (s->opts.adapt) {
         s->base_step = s->step;
         s->step = lf_adapt_step;

@@ -15,7 +15,8 @@ typedef struct {
     double *J;
     double *mass; /* translating bodies: nb masses; NULL: bodies that only rotate */
     const lf_potential *pot;
-    lf_form_rigid rigid; /* the forms' records (system.h) */
+    const lf_forcing *forcing; /* NULL: none (lf_rigid_set_forcing) */
+    lf_form_rigid rigid;       /* the forms' records (system.h) */
     lf_form_second_order second_order;
 } rigid_ctx;
 
@@ -24,6 +25,14 @@ static const lf_system_class rigid_class;
 static const rigid_ctx *rigid(const lf_system *s)
 {
     return (s && s->cls == &rigid_class) ? lf_system_ctx(s) : NULL;
+}
+
+/* The forcing's torques tau and forces F (translating bodies) at (t, R, w, x, v). */
+static int forcing_at(const rigid_ctx *c, double t, const double *R, const double *w, const double *x, const double *v,
+                      double *tau, double *F, lf_error *err)
+{
+    const lf_bodies_motion m = {{c->nb, c->mass, c->J, c->mass ? x : NULL, R}, w, c->mass ? v : NULL, t};
+    return lf_forcing_eval(c->forcing, &m, tau, F, err);
 }
 
 int lf_rigid_nbodies(const lf_system *s) { return rigid(s) ? rigid(s)->nb : 0; }
@@ -132,12 +141,27 @@ static void euler_accel(const rigid_ctx *c, const double *w, double *a)
     }
 }
 
+/* tau += the forcing's torques, F += its forces (F NULL: bodies that only rotate) at (t, y) */
+static int add_forcing(const rigid_ctx *c, double t, const double *y, double *tau, double *F, lf_error *err)
+{
+    const int nb = c->nb;
+    double small[6 * 16], *q = nb <= 16 ? small : malloc(6 * (size_t)nb * sizeof *q);
+    if (!q) return lf_error_set(err, LF_ENOMEM, "forcing: out of memory (%d bodies)", nb);
+    int rc = forcing_at(c, t, y, y + 9 * nb, y + 12 * nb, y + 15 * nb, q, q + 3 * nb, err);
+    for (int i = 0; rc == LF_OK && i < 3 * nb; i++) {
+        tau[i] += q[i];
+        if (F) F[i] += q[3 * nb + i];
+    }
+    if (q != small) free(q);
+    return rc;
+}
+
 /* The second-order form's acceleration (bodies that only rotate): w' written to a[3 nb]. */
 static int accel(const lf_system *s, double t, const double *y, double *a, lf_error *err)
 {
-    (void)t; /* autonomous */
     const rigid_ctx *c = lf_system_ctx(s);
     int rc = lf_potential_eval(c->pot, c->nb, y, NULL, a, err);
+    if (rc == LF_OK && c->forcing) rc = add_forcing(c, t, y, a, NULL, err);
     if (rc == LF_OK) euler_accel(c, y + 9 * c->nb, a);
     return rc;
 }
@@ -146,7 +170,6 @@ static int accel(const lf_system *s, double t, const double *y, double *a, lf_er
  * (v_1..v_n, F_1/m_1..F_n/m_n) on (R^3)^n x (R^3)^n (the actions of r3 factors are additive). */
 static int rigid_f(const lf_system *s, double t, const double *y, double *xi, lf_error *err)
 {
-    (void)t;
     const rigid_ctx *c = lf_system_ctx(s);
     const int nb = c->nb;
     memcpy(xi, y + 9 * nb, 3 * (size_t)nb * sizeof(double));
@@ -154,6 +177,7 @@ static int rigid_f(const lf_system *s, double t, const double *y, double *xi, lf
     double *F = xi + 9 * nb;
     int rc = eval_at(c, y, x, NULL, c->mass ? F : NULL, xi + 3 * nb, err);
     if (rc != LF_OK) return rc;
+    if (c->forcing && (rc = add_forcing(c, t, y, xi + 3 * nb, c->mass ? F : NULL, err)) != LF_OK) return rc;
     euler_accel(c, y + 9 * nb, xi + 3 * nb);
     if (c->mass) {
         memcpy(xi + 6 * nb, v, 3 * (size_t)nb * sizeof(double));
@@ -285,6 +309,37 @@ static int form_torque_lanes(const lf_system *s, int B, const double *R, const d
     return lf_potential_eval_x_lanes(c->pot, B, c->mass[0], c->J, x, R, tau, F, err);
 }
 
+static int form_forcing(const lf_system *s, double t, const double *R, const double *w, const double *x,
+                        const double *v, double *tau, double *F, lf_error *err)
+{
+    return forcing_at(lf_system_ctx(s), t, R, w, x, v, tau, F, err);
+}
+
+static int form_forcing_jacobian(const lf_system *s, double t, const double *R, const double *w, const double *x,
+                                 const double *v, double *D, lf_error *err)
+{
+    const rigid_ctx *c = lf_system_ctx(s);
+    const lf_bodies_motion m = {{c->nb, c->mass, c->J, c->mass ? x : NULL, R}, w, c->mass ? v : NULL, t};
+    return lf_forcing_jacobian(c->forcing, &m, D, err);
+}
+
+int lf_rigid_set_forcing(lf_system *s, const lf_forcing *f, lf_error *err)
+{
+    rigid_ctx *c = (rigid_ctx *)rigid(s);
+    if (!c) return lf_error_set(err, LF_EINVAL, "lf_rigid_set_forcing: a rigid system is required");
+    c->forcing = f;
+    /* a forced system has no first integral (the discrete-gradient methods refuse it) */
+    if (f) s->forms &= ~LF_FORM_FIRST_INTEGRAL;
+    else s->forms |= LF_FORM_FIRST_INTEGRAL;
+    c->rigid.forcing_name = f ? lf_forcing_name(f) : NULL;
+    c->rigid.forcing_depends = f ? lf_forcing_depends(f) : 0;
+    c->rigid.forcing = f ? form_forcing : NULL;
+    c->rigid.forcing_jacobian = f && lf_forcing_has_jacobian(f) ? form_forcing_jacobian : NULL;
+    return LF_OK;
+}
+
+const lf_forcing *lf_rigid_forcing(const lf_system *s) { return rigid(s) ? rigid(s)->forcing : NULL; }
+
 static int form_has_torque_jacobian(const lf_system *s)
 {
     return lf_potential_has_jacobian(((const rigid_ctx *)lf_system_ctx(s))->pot);
@@ -349,15 +404,15 @@ static rigid_ctx *new_ctx(int nb, const double *J, const double *mass, const lf_
     memcpy(Jc, J, 3 * (size_t)nb * sizeof(double));
     if (mass) memcpy(mc, mass, (size_t)nb * sizeof(double));
     *c = (rigid_ctx){.nb = nb, .J = Jc, .mass = mc, .pot = pot};
-    c->rigid = (lf_form_rigid){nb,
-                               Jc,
-                               pot ? lf_potential_name(pot) : NULL,
-                               mass != NULL,
-                               mc,
-                               form_torque,
-                               form_torque_lanes,
-                               form_has_torque_jacobian,
-                               form_torque_jacobian};
+    c->rigid = (lf_form_rigid){.nb = nb,
+                               .J = Jc,
+                               .potential = pot ? lf_potential_name(pot) : NULL,
+                               .translating = mass != NULL,
+                               .mass = mc,
+                               .torque = form_torque,
+                               .torque_lanes = form_torque_lanes,
+                               .has_torque_jacobian = form_has_torque_jacobian,
+                               .torque_jacobian = form_torque_jacobian};
     c->second_order = (lf_form_second_order){.nconfig = nb, .accel = accel};
     return c;
 }

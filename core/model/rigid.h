@@ -22,6 +22,7 @@
 #define LF_RIGID_H
 
 #include "base/export.h"
+#include "model/forcing.h"
 #include "model/potential.h"
 #include "model/system.h"
 
@@ -35,6 +36,13 @@ lf_system *lf_rigid_new(int nb, const double *J, const lf_potential *pot, lf_err
  * (I, 0, 0, 0) for every body. mass NULL: lf_rigid_new. */
 lf_system *lf_rigid_new_translating(int nb, const double *J, const double *mass, const lf_potential *pot,
                                     lf_error *err);
+
+/* Attach a forcing (borrowed: it must outlive the system; NULL: none) to a rigid system, before
+ * steppers are made for it: it enters the Lie ODE f(t, y) of the generic methods, and the rigid
+ * methods that take a forcing (lf_method_rigid_info.forcing) integrate it; the others refuse the
+ * system. The energy stays the energy of the conservative part (a forcing does work on it). */
+int lf_rigid_set_forcing(lf_system *s, const lf_forcing *f, lf_error *err);
+const lf_forcing *lf_rigid_forcing(const lf_system *s);
 
 /* For a rigid system (0 / NULL otherwise): number of bodies, inertias (3 nb), masses (nb; NULL when
  * the bodies only rotate), potential. */

@@ -145,6 +145,16 @@ typedef struct lf_form_rigid {
     /* the torque Jacobian K (3 nb x 3 nb, potential.h) at R (and x, held fixed), when has_torque_jacobian(s) */
     int (*has_torque_jacobian)(const lf_system *s);
     int (*torque_jacobian)(const lf_system *s, const double *R, const double *x, double *K, lf_error *err);
+    /* A forcing (forcing.h: torques and forces that are not gradients), or forcing == NULL: its name,
+     * what it depends on (LF_FORCING_VELOCITY | LF_FORCING_TIME), the body torques tau (3 nb) and, when
+     * translating, spatial forces F (3 nb) at (t, R, w, x, v), checked finite, and their Jacobian D in
+     * (w, v) (forcing.h's layout; NULL: none, differences serve) */
+    const char *forcing_name;
+    unsigned forcing_depends;
+    int (*forcing)(const lf_system *s, double t, const double *R, const double *w, const double *x, const double *v,
+                   double *tau, double *F, lf_error *err);
+    int (*forcing_jacobian)(const lf_system *s, double t, const double *R, const double *w, const double *x,
+                            const double *v, double *D, lf_error *err);
 } lf_form_rigid;
 const lf_form_rigid *lf_system_rigid(const lf_system *s);
 
