@@ -12,6 +12,7 @@
 #include "base/dense.h"
 #include "base/matfun.h"
 #include "base/quadrature.h"
+#include "base/philox.h"
 /* lie: the groups and manifolds, their maps; products of factors */
 #include "lie/so3.h"
 #include "lie/s2.h"

@@ -74,6 +74,14 @@ typedef enum { LF_SOLVER_DEFAULT = 0, LF_SOLVER_NEWTON, LF_SOLVER_FIXED_POINT } 
  * (with err filled) fails the step. */
 typedef int (*lf_monitor_fn)(void *ctx, const lf_system *sys, double t, const double *y, double *Q, lf_error *err);
 
+/* A Langevin thermostat of rigid bodies (langevin.c): friction and noise on every body's velocity v
+ * (force -gamma v) and body angular velocity w (body torque -gamma_rot w_k), at the temperature kT (in
+ * the model's energy units), the noise from a counter-based generator keyed by seed. */
+typedef struct lf_thermostat {
+    double kT, gamma, gamma_rot;
+    unsigned long long seed;
+} lf_thermostat;
+
 typedef struct lf_stepper_opts {
     double newton_tol;   /* default 1e-14: stop on a relative update below it */
     int max_iter;        /* default 50 */
@@ -98,6 +106,10 @@ typedef struct lf_stepper_opts {
     lf_monitor_fn monitor;  /* NULL: the default torque monitor (rigid systems only):
                                Q^2 = sum_b |w_b|^2 + |J_b^-1 tau_b| */
     void *monitor_ctx;
+    /* NULL: none; else a Langevin thermostat (copied): each step is O(h/2) Phi_h O(h/2), Phi the
+     * method's step, O the exact Ornstein–Uhlenbeck flow of the velocities (the rigid-body methods that
+     * take a forcing, one lane, no adaptive steps, h > 0) */
+    const lf_thermostat *thermostat;
 } lf_stepper_opts;
 
 typedef struct lf_stepper_stats {
@@ -180,6 +192,10 @@ int lf_stepper_restore(lf_stepper *s, const double *y, double t, double t_comp, 
  * processed run bit for bit; h_proc = 0 is lf_stepper_set_state. */
 const double *lf_stepper_kernel_state(const lf_stepper *s, double *h_proc);
 int lf_stepper_set_kernel_state(lf_stepper *s, const double *z, double h_proc);
+/* Thermostatted steppers: the number of thermostatted steps taken (the noise's counter), and setting
+ * it (a checkpoint restored: with lf_stepper_restore, the run resumes bit for bit). 0 for others. */
+unsigned long long lf_stepper_noise_step(const lf_stepper *s);
+int lf_stepper_set_noise_step(lf_stepper *s, unsigned long long n);
 /* When *flag becomes nonzero, lf_stepper_step returns LF_EINTR at the next step boundary it checks. */
 void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag);
 

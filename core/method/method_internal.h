@@ -113,6 +113,13 @@ struct lf_stepper {
     /* a forcing (s->rigid->forcing): forced = 1, its workspace (lf_forced_work_doubles) */
     int forced;
     double *fwork;
+    /* a Langevin thermostat (langevin.c: step is lf_langevin_step around base_step): its parameters,
+     * the thermostatted steps taken (the noise's counter, rolled back with a failed step), and a flag
+     * the thermostat sets when it changed the velocities (NO_SQUISH's cached momenta are then stale) */
+    int thermostatted;
+    lf_thermostat thermostat;
+    unsigned long long noise_step;
+    int momenta_changed;
 };
 
 /* ---- rigid methods */
@@ -176,6 +183,10 @@ static inline int lf_forced_velocity(const lf_stepper *s)
 {
     return s->forced && (s->rigid->forcing_depends & LF_FORCING_VELOCITY);
 }
+
+/* ---- the Langevin thermostat (langevin.c) */
+int lf_langevin_accepts(const lf_stepper *s, const lf_thermostat *th, lf_error *err);
+int lf_langevin_step(lf_stepper *s, double h);
 
 /* ---- reversible adaptive steps (adapt.c: below the stepper, which calls these) */
 /* Checks that s can step adaptively (symmetric, fixed-step, one lane, a monitor for its system). */

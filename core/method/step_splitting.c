@@ -275,6 +275,10 @@ int lf_split_run(lf_stepper *s, const lf_split_method *b, const double *c, int n
             if (q_cached) {
                 memcpy(q, s->cache + 3 * nb + 4 * i, 4 * sizeof(double));
                 memcpy(p, s->cache + 7 * nb + 4 * i, 4 * sizeof(double));
+                if (s->momenta_changed) { /* a thermostat changed w: p = 2 S(q) (0, Pi) anew */
+                    p[0] = p[1] = p[2] = p[3] = 0;
+                    add_conj(p, q, u.Pi + 3 * i, 1);
+                }
             } else {
                 lf_quat_from_matrix(s->R + 9 * i, q);
                 p[0] = p[1] = p[2] = p[3] = 0;
@@ -282,6 +286,7 @@ int lf_split_run(lf_stepper *s, const lf_split_method *b, const double *c, int n
             }
         }
     }
+    s->momenta_changed = 0;
     for (int i = 0; i < nc && rc == LF_OK; i++) {
         const double hi = c[i] * h;
         if (!pairs)

@@ -89,6 +89,23 @@ lf_stepper *lf_stepper_new(const lf_method *m, const lf_system *sys, const doubl
     return lf_stepper_new_lanes(m, sys, 1, y0, t0, opts, err);
 }
 
+/* s->opts from opts (NULL: the defaults) */
+static void set_options(lf_stepper *s, const lf_stepper_opts *opts)
+{
+    s->opts.newton_tol = (opts && opts->newton_tol > 0) ? opts->newton_tol : 1e-14;
+    s->opts.max_iter = (opts && opts->max_iter > 0) ? opts->max_iter : 50;
+    s->opts.dexpinv_order = opts ? opts->dexpinv_order : 0;
+    s->opts.solver = opts ? opts->solver : LF_SOLVER_DEFAULT;
+    s->opts.jacobian = opts ? opts->jacobian : LF_JAC_AUTO;
+    s->opts.rtol = (opts && opts->rtol > 0) ? opts->rtol : 1e-6;
+    s->opts.atol = (opts && opts->atol > 0) ? opts->atol : 1e-9;
+    s->opts.h0 = opts ? opts->h0 : 0;
+    s->opts.quad_nodes = opts ? opts->quad_nodes : 0;
+    s->opts.adapt = opts ? opts->adapt : 0;
+    s->opts.monitor = opts ? opts->monitor : NULL;
+    s->opts.monitor_ctx = opts ? opts->monitor_ctx : NULL;
+}
+
 lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int lanes, const double *y0, double t0,
                                  const lf_stepper_opts *opts, lf_error *err)
 {
@@ -123,20 +140,18 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     s->nb = s->rigid ? s->rigid->nb : 0;
     s->J = s->rigid ? s->rigid->J : NULL;
     s->trans = s->rigid && s->rigid->translating;
-    s->opts.newton_tol = (opts && opts->newton_tol > 0) ? opts->newton_tol : 1e-14;
-    s->opts.max_iter = (opts && opts->max_iter > 0) ? opts->max_iter : 50;
-    s->opts.dexpinv_order = opts ? opts->dexpinv_order : 0;
-    s->opts.solver = opts ? opts->solver : LF_SOLVER_DEFAULT;
-    s->opts.jacobian = opts ? opts->jacobian : LF_JAC_AUTO;
-    s->opts.rtol = (opts && opts->rtol > 0) ? opts->rtol : 1e-6;
-    s->opts.atol = (opts && opts->atol > 0) ? opts->atol : 1e-9;
-    s->opts.h0 = opts ? opts->h0 : 0;
-    s->opts.quad_nodes = opts ? opts->quad_nodes : 0;
-    s->opts.adapt = opts ? opts->adapt : 0;
-    s->opts.monitor = opts ? opts->monitor : NULL;
-    s->opts.monitor_ctx = opts ? opts->monitor_ctx : NULL;
+    set_options(s, opts);
     s->h_next = s->opts.h0;
     s->forced = s->rigid && s->rigid->forcing && m->info.form == LF_FORM_RIGID;
+    if (opts && opts->thermostat) {
+        if (lf_langevin_accepts(s, opts->thermostat, err) != LF_OK) {
+            free(s);
+            return NULL;
+        }
+        s->thermostatted = 1;
+        s->thermostat = *opts->thermostat;
+    }
+    s->opts.thermostat = NULL; /* copied (a caller's pointer is not kept) */
     if (s->opts.adapt && s->rigid && s->rigid->forcing) {
         lf_error_set(err, LF_EINVAL,
                      "reversible adaptive steps need a time-reversible system; the forcing %s makes "
@@ -187,6 +202,10 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     if (s->opts.adapt) {
         s->base_step = s->step;
         s->step = lf_adapt_step;
+    }
+    if (s->thermostatted) {
+        s->base_step = s->step;
+        s->step = lf_langevin_step;
     }
     if (s->nb) {
         s->R = s->y;
@@ -362,6 +381,7 @@ static int step_n(lf_stepper *s, double h, long n)
         if ((k & 255) == 0 && s->cancel && *s->cancel)
             return lf_error_set(&s->err, LF_EINTR, "%s: interrupted at t=%.17g", s->method->info.name, s->t);
         const int valid = s->cache_valid, g_valid = s->g_valid;
+        const unsigned long long noise_step = s->noise_step;
         const double h_next = s->h_next, rho = s->rho, g = s->g;
         memcpy(s->save, s->y, nst * sizeof(double));
         s->cache_set = 0;
@@ -385,6 +405,7 @@ static int step_n(lf_stepper *s, double h, long n)
             s->cache_valid = valid;
             s->h_next = h_next;
             s->rho = rho, s->g = g, s->g_valid = g_valid;
+            s->noise_step = noise_step;
             char msg[sizeof s->err.msg];
             memcpy(msg, s->err.msg, sizeof msg);
             if (rc == LF_EINTR) return lf_error_set(&s->err, rc, "%s", msg);
@@ -398,6 +419,7 @@ static int step_n(lf_stepper *s, double h, long n)
             s->cache_valid = valid;
             s->h_next = h_next;
             s->rho = rho, s->g = g, s->g_valid = g_valid;
+            s->noise_step = noise_step;
             return lf_error_set(&s->err, LF_EDOMAIN, "%s: the time overflows (t=%g + h=%g)", s->method->info.name,
                                 s->t, hk);
         }
@@ -501,6 +523,17 @@ int lf_stepper_set_lane(lf_stepper *s, int lane, const double *y)
     return LF_OK;
 }
 double lf_stepper_time(const lf_stepper *s) { return s ? s->t : NAN; }
+
+unsigned long long lf_stepper_noise_step(const lf_stepper *s) { return s ? s->noise_step : 0; }
+
+int lf_stepper_set_noise_step(lf_stepper *s, unsigned long long n)
+{
+    if (!s) return LF_EINVAL;
+    if (!s->thermostatted && n != 0)
+        return lf_error_set(&s->err, LF_EINVAL, "set_noise_step: the stepper has no thermostat (its counter is 0)");
+    s->noise_step = n;
+    return LF_OK;
+}
 const lf_method *lf_stepper_method(const lf_stepper *s) { return s ? s->method : NULL; }
 const lf_system *lf_stepper_system(const lf_stepper *s) { return s ? s->sys : NULL; }
 const lf_error *lf_stepper_error(const lf_stepper *s) { return s ? &s->err : NULL; }
