@@ -195,6 +195,7 @@ int lf_stepper_set_kernel_state(lf_stepper *s, const double *z, double h_proc);
 /* Thermostatted steppers: the number of thermostatted steps taken (the noise's counter), and setting
  * it (a checkpoint restored: with lf_stepper_restore, the run resumes bit for bit). 0 for others. */
 unsigned long long lf_stepper_noise_step(const lf_stepper *s);
+const lf_thermostat *lf_stepper_thermostat(const lf_stepper *s); /* NULL: none */
 int lf_stepper_set_noise_step(lf_stepper *s, unsigned long long n);
 /* When *flag becomes nonzero, lf_stepper_step returns LF_EINTR at the next step boundary it checks. */
 void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag);

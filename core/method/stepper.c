@@ -525,6 +525,10 @@ int lf_stepper_set_lane(lf_stepper *s, int lane, const double *y)
 double lf_stepper_time(const lf_stepper *s) { return s ? s->t : NAN; }
 
 unsigned long long lf_stepper_noise_step(const lf_stepper *s) { return s ? s->noise_step : 0; }
+const lf_thermostat *lf_stepper_thermostat(const lf_stepper *s)
+{
+    return s && s->thermostatted ? &s->thermostat : NULL;
+}
 
 int lf_stepper_set_noise_step(lf_stepper *s, unsigned long long n)
 {

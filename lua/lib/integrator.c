@@ -155,8 +155,50 @@ static void read_adapt(lua_State *L, int t, lfb_integrator *it, lf_stepper_opts 
     lua_pop(L, 2);
 }
 
+/* Option thermostat = {kind = "langevin", T =, gamma =, gamma_rot =, seed =} into th (langevin.c);
+ * returns 0 without one. */
+static int read_thermostat(lua_State *L, int t, lf_thermostat *th)
+{
+    if (lua_getfield(L, t, "thermostat") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    if (!lua_istable(L, -1))
+        return luaL_error(L,
+                          "lf.integrator: option 'thermostat' must be a table {kind = \"langevin\", T =, gamma =, "
+                          "gamma_rot =, seed =}, got %s",
+                          luaL_typename(L, -1));
+    const int k = lua_gettop(L);
+    static const char *const keys[] = {"kind", "T", "gamma", "gamma_rot", "seed", NULL};
+    lfb_check_keys(L, k, keys, "lf.integrator", "thermostat field");
+    if (lua_getfield(L, k, "kind") != LUA_TNIL &&
+        !(lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "langevin") == 0))
+        return luaL_error(L, "lf.integrator: thermostat.kind must be \"langevin\" (the one kind there is), got %s",
+                          lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+    lua_pop(L, 1);
+    if (lua_getfield(L, k, "T") != LUA_TNUMBER)
+        return luaL_error(L,
+                          "lf.integrator: thermostat.T (kT, in the model's energy units) is required, a number >= 0");
+    lua_pop(L, 1);
+    th->kT = opt_number(L, k, "T", 0);
+    th->gamma = opt_number(L, k, "gamma", 0);
+    th->gamma_rot = opt_number(L, k, "gamma_rot", 0);
+    const int st = lua_getfield(L, k, "seed");
+    lua_Integer seed = 0;
+    if (st != LUA_TNIL) {
+        int isint = 0;
+        seed = lua_tointegerx(L, -1, &isint);
+        if (!isint || seed < 0)
+            return luaL_error(L, "lf.integrator: thermostat.seed must be an integer >= 0, got %s",
+                              luaL_tolstring(L, -1, NULL));
+    }
+    lua_pop(L, 2);
+    th->seed = (unsigned long long)seed;
+    return 1;
+}
+
 /* core.integrator(method, system, {h=, t0=, newton_tol=, max_iter=, dexpinv_order=, solver=,
- * jacobian=, rtol=, atol=, quadrature=, adapt=}) */
+ * jacobian=, rtol=, atol=, quadrature=, adapt=, thermostat=}) */
 static int l_integrator(lua_State *L)
 {
     const lf_method *m = NULL;
@@ -197,8 +239,9 @@ static int l_integrator(lua_State *L)
         lua_setiuservalue(L, 4, 2);
         lfb_method_retain(L, 1);
     }
-    static const char *const keys[] = {"h", "t0", "newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian",
-                                       "rtol", "atol", "lanes", "quadrature", "adapt", NULL};
+    static const char *const keys[] = {"h",          "t0",       "newton_tol", "max_iter", "dexpinv_order",
+                                       "solver",     "jacobian", "rtol",       "atol",     "lanes",
+                                       "quadrature", "adapt",    "thermostat", NULL};
     lfb_check_keys(L, 3, keys, "lf.integrator", "option");
     const lf_method_info *mi = lf_method_get_info(m);
     double h = opt_number(L, 3, "h", NAN);
@@ -228,6 +271,8 @@ static int l_integrator(lua_State *L)
                          .h0 = mi->adaptive ? fabs(h) : 0,
                          .quad_nodes = (int)nq};
     read_adapt(L, 3, it, &o);
+    lf_thermostat th;
+    if (read_thermostat(L, 3, &th)) o.thermostat = &th;
     if (!(o.newton_tol > 0)) return luaL_error(L, "lf.integrator: newton_tol must be positive, got %f", o.newton_tol);
     if (!(o.rtol > 0) || !(o.atol > 0))
         return luaL_error(L, "lf.integrator: rtol and atol must be positive, got %f and %f", o.rtol, o.atol);
@@ -455,6 +500,23 @@ static int it_checkpoint(lua_State *L)
         lua_pushnumber(L, h_proc);
         lua_setfield(L, -2, "h_proc");
     }
+    const lf_thermostat *th = lf_stepper_thermostat(st);
+    if (th) { /* the thermostat (lf.load makes its integrator with it) and its noise counter */
+        lua_pushinteger(L, (lua_Integer)lf_stepper_noise_step(st));
+        lua_setfield(L, -2, "noise_step");
+        lua_createtable(L, 0, 5);
+        lua_pushliteral(L, "langevin");
+        lua_setfield(L, -2, "kind");
+        lua_pushnumber(L, th->kT);
+        lua_setfield(L, -2, "T");
+        lua_pushnumber(L, th->gamma);
+        lua_setfield(L, -2, "gamma");
+        lua_pushnumber(L, th->gamma_rot);
+        lua_setfield(L, -2, "gamma_rot");
+        lua_pushinteger(L, (lua_Integer)th->seed);
+        lua_setfield(L, -2, "seed");
+        lua_setfield(L, -2, "thermostat");
+    }
     if (lf_stepper_adaptive(st)) {
         lua_pushnumber(L, lf_stepper_rho(st));
         lua_setfield(L, -2, "rho");
@@ -476,7 +538,8 @@ static int it_restore(lua_State *L)
     double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
     memcpy(y, lf_stepper_state(it->st), (size_t)np * sizeof(double));
     double t = lf_stepper_time(it->st);
-    static const char *const extra[] = {"t_comp", "next_h", "h", "steps", "rho", "monitor0", "kernel", "h_proc", NULL};
+    static const char *const extra[] = {"t_comp", "next_h", "h",          "steps",      "rho", "monitor0",
+                                        "kernel", "h_proc", "noise_step", "thermostat", NULL};
     lfb_read_state(L, 2, sys, y, &t, extra, "restore");
     /* a processed method's kernel variable (it:checkpoint of a processed run) */
     const double h_proc = opt_number(L, 2, "h_proc", 0);
@@ -498,11 +561,16 @@ static int it_restore(lua_State *L)
     if (!(steps >= 0 && steps <= 0x1p62 && steps == floor(steps)))
         return luaL_error(L, "restore: steps must be an integer >= 0, got %f", steps);
     const double rho = opt_number(L, 2, "rho", 1), q0 = opt_number(L, 2, "monitor0", 0);
+    const double noise = opt_number(L, 2, "noise_step", 0);
+    if (!(noise >= 0 && noise <= 0x1p62 && noise == floor(noise)))
+        return luaL_error(L, "restore: noise_step must be an integer >= 0, got %f", noise);
     it = checkit(L, 1);
     if (lf_stepper_restore(it->st, y, t, t_comp, next_h) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
     if (lf_stepper_adaptive(it->st) && lf_stepper_set_rho(it->st, rho, q0) != LF_OK)
         return lfb_error(L, lf_stepper_error(it->st));
     if (z && lf_stepper_set_kernel_state(it->st, z, h_proc) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
+    if (lf_stepper_set_noise_step(it->st, (unsigned long long)noise) != LF_OK)
+        return lfb_error(L, lf_stepper_error(it->st));
     lf_stepper_stats stats = {0};
     lf_stepper_get_stats(it->st, &stats);
     stats.steps = (long)steps;

@@ -26,7 +26,7 @@ local lf = {
   version = core.version, _VERSION = "lieflow " .. core.version,
   vec3 = core.vec3, mat3 = core.mat3,
   so3 = core.so3, s2 = core.s2, quat = core.quat,
-  potential = core.potential,
+  potential = core.potential, forcing = core.forcing,
   rkmk = core.rkmk,
   reference = core.reference, exact = core.exact,
   math = core.math, autodiff = ad, compile = core.compile,
@@ -53,17 +53,23 @@ function lf.method_info(name)
   for _, m in ipairs(core.methods()) do if m.name == name then return m end end
 end
 
---- lf.rigidbody{inertia=, R=, omega= | momentum=, potential=, torque=, params=, compile=}: one rigid body
---- (core.rigidbody). A Lua potential U(R [, p]) is compiled (compile = "auto" | "native" | "tape" |
---- false; body.compiled says what runs and why); its torque comes from the same graph.
+--- lf.rigidbody{inertia=, R=, omega= | momentum=, potential=, torque=, forcing=, damping=, params=, compile=}:
+--- one rigid body (core.rigidbody). A Lua potential U(R [, p]) is compiled (compile = "auto" | "native" |
+--- "tape" | false; body.compiled says what runs and why); its torque comes from the same graph.
+--- forcing = function(t, state [, p]) return {torque = ..., force = ...} end (state.R, state.omega and,
+--- with a mass, state.x, state.v; the torque in the body frame, the force in space), an lf.forcing
+--- object (lf.forcing.damping, .torque, .torque_table) or an array of them: compiled like the potential
+--- (with its Jacobian in the velocities); damping = {linear = c, angular = {a1, a2, a3} | a} adds the force
+--- -c v and the body torque -a_k omega_k. body.forcing_name, body.forcing_info say what acts.
 function lf.rigidbody(spec)
   local ok, sys = pcall(core.rigidbody, spec)
   if not ok then error(strip_position(sys), 2) end
   return sys
 end
 
---- lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs [, p]), torque = tau(Rs [, p]), params=,
---- compile=, pair=, positions=, cutoff= }: several bodies.
+--- lf.bodies{ {inertia=, R=, omega=}, ..., potential = U(Rs [, p]), torque = tau(Rs [, p]), forcing=,
+--- damping=, params=, compile=, pair=, positions=, cutoff= }: several bodies (a Lua forcing sees arrays:
+--- state.R[i], state.omega[i], ..., and returns arrays of torques and forces, one per body).
 function lf.bodies(spec)
   local ok, sys = pcall(core.bodies, spec)
   if not ok then error(strip_position(sys), 2) end
@@ -227,11 +233,13 @@ function lf.load(path, system, method)
       :format(tostring(c.system_kind), okk and kind ~= nil and ("a %s system"):format(tostring(kind)) or type(system)), 2)
   end
   local m = method or c.method
-  local ok2, it = pcall(lf.integrator, m, system, {h = c.h})
+  local ok2, it = pcall(lf.integrator, m, system, {h = c.h, thermostat = c.thermostat})
   if not ok2 then error("lf.load: " .. strip_position(it), 2) end
   local state = {}
   for k, v in pairs(c) do
-    if k ~= "format" and k ~= "version" and k ~= "method" and k ~= "system_kind" then state[k] = v end
+    if k ~= "format" and k ~= "version" and k ~= "method" and k ~= "system_kind" and k ~= "thermostat" then
+      state[k] = v
+    end
   end
   local ok3, e3 = pcall(it.restore, it, state)
   if not ok3 then error("lf.load: " .. strip_position(e3), 2) end

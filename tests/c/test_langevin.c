@@ -132,6 +132,7 @@ static void test_reproducible(void **state)
         assert_memory_equal(lf_stepper_state(a), lf_stepper_state(b), (size_t)np * sizeof(double));
         assert_true(maxdiff(np, lf_stepper_state(a), lf_stepper_state(c)) > 1e-3);
         assert_true(lf_stepper_noise_step(a) == 200);
+        assert_true(lf_stepper_thermostat(a)->seed == 12345 && lf_stepper_thermostat(a)->kT == 0.7);
         /* a checkpoint after 120 steps, resumed in a new stepper */
         lf_stepper *d = thermostatted(name, B.sys, B.y0, &th);
         run_steps(d, 0.05, 120);
@@ -164,6 +165,10 @@ static void test_reproducible(void **state)
         assert_null(lf_stepper_new(lf_method_find(refused[i]), B.sys, B.y0, 0, &o, &e));
         printf("  %s\n", e.msg);
     }
+    lf_stepper *plain = new_stepper(lf_method_find("vlv"), B.sys, B.y0, NULL);
+    assert_null(lf_stepper_thermostat(plain));
+    assert_int_not_equal(lf_stepper_set_noise_step(plain, 3), LF_OK);
+    lf_stepper_free(plain);
     lf_stepper *st = thermostatted("vlv", B.sys, B.y0, &th);
     assert_int_not_equal(lf_stepper_step(st, -0.1, 1), LF_OK);
     printf("  %s\n", lf_stepper_error(st)->msg);

@@ -5,7 +5,8 @@
 --   local res = lf.ensemble{
 --     n = 100,                       -- members 1..n ... or params = {p1, p2, ...} (member i gets params[i])
 --     make = function(i, p) return system, opts end,  -- builds member i; opts (optional) override
---                                    -- method, h, T, every, observe, newton_tol, max_iter, adapt below
+--                                    -- method, h, T, every, observe, newton_tol, max_iter, adapt,
+--                                    -- thermostat below (member i's thermostat seed: seed + i - 1)
 --     method = "vlv", h = 0.125, T = 1000, every = 40, observe = {...},   -- as for lf.run
 --     states = true,                 -- as for lf.run: each member's trajectory keeps its states (traj:state(k),
 --                                    -- traj:animate); they travel as the packed bytes
@@ -71,9 +72,10 @@ local clock = core.wall_time or os.clock
 local M = {}
 
 local CAPTURE = "__lf_ensemble_integrator" -- hidden observer: keeps the integrator for it:state()
-local RUN_KEYS = {"method", "h", "T", "every", "observe", "newton_tol", "max_iter", "adapt", "states"}
+local RUN_KEYS = {"method", "h", "T", "every", "observe", "newton_tol", "max_iter", "adapt", "states", "thermostat"}
 local KNOWN = {}
 for _, k in ipairs{"n", "params", "make", "method", "h", "T", "every", "observe", "newton_tol", "max_iter", "adapt", "states",
+                   "thermostat",
                    "reduce", "summarize", "trajectory", "workers", "progress", "mpi", "gather", "seed",
                    "quiet", "lanes"} do KNOWN[k] = true end
 
@@ -198,6 +200,13 @@ local function run_member(spec, i)
     local o = {}
     for _, k in ipairs(RUN_KEYS) do o[k] = spec[k] end
     for k, v in pairs(mopts or {}) do o[k] = v end
+    -- a thermostat's noise: member i's own stream, seed + i - 1 (the same whatever the workers)
+    if type(o.thermostat) == "table" then
+      local th = {}
+      for k, v in pairs(o.thermostat) do th[k] = v end
+      if math.type(th.seed or 0) == "integer" and (th.seed or 0) >= 0 then th.seed = (th.seed or 0) + i - 1 end
+      o.thermostat = th
+    end
     for _, k in ipairs{"method", "h", "T"} do
       if o[k] == nil then
         error(("member %d has no '%s': give it to lf.ensemble or in the options make returns"):format(i, k), 0)
@@ -250,7 +259,9 @@ local function run_lanes(spec, idxs)
     for _, k in ipairs(RUN_KEYS) do o[k] = spec[k] end
     for k, v in pairs(mopts or {}) do o[k] = v end
     -- lanes share one step size: adaptive members run one by one
-    if o.observe ~= nil or o.adapt or type(o.method) ~= "string" or o.h == nil or o.T == nil then return nil end
+    if o.observe ~= nil or o.adapt or o.thermostat or type(o.method) ~= "string" or o.h == nil or o.T == nil then
+      return nil
+    end
     local okk, kj = pcall(system.lane_model, system)
     if not okk or kj == nil or (key and kj ~= key) then return nil end
     if o1 and (o.method ~= o1.method or o.h ~= o1.h or o.T ~= o1.T or o.every ~= o1.every

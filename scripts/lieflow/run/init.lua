@@ -25,6 +25,9 @@
 -- adapt = true | {monitor = "torque" | function(state) return rate end}: reversible adaptive steps
 -- (lf.integrator's option; h is the step at the start): samples every `every` steps, the last step
 -- landing on T, and the columns step (the last time step) and rho (the step density).
+-- thermostat = {kind = "langevin", T = kT, gamma =, gamma_rot =, seed =}: a Langevin thermostat of
+-- rigid bodies (lf.integrator's option): friction -gamma v and -gamma_rot w_k with the matching noise,
+-- reproducible from the seed (checkpoints carry the noise counter).
 -- progress: nil = a progress line on stderr (\r, percentage, steps/s) when stderr is a terminal
 -- and the run has lasted more than 1 s; true = always; false = never.
 -- record = {"R", "omega", "quaternion", "euler_zyx", ...}: columns of the state itself, without one
@@ -259,7 +262,7 @@ end
 -- ------------------------------------------------------------------ options
 -- The integrator options a run forwards to lf.integrator (solver and tolerances of the methods).
 M.INTEGRATOR_KEYS = {"newton_tol", "max_iter", "dexpinv_order", "solver", "jacobian", "rtol", "atol", "quadrature",
-                     "adapt"}
+                     "adapt", "thermostat"}
 
 --- M.integrator_opts(opts, h [, skip]) -> the lf.integrator options in opts (M.INTEGRATOR_KEYS, but
 --- those in the set skip) with h.

@@ -1,0 +1,97 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
+-- The Langevin thermostat from Lua (lf.integrator's option thermostat; the statistics are measured in
+-- tests/c/test_langevin.c): lf.run and ensembles reproducible from the seed whatever the workers,
+-- checkpoints (it:checkpoint, it:save / lf.load) resuming bit for bit, refusals naming the field.
+local lf = require "lieflow"
+local T = require "testlib"
+local errmsg, has = T.errmsg, T.has
+
+local function bodies()
+  return lf.bodies{{inertia = {1, 2, 3}, mass = 1.5, x = {0, 0, 0}},
+                   {inertia = {1, 1, 2}, mass = 2, x = {3, 0, 0}, v = {0, 0.1, 0}}}
+end
+local TH = {T = 0.7, gamma = 1, gamma_rot = 0.5, seed = 11}
+
+describe("thermostat", function()
+  it("lf.run is reproducible from the seed, another seed differs, the energy moves", function()
+    local function run(seed)
+      local th = {T = TH.T, gamma = TH.gamma, gamma_rot = TH.gamma_rot, seed = seed}
+      return lf.run(bodies(), {method = "no_squish", h = 0.05, T = 20, every = 40, thermostat = th,
+                               record = {"v"}})
+    end
+    local a, b, c = run(11), run(11), run(12)
+    for k = 1, #a.t do
+      assert.are.equal(a.energy[k], b.energy[k])
+      assert.are.equal(a["2_v3"][k], b["2_v3"][k])
+    end
+    assert.are_not.equal(a.energy[#a.t], c.energy[#c.t])
+    assert.is_true(math.abs(a.energy[#a.t] - a.energy[1]) > 1e-3) -- heat exchanged with the bath
+  end)
+
+  it("it:checkpoint and it:save / lf.load resume bit for bit", function()
+    for _, m in ipairs{"vlv", "dlm", "split_exact_s4"} do
+      local it = lf.integrator(m, bodies(), {h = 0.05, thermostat = TH})
+      it:step(30)
+      local cp = it:checkpoint()
+      assert.are.equal(30, cp.noise_step)
+      assert.are.equal(11, cp.thermostat.seed)
+      local path = os.tmpname()
+      it:save(path)
+      it:step(20)
+      local it2 = lf.integrator(m, bodies(), {h = 0.05, thermostat = TH})
+      it2:restore(cp)
+      it2:step(20)
+      local it3 = lf.load(path, bodies())
+      os.remove(path)
+      it3:step(20)
+      for _, o in ipairs{it2, it3} do
+        local s, r = it:state(), o:state()
+        for b = 1, 2 do
+          for k = 1, 3 do
+            assert.are.equal(s.omega[b][k], r.omega[b][k])
+            assert.are.equal(s.v[b][k], r.v[b][k])
+            assert.are.equal(s.x[b][k], r.x[b][k])
+          end
+        end
+      end
+    end
+  end)
+
+  it("ensemble members get their own streams, the same with 1 and 2 workers", function()
+    local function ens(workers)
+      return lf.ensemble{n = 4, make = function() return bodies() end, method = "dlm", h = 0.05, T = 5,
+                         every = 100, thermostat = TH, workers = workers, trajectory = false}
+    end
+    local r1, r2 = ens(1), ens(2)
+    for i = 1, 4 do
+      assert.is_true(r1[i].ok and r2[i].ok)
+      assert.are.equal(r1[i].state.v[1][1], r2[i].state.v[1][1])
+      if i > 1 then assert.are_not.equal(r1[i].state.v[1][1], r1[1].state.v[1][1]) end
+    end
+  end)
+
+  it("refuses bad thermostats and methods that cannot take one, naming the field", function()
+    local sys = bodies()
+    local function refuses(th, ...)
+      local msg = errmsg(lf.integrator, "vlv", sys, {h = 0.1, thermostat = th})
+      for _, w in ipairs{...} do has(msg, w) end
+    end
+    refuses({T = -1}, "T = -1")
+    refuses({T = 1, gamma = -2}, "gamma = -2")
+    refuses({T = 1, gamma_rot = 0 / 0}, "gamma_rot")
+    refuses({T = 1, seed = 1.5}, "seed", "integer")
+    refuses({T = 1, seed = -3}, "seed")
+    refuses({T = 1, kind = "nose_hoover"}, "langevin")
+    refuses({T = 1, temperature = 2}, "temperature")
+    refuses({gamma = 1}, "thermostat.T")
+    refuses(3, "table")
+    local msg = errmsg(lf.integrator, "eln", sys, {h = 0.1, thermostat = {T = 1}})
+    has(msg, "eln")
+    has(msg, "no_squish")
+    msg = errmsg(lf.integrator, "rkmk4", sys, {h = 0.1, thermostat = {T = 1}})
+    has(msg, "rkmk4")
+    local it = lf.integrator("dlm", sys, {h = -0.1, thermostat = {T = 1}})
+    msg = errmsg(it.step, it, 1)
+    has(msg, "forward")
+  end)
+end)
