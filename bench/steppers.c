@@ -926,6 +926,45 @@ static int translating_bench(long N, double h, const lf_potential *stress, const
     return ok;
 }
 
+/* ---------------------------------------------------------------- forcings */
+/* A forced step against an unforced one on the same body and potential (the stress test): a torque of t
+ * tabulated in the body frame (a forcing of t: explicit kicks), and a linear damping (a forcing of the
+ * velocities: vlv's and lgvi's end kick and the splittings' second half-kick implicit, one Newton
+ * iteration with its analytic Jacobian). Target: at most 1.2x the unforced step. The compiled Lua
+ * forcings are timed in bench/forcing.lua. */
+static void forcing_bench(long N, double h, const lf_potential *stress, const double *y0)
+{
+    lf_error e;
+    /* a drive that ends (a torque left on would spin the body up, and its Newton iterations with it) and
+     * a weak damping (the motion stays that of the unforced body over the run: the same work per step) */
+    const double tt[3] = {0, 10, 20}, tau[9] = {0, 0, 0, 0.1, -0.2, 0.05, 0, 0, 0}, a[3] = {1e-7, 2e-7, 1e-7};
+    lf_forcing *table = lf_forcing_torque_table(3, tt, tau, 0, &e), *damp = lf_forcing_damping(0, a, &e);
+    lf_system *plain = lf_rigid_new(1, J, stress, &e), *driven = lf_rigid_new(1, J, stress, &e),
+              *damped = lf_rigid_new(1, J, stress, &e);
+    lf_rigid_set_forcing(driven, table, &e);
+    lf_rigid_set_forcing(damped, damp, &e);
+    printf("\nforced steps against unforced ones (stress test, one body, h = %g, %ld steps, CPU time, median of 7 "
+           "interleaved rounds; target: ratio <= 1.2)\n",
+           h, N);
+    printf("%-12s %12s %12s %7s %12s %7s %s\n", "method", "plain st/s", "driven st/s", "ratio", "damped st/s", "ratio",
+           "Newton its/step: plain, damped");
+    const char *names[3] = {"vlv", "no_squish", "split_exact"};
+    for (int c = 0; c < 3; c++) {
+        const lf_method *m = lf_method_find(names[c]);
+        double t[3][7], newton = 0, newton0 = 0;
+        for (int r = 0; r < 7; r++) {
+            t[0][r] = time_stepper(m, plain, y0, h, N, &newton0);
+            t[1][r] = time_stepper(m, driven, y0, h, N, NULL);
+            t[2][r] = time_stepper(m, damped, y0, h, N, &newton);
+        }
+        const double q0 = median7(t[0]), q1 = median7(t[1]), q2 = median7(t[2]);
+        printf("%-12s %12.0f %12.0f %7.2f %12.0f %7.2f %.2f, %.2f%s\n", names[c], N / q0, N / q1, q1 / q0, N / q2,
+               q2 / q0, newton0, newton, q1 / q0 <= 1.2 && q2 / q0 <= 1.2 ? "" : "  (above 1.2)");
+    }
+    lf_system_free(plain), lf_system_free(driven), lf_system_free(damped);
+    lf_forcing_free(table), lf_forcing_free(damp);
+}
+
 int main(int argc, char **argv)
 {
     const long N = argc > 1 ? atol(argv[1]) : 400000;
@@ -975,6 +1014,7 @@ int main(int argc, char **argv)
                ratio_hand, ti[3] / tl[3], dh, di, dh <= 1e-12 && di <= 1e-12 ? "" : "  (DIFFERENT)");
     }
     ok &= translating_bench(N, h, pot, y0);
+    forcing_bench(N, h, pot, y0);
     lf_system_free(sys);
     lf_potential_free(pot);
     return ok ? 0 : 1;

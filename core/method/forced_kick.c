@@ -8,9 +8,13 @@
  * taken by the trapezoidal rule over a step (Marsden & West 2001, §3.2: the discrete forces
  * f_d^- = f_d^+ = h/2 Q at the step's two ends). For a forcing of the configuration and time only, I
  * is E. A velocity-dependent I is solved by Newton with the forcing's Jacobian in the velocities
- * (differences of Q without one), or by fixed-point iteration above LF_FORCED_NEWTON_MAX unknowns. */
+ * (differences of Q without one), or by fixed-point iteration above LF_FORCED_NEWTON_MAX unknowns; a
+ * forcing affine in the velocities (LF_FORCING_AFFINE: damping) by one linear solve,
+ * (I - c M^{-1} D) (u1 - u) = c M^{-1} Q(t, q, u). */
 #include <string.h>
 
+#include "base/dense.h"
+#include "base/linalg.h"
 #include "method/method_internal.h"
 
 /* the dense Newton's largest dimension (32 bodies that translate); above it, fixed-point iteration */
@@ -29,16 +33,12 @@ size_t lf_forced_work_doubles(const lf_stepper *s)
     return 4 * n + solve; /* u_a, u, Q, w of the momenta; D and the solver's */
 }
 
-int lf_stepper_forcing(lf_stepper *s, double t, const double *w, const double *v, double *Q)
-{
-    s->stats.f_evals++;
-    return s->rigid->forcing(s->sys, t, s->R, w, s->x, v, Q, s->trans ? Q + 3 * s->nb : NULL, &s->err);
-}
-
-/* the angular velocities w of the bodies' angular state ang (momenta: w = Pi / J) */
+/* the angular velocities w of the bodies' angular state ang (momenta: w = Pi / J); a forcing that does
+ * not depend on them gets the stepper's w unread (not converted: it saves a division per component) */
 static const double *velocities(lf_stepper *s, const double *ang, int momentum, double *w)
 {
     if (!momentum) return ang;
+    if (!(s->rigid->forcing_depends & LF_FORCING_VELOCITY)) return s->w;
     for (int i = 0; i < 3 * s->nb; i++) w[i] = ang[i] / s->J[i];
     return w;
 }
@@ -48,8 +48,17 @@ int lf_forced_explicit(lf_stepper *s, double t, double c, double *ang, int momen
     if (!s->forced) return LF_OK;
     const int n3 = 3 * s->nb;
     double *Q = s->fwork + 2 * (size_t)nvel(s), *w = Q + nvel(s);
-    int rc = lf_stepper_forcing(s, t, velocities(s, ang, momentum, w), s->v, Q);
-    if (rc != LF_OK) return rc;
+    if (s->fcache) { /* a forcing of t and the configuration: once per (t, R, x) */
+        Q = s->fcache;
+        if (!s->fq_valid) {
+            int rc = lf_stepper_forcing(s, t, s->w, s->v, Q);
+            if (rc != LF_OK) return rc;
+            s->fq_valid = 1;
+        }
+    } else {
+        int rc = lf_stepper_forcing(s, t, velocities(s, ang, momentum, w), s->v, Q);
+        if (rc != LF_OK) return rc;
+    }
     for (int i = 0; i < n3; i++) ang[i] += momentum ? c * Q[i] : c * Q[i] / s->J[i];
     lf_translate_kick(s, c, Q + n3);
     return LF_OK;
@@ -86,10 +95,71 @@ static int implicit_residual(void *ctx, const double *u, double *r, double *A, l
     return LF_OK;
 }
 
+/* I(c) of a forcing affine in the velocities: u1 = u_a + d, (I - c M^{-1} D) d = c M^{-1} Q(u_a); the
+ * momenta change by J d_w (exactly 0 for a forcing of 0) */
+static int affine_kick(lf_stepper *s, double t, double c, double *ang, int momentum)
+{
+    const int n = nvel(s), n3 = 3 * s->nb;
+    double *ua = s->fwork, *d = ua + n, *Q = d + n, *A = Q + 2 * (size_t)n;
+    memcpy(ua, velocities(s, ang, momentum, ua), (size_t)n3 * sizeof *ua);
+    if (s->trans) memcpy(ua + n3, s->v, (size_t)n3 * sizeof *ua);
+    int rc = lf_stepper_forcing(s, t, ua, s->trans ? ua + n3 : NULL, Q);
+    if (rc == LF_OK) rc = s->rigid->forcing_jacobian(s->sys, t, s->R, ua, s->x, s->trans ? ua + n3 : NULL, A, &s->err);
+    if (rc != LF_OK) return rc;
+    s->stats.jac_evals++;
+    for (int i = 0; i < n; i++) {
+        const double cim = c * (i < n3 ? 1 / s->J[i] : s->inv_mass[i - n3]);
+        d[i] = cim * Q[i];
+        for (int j = 0; j < n; j++) A[(size_t)i * n + j] = (i == j) - cim * A[(size_t)i * n + j];
+    }
+    if (lf_lu_factor(n, A, s->iwork) != 0)
+        return lf_error_set(&s->err, LF_EDOMAIN, "the implicit kick of the forcing %s is singular (c = %g)",
+                            s->rigid->forcing_name, c);
+    lf_lu_solve(n, A, s->iwork, d);
+    for (int i = 0; i < n3; i++) ang[i] = momentum ? ang[i] + s->J[i] * d[i] : ang[i] + d[i];
+    for (int i = 0; s->trans && i < n3; i++) s->v[i] += d[n3 + i];
+    return LF_OK;
+}
+
+/* Q and the diagonal d of its Jacobian at the velocities w, v (a forcing with LF_FORCING_DIAGONAL) */
+static int eval_diagonal(lf_stepper *s, double t, const double *w, const double *v, double *Q, double *d)
+{
+    int rc = lf_stepper_forcing(s, t, w, v, Q);
+    if (rc == LF_OK) rc = s->rigid->forcing_diagonal(s->sys, t, s->R, w, s->x, v, d, &s->err);
+    return rc;
+}
+
+/* 1/J or 1/m of velocity component i */
+static double inv_inertia(const lf_stepper *s, int i)
+{
+    const int n3 = 3 * s->nb;
+    return i < n3 ? 1 / s->J[i] : s->inv_mass[i - n3];
+}
+
+/* I(c) of a forcing with a diagonal Jacobian, in closed form: d_i = c Q_i / (M_i - c D_ii) */
+static int diagonal_kick(lf_stepper *s, double t, double c, double *ang, int momentum)
+{
+    const int n = nvel(s), n3 = 3 * s->nb;
+    double *ua = s->fwork, *D = ua + n, *Q = D + n;
+    memcpy(ua, velocities(s, ang, momentum, ua), (size_t)n3 * sizeof *ua);
+    if (s->trans) memcpy(ua + n3, s->v, (size_t)n3 * sizeof *ua);
+    int rc = eval_diagonal(s, t, ua, s->trans ? ua + n3 : NULL, Q, D);
+    if (rc != LF_OK) return rc;
+    for (int i = 0; i < n; i++) {
+        const double cim = c * inv_inertia(s, i), d = cim * Q[i] / (1 - cim * D[i]);
+        if (i < n3) ang[i] += momentum ? s->J[i] * d : d;
+        else s->v[i - n3] += d;
+    }
+    return LF_OK;
+}
+
 int lf_forced_implicit(lf_stepper *s, double t, double c, double *ang, int momentum)
 {
     if (!s->forced) return LF_OK;
     if (!(s->rigid->forcing_depends & LF_FORCING_VELOCITY)) return lf_forced_explicit(s, t, c, ang, momentum);
+    if (s->rigid->forcing_depends & LF_FORCING_DIAGONAL) return diagonal_kick(s, t, c, ang, momentum);
+    if ((s->rigid->forcing_depends & LF_FORCING_AFFINE) && nvel(s) <= LF_FORCED_NEWTON_MAX)
+        return affine_kick(s, t, c, ang, momentum);
     const int n = nvel(s), n3 = 3 * s->nb;
     double *ua = s->fwork, *u = ua + n, *Q = u + n, *work = Q + 2 * (size_t)n;
     memcpy(ua, velocities(s, ang, momentum, ua), (size_t)n3 * sizeof *ua);
@@ -105,4 +175,47 @@ int lf_forced_implicit(lf_stepper *s, double t, double c, double *ang, int momen
     for (int i = 0; i < n3; i++) ang[i] = momentum ? ang[i] + s->J[i] * (u[i] - ua[i]) : u[i];
     if (s->trans) memcpy(s->v, u + n3, (size_t)n3 * sizeof *u);
     return LF_OK;
+}
+
+/* The trapezoidal kick of a forcing with a diagonal Jacobian from one evaluation at u0 (Q is affine:
+ * Q(u1) = Q(u0) + D (u1 - u0)): Pi_k = Pi0 + c/2 Q0 + c tau, then the implicit half in closed form,
+ * Pi1 - Pi_k = c/2 (Q0 + D (w_k - w0)) / (1 - c/2 D / J) (v likewise with m) */
+static void diagonal_trapezoid(lf_stepper *s, double c, double *Pi, const double *tau, const double *F,
+                               const double *u0, const double *Q, const double *D)
+{
+    const int n3 = 3 * s->nb;
+    for (int b = 0; b < s->nb; b++) {
+        for (int k = 0; k < 3; k++) Pi[3 * b + k] += 0.5 * c * Q[3 * b + k];
+        lf_v3_axpy(Pi + 3 * b, c, tau + 3 * b, Pi + 3 * b);
+    }
+    for (int i = 0; i < n3; i++) {
+        const double wk = Pi[i] / s->J[i], h2 = 0.5 * c;
+        Pi[i] += h2 * (Q[i] + D[i] * (wk - u0[i])) / (1 - h2 * D[i] / s->J[i]);
+    }
+    if (!s->trans) return;
+    for (int i = 0; i < n3; i++) s->v[i] += 0.5 * c * Q[n3 + i] * s->inv_mass[i];
+    lf_translate_kick(s, c, F);
+    for (int i = 0; i < n3; i++) {
+        const double h2 = 0.5 * c * s->inv_mass[i];
+        s->v[i] += h2 * (Q[n3 + i] + D[n3 + i] * (s->v[i] - u0[n3 + i])) / (1 - h2 * D[n3 + i]);
+    }
+}
+
+int lf_forced_trapezoid(lf_stepper *s, double t, double c, double *Pi, const double *tau, const double *F)
+{
+    const int vel = lf_forced_velocity(s);
+    if (vel && (s->rigid->forcing_depends & LF_FORCING_DIAGONAL)) {
+        const int n = nvel(s), n3 = 3 * s->nb;
+        double *u0 = s->fwork, *D = u0 + n, *Q = D + n;
+        velocities(s, Pi, 1, u0);
+        if (s->trans) memcpy(u0 + n3, s->v, (size_t)n3 * sizeof *u0);
+        int rc = eval_diagonal(s, t, u0, s->trans ? u0 + n3 : NULL, Q, D);
+        if (rc == LF_OK) diagonal_trapezoid(s, c, Pi, tau, F, u0, Q, D);
+        return rc;
+    }
+    int rc = vel ? lf_forced_explicit(s, t, 0.5 * c, Pi, 1) : LF_OK;
+    if (rc != LF_OK) return rc;
+    for (int b = 0; b < s->nb; b++) lf_v3_axpy(Pi + 3 * b, c, tau + 3 * b, Pi + 3 * b);
+    lf_translate_kick(s, c, F);
+    return vel ? lf_forced_implicit(s, t, 0.5 * c, Pi, 1) : lf_forced_explicit(s, t, c, Pi, 1);
 }

@@ -122,11 +122,33 @@ int lf_free_flow(lf_stepper *s, const double *fc, int b, double *Pi, double tau)
  * (the runner took half of a step's time, bench/steppers.c). The torque at the start (tau0, the
  * cache) is used up before the new one is evaluated, so the new one goes to the cache directly (a
  * failed step restores the cache with the state: lf_stepper_step). */
+/* split_exact's step with a forcing: the kicks are lf_forced_trapezoid's at t and t + h */
+static int strang_exact_forced(lf_stepper *s, double h)
+{
+    const int nb = s->nb;
+    const double *fc = consts(s), *tau0;
+    double *Pi = s->work;
+    int rc = lf_stepper_torque_start(s, &tau0);
+    if (rc != LF_OK) return rc;
+    for (int b = 0; b < nb; b++) lf_v3_mul(s->J + 3 * b, s->w + 3 * b, Pi + 3 * b);
+    if ((rc = lf_forced_trapezoid(s, s->t, 0.5 * h, Pi, tau0, s->force)) != LF_OK) return rc;
+    lf_translate_drift(s, h);
+    lf_forced_moved(s);
+    for (int b = 0; b < nb; b++)
+        if ((rc = flow(s, fc, b, Pi + 3 * b, h)) != LF_OK) return rc;
+    if ((rc = lf_stepper_torque(s, s->R, s->tau)) != LF_OK) return rc;
+    if ((rc = lf_forced_trapezoid(s, s->t + h, 0.5 * h, Pi, s->tau, s->force_eval)) != LF_OK) return rc;
+    for (int b = 0; b < nb; b++) lf_v3_div(Pi + 3 * b, s->J + 3 * b, s->w + 3 * b);
+    lf_stepper_cache_torque(s, s->tau);
+    return LF_OK;
+}
+
 int lf_split_strang_exact(lf_stepper *s, double h)
 {
     const int nb = s->nb;
     const double *fc = consts(s), *tau0;
     double *Pi = s->work;
+    if (s->forced) return strang_exact_forced(s, h);
     int rc = lf_stepper_torque_start(s, &tau0);
     if (rc != LF_OK) return rc;
     lf_translate_kick(s, 0.5 * h, s->force); /* translating bodies: the kicks and the free flight of x */

@@ -110,9 +110,13 @@ struct lf_stepper {
     int trans;
     double *x, *v; /* views into y: x (3 nb), v (3 nb) */
     double *force, *force_eval, *inv_mass;
-    /* a forcing (s->rigid->forcing): forced = 1, its workspace (lf_forced_work_doubles) */
+    /* a forcing (s->rigid->forcing): forced = 1, its workspace (lf_forced_work_doubles); a forcing of t
+     * and the configuration only is evaluated once per (t, R, x): fcache (in the cache, after the forces)
+     * holds its value there while fq_valid (set with the torque by lf_stepper_torque_start, cleared by a
+     * method when it moves R, x or t) */
     int forced;
-    double *fwork;
+    double *fwork, *fcache;
+    int fq_valid;
     /* a Langevin thermostat (langevin.c: step is lf_langevin_step around base_step): its parameters,
      * the thermostatted steps taken (the noise's counter, rolled back with a failed step), and a flag
      * the thermostat sets when it changed the velocities (NO_SQUISH's cached momenta are then stale) */
@@ -174,11 +178,17 @@ static inline void lf_translate_drift(lf_stepper *s, double c)
  * I(c): the same with Q at the velocities after it (implicit; E for a forcing of the configuration and
  * time only). A splitting's kick over c is E(c/2), the potential's kick, I(c/2) (a forcing of the
  * configuration and time only: the potential's kick and E(c)); the variational methods take E(h/2) at
- * a step's start and I(h/2) at its end (docs/methods.md, "Forcing"). */
+ * a step's start and I(h/2) at its end (docs/methods.md, "Forcing"). A method that moves R, x or the time
+ * within a step sets s->fq_valid = 0 (lf_forced_moved). */
 size_t lf_forced_work_doubles(const lf_stepper *s);
 int lf_stepper_forcing(lf_stepper *s, double t, const double *w, const double *v, double *Q);
 int lf_forced_explicit(lf_stepper *s, double t, double c, double *ang, int momentum);
 int lf_forced_implicit(lf_stepper *s, double t, double c, double *ang, int momentum);
+/* A splitting's kick over c at time t on the momenta Pi with the potential's torques tau and forces F
+ * (translating bodies): E(c/2), Pi += c tau, v += c F/m, I(c/2) (a forcing of the configuration and
+ * time only: E(c) after the potential's kick). */
+int lf_forced_trapezoid(lf_stepper *s, double t, double c, double *Pi, const double *tau, const double *F);
+static inline void lf_forced_moved(lf_stepper *s) { s->fq_valid = 0; }
 static inline int lf_forced_velocity(const lf_stepper *s)
 {
     return s->forced && (s->rigid->forcing_depends & LF_FORCING_VELOCITY);

@@ -110,6 +110,7 @@ static int lgvi_step(lf_stepper *s, double h)
     if (rc != LF_OK) return rc;
     lf_translate_kick(s, 0.5 * h, s->force); /* translating bodies: the full body problem's LGVI */
     lf_translate_drift(s, h);
+    lf_forced_moved(s);
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
         double *w = s->w + 3 * i, p[3], g[3], x[3];

@@ -186,6 +186,7 @@ static void potential_kick(runner *u, double c)
  * E(c). */
 static int forced_kick(runner *u, double c)
 {
+    if (!u->quat) return lf_forced_trapezoid(u->s, u->t, c, u->Pi, u->tau, u->F);
     const int vel = lf_forced_velocity(u->s);
     int rc = vel ? forcing_share(u, 0.5 * c, 0) : LF_OK;
     if (rc != LF_OK) return rc;
@@ -217,6 +218,7 @@ static int apply(runner *u)
     }
     u->tau_ok = 0;
     u->R_fresh = 0;
+    lf_forced_moved(s);
     if (kind == u->drift) {
         lf_translate_drift(s, tau);
         u->t += tau;
@@ -319,7 +321,7 @@ static const lf_split_method split_exact_split;
 static int split_step(lf_stepper *s, double h)
 {
     static const double one = 1;
-    if (s->method->cls->data == &split_exact_split && !s->forced) return lf_split_strang_exact(s, h);
+    if (s->method->cls->data == &split_exact_split) return lf_split_strang_exact(s, h);
     return lf_split_run(s, s->method->cls->data, &one, 1, 0, h);
 }
 

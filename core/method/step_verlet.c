@@ -97,6 +97,7 @@ static int vlv_step(lf_stepper *s, double h)
     if (rc != LF_OK) return rc;
     lf_translate_kick(s, 0.5 * h, s->force); /* translating bodies: velocity Verlet on (x, v) */
     lf_translate_drift(s, h);
+    lf_forced_moved(s);
     for (int i = 0; i < nb; i++) {
         const double *J = Jall + 3 * i;
         double *W = s->w + 3 * i, c[3];

@@ -168,7 +168,10 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
      * evaluation after the rest */
     const size_t nforce = s->trans ? 3 * (size_t)s->nb * lanes : 0;
     const size_t ncache_method = m->cls->cache_doubles ? m->cls->cache_doubles(s) : 3 * (size_t)s->nb * lanes;
-    s->ncache = ncache_method + nforce;
+    /* a forcing of t and the configuration: its value at the state, cached with the torque */
+    const size_t nfq =
+        s->forced && !(s->rigid->forcing_depends & LF_FORCING_VELOCITY) ? (s->trans ? 6 : 3) * (size_t)s->nb : 0;
+    s->ncache = ncache_method + nforce + nfq;
     size_t nst = (size_t)s->np * lanes + s->ncache, nwork = m->cls->work_doubles ? m->cls->work_doubles(s) : 0;
     const size_t nadapt = s->opts.adapt ? lf_adapt_work_doubles(s) : 0, nout = m->cls->process ? 2 * (size_t)s->np + s->ncache : 0;
     const size_t nforced = s->forced ? lf_forced_work_doubles(s) : 0;
@@ -199,6 +202,7 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
         for (size_t i = 0; i < nb3; i++) s->inv_mass[i] = 1 / s->rigid->mass[lanes > 1 ? 0 : i / 3];
     }
     s->fwork = nforced ? s->adapt_work + nadapt + nout + 2 * nforce : NULL;
+    s->fcache = nfq ? s->cache + ncache_method + nforce : NULL;
     if (s->opts.adapt) {
         s->base_step = s->step;
         s->step = lf_adapt_step;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* lieflow — what a step function calls (method_internal.h): the system's torque and vector field
- * (counted, cached), the torque Jacobian, and Newton with the stepper's options and statistics. */
+/* lieflow — what a step function calls (method_internal.h): the system's torque, forcing and vector
+ * field (counted, cached), the torque Jacobian, and Newton with the stepper's options and statistics. */
 #include <string.h>
 
 #include "method/method_internal.h"
@@ -20,6 +20,12 @@ int lf_stepper_torque(lf_stepper *s, const double *R, double *tau)
     return s->rigid->torque(s->sys, R, s->x, tau, s->force_eval, &s->err);
 }
 
+int lf_stepper_forcing(lf_stepper *s, double t, const double *w, const double *v, double *Q)
+{
+    s->stats.f_evals++;
+    return s->rigid->forcing(s->sys, t, s->R, w, s->x, v, Q, s->trans ? Q + 3 * s->nb : NULL, &s->err);
+}
+
 int lf_stepper_has_torque_jacobian(const lf_stepper *s)
 {
     return s->nb > 0 && s->lanes == 1 && s->opts.jacobian != LF_JAC_FD && s->opts.jacobian != LF_JAC_BLOCK_FD &&
@@ -37,8 +43,10 @@ int lf_stepper_torque_start(lf_stepper *s, const double **tau)
         int rc = lf_stepper_torque(s, s->R, s->tau);
         if (rc != LF_OK) return rc;
         if (s->trans) memcpy(s->force, s->force_eval, 3 * (size_t)s->nb * s->lanes * sizeof(double));
+        if (s->fcache && (rc = lf_stepper_forcing(s, s->t, s->w, s->v, s->fcache)) != LF_OK) return rc;
         s->cache_valid = 1;
     }
+    s->fq_valid = 1; /* the forcing's value at the state (a forcing of t and the configuration) */
     *tau = s->tau;
     return LF_OK;
 }

@@ -15,6 +15,7 @@ struct lf_forcing {
     unsigned depends;
     lf_forcing_fn fn;
     lf_forcing_jacobian_fn jacobian;
+    lf_forcing_jacobian_fn diagonal; /* built-ins with LF_FORCING_DIAGONAL */
     void *ctx;
     void (*destroy)(void *ctx);
 };
@@ -27,9 +28,11 @@ lf_forcing *lf_forcing_new(const char *name, unsigned depends, lf_forcing_fn fn,
         lf_error_set(err, LF_EINVAL, "lf_forcing_new: an evaluation function is required");
         return NULL;
     }
-    if (depends & ~(unsigned)(LF_FORCING_VELOCITY | LF_FORCING_TIME)) {
+    if ((depends & ~(unsigned)(LF_FORCING_VELOCITY | LF_FORCING_TIME | LF_FORCING_AFFINE)) ||
+        ((depends & LF_FORCING_AFFINE) && !jacobian)) { /* DIAGONAL: the built-ins' own */
         if (destroy) destroy(ctx);
-        lf_error_set(err, LF_EINVAL, "lf_forcing_new: depends = %u has unknown flags", depends);
+        lf_error_set(err, LF_EINVAL, "lf_forcing_new: depends = %u has unknown flags (or AFFINE without a Jacobian)",
+                     depends);
         return NULL;
     }
     lf_forcing *f = calloc(1, sizeof *f);
@@ -38,8 +41,26 @@ lf_forcing *lf_forcing_new(const char *name, unsigned depends, lf_forcing_fn fn,
         lf_error_set(err, LF_ENOMEM, "forcing %s: out of memory", name ? name : "callback");
         return NULL;
     }
-    *f = (lf_forcing){name ? name : "callback", depends, fn, jacobian, ctx, destroy};
+    *f = (lf_forcing){name ? name : "callback", depends, fn, jacobian, NULL, ctx, destroy};
     return f;
+}
+
+/* a built-in whose Jacobian is diagonal: its diagonal function, and the flag */
+static lf_forcing *with_diagonal(lf_forcing *f, lf_forcing_jacobian_fn diagonal)
+{
+    if (f && (f->depends & LF_FORCING_VELOCITY)) {
+        f->diagonal = diagonal;
+        f->depends |= LF_FORCING_DIAGONAL;
+    }
+    return f;
+}
+
+int lf_forcing_diagonal(const lf_forcing *f, const lf_bodies_motion *m, double *d, lf_error *err)
+{
+    if (!f || !m || !d)
+        return lf_error_set(err, LF_EINVAL, "lf_forcing_diagonal: a forcing, a motion and an output are required");
+    if (!f->diagonal) return lf_error_set(err, LF_EINVAL, "forcing %s has no diagonal Jacobian", f->name);
+    return f->diagonal(f->ctx, m, d, err);
 }
 
 void lf_forcing_free(lf_forcing *f)
@@ -62,6 +83,7 @@ int lf_forcing_eval(const lf_forcing *f, const lf_bodies_motion *m, double *tau,
     int rc = f->fn(f->ctx, m, tau, F, err);
     if (rc != LF_OK) return rc;
     const int nb = m->c.nb;
+    if (lf_all_finite(tau, 3 * (size_t)nb) && (!m->v || lf_all_finite(F, 3 * (size_t)nb))) return LF_OK;
     for (int i = 0; i < 3 * nb; i++) {
         if (!isfinite(tau[i]))
             return lf_error_set(err, LF_EDOMAIN, "forcing %s: the torque on body %d is not finite at t=%.17g (%g)",
@@ -109,6 +131,15 @@ static int damping_eval(void *ctx, const lf_bodies_motion *m, double *tau, doubl
     return LF_OK;
 }
 
+static int damping_diagonal(void *ctx, const lf_bodies_motion *m, double *D, lf_error *err)
+{
+    (void)err;
+    const damping *d = ctx;
+    const int n = dim(m), n3 = 3 * m->c.nb;
+    for (int i = 0; i < n; i++) D[i] = i < n3 ? -d->a[i % 3] : -d->c;
+    return LF_OK;
+}
+
 static int damping_jacobian(void *ctx, const lf_bodies_motion *m, double *D, lf_error *err)
 {
     (void)err;
@@ -133,8 +164,9 @@ lf_forcing *lf_forcing_damping(double c, const double angular[3], lf_error *err)
     if (!d) return lf_error_set(err, LF_ENOMEM, "damping: out of memory"), NULL;
     *d = (damping){c, {a[0], a[1], a[2]}};
     /* a damping of 0 depends on nothing (its kicks are explicit, and merge in compositions) */
-    const unsigned depends = (c > 0 || a[0] > 0 || a[1] > 0 || a[2] > 0) ? LF_FORCING_VELOCITY : 0;
-    return lf_forcing_new("damping", depends, damping_eval, damping_jacobian, d, free, err);
+    const unsigned depends = (c > 0 || a[0] > 0 || a[1] > 0 || a[2] > 0) ? LF_FORCING_VELOCITY | LF_FORCING_AFFINE : 0;
+    return with_diagonal(lf_forcing_new("damping", depends, damping_eval, damping_jacobian, d, free, err),
+                         damping_diagonal);
 }
 
 /* ---------------------------------------------------------------- torques of time: constant or tabulated */
@@ -223,6 +255,7 @@ lf_forcing *lf_forcing_torque(const double tau[3], int spatial, lf_error *err)
 typedef struct {
     int n;
     const lf_forcing **parts;
+    char name[160]; /* the parts' names joined by " + " */
 } forcing_sum;
 
 /* scratch of the sum: on the stack up to 8 bodies that translate */
@@ -265,6 +298,23 @@ static int sum_jacobian(void *ctx, const lf_bodies_motion *m, double *D, lf_erro
     return rc;
 }
 
+static int sum_diagonal(void *ctx, const lf_bodies_motion *m, double *D, lf_error *err)
+{
+    const forcing_sum *S = ctx;
+    const int n = dim(m);
+    double small[2 * SUM_SMALL], *buf = n <= 2 * SUM_SMALL ? small : malloc((size_t)n * sizeof *buf);
+    if (!buf) return lf_error_set(err, LF_ENOMEM, "forcing sum: out of memory");
+    int rc = LF_OK;
+    memset(D, 0, (size_t)n * sizeof *D);
+    for (int p = 0; p < S->n && rc == LF_OK; p++) {
+        if (!(S->parts[p]->depends & LF_FORCING_VELOCITY)) continue;
+        rc = S->parts[p]->diagonal(S->parts[p]->ctx, m, buf, err);
+        for (int i = 0; rc == LF_OK && i < n; i++) D[i] += buf[i];
+    }
+    if (buf != small) free(buf);
+    return rc;
+}
+
 static void sum_destroy(void *ctx)
 {
     forcing_sum *S = ctx;
@@ -277,12 +327,17 @@ lf_forcing *lf_forcing_sum(int n, const lf_forcing *const *parts, lf_error *err)
     if (n < 1 || n > 64 || !parts)
         return lf_error_set(err, LF_EINVAL, "forcing sum: %d parts, expected 1..64", n), NULL;
     unsigned depends = 0;
-    int jac = 1;
+    int jac = 1, affine = 1, diagonal = 1;
     for (int p = 0; p < n; p++) {
         if (!parts[p]) return lf_error_set(err, LF_EINVAL, "forcing sum: part %d is missing", p + 1), NULL;
         depends |= parts[p]->depends;
         if ((parts[p]->depends & LF_FORCING_VELOCITY) && !parts[p]->jacobian) jac = 0;
+        if ((parts[p]->depends & LF_FORCING_VELOCITY) && !(parts[p]->depends & LF_FORCING_AFFINE)) affine = 0;
+        if ((parts[p]->depends & LF_FORCING_VELOCITY) && !parts[p]->diagonal) diagonal = 0;
     }
+    depends &= ~(unsigned)LF_FORCING_DIAGONAL;
+    depends &= ~(unsigned)LF_FORCING_AFFINE; /* affine when every part of the velocities is */
+    if (affine && jac && (depends & LF_FORCING_VELOCITY)) depends |= LF_FORCING_AFFINE;
     forcing_sum *S = malloc(sizeof *S);
     const lf_forcing **copy = malloc((size_t)n * sizeof *copy);
     if (!S || !copy) {
@@ -290,6 +345,11 @@ lf_forcing *lf_forcing_sum(int n, const lf_forcing *const *parts, lf_error *err)
         return lf_error_set(err, LF_ENOMEM, "forcing sum: out of memory"), NULL;
     }
     memcpy(copy, parts, (size_t)n * sizeof *copy);
-    *S = (forcing_sum){n, copy};
-    return lf_forcing_new("sum", depends, sum_eval, jac ? sum_jacobian : NULL, S, sum_destroy, err);
+    *S = (forcing_sum){n, copy, ""};
+    for (int p = 0; p < n; p++) {
+        const size_t used = strlen(S->name);
+        snprintf(S->name + used, sizeof S->name - used, "%s%s", p ? " + " : "", parts[p]->name);
+    }
+    lf_forcing *f = lf_forcing_new(S->name, depends, sum_eval, jac ? sum_jacobian : NULL, S, sum_destroy, err);
+    return affine && diagonal ? with_diagonal(f, sum_diagonal) : f;
 }

@@ -29,8 +29,17 @@ typedef struct lf_bodies_motion {
     double t;
 } lf_bodies_motion;
 
-/* What a forcing depends on, beyond the configuration. */
-enum { LF_FORCING_VELOCITY = 1u << 0, LF_FORCING_TIME = 1u << 1 };
+/* What a forcing depends on, beyond the configuration; LF_FORCING_AFFINE (with LF_FORCING_VELOCITY
+ * and a Jacobian): affine in the velocities, so that an implicit kick is one linear solve;
+ * LF_FORCING_DIAGONAL (set by the built-ins, with AFFINE): each component of (tau, F) depends on the
+ * same component of (w, v) only, the Jacobian is diagonal (lf_forcing_diagonal) and an implicit kick
+ * is solved in closed form. */
+enum {
+    LF_FORCING_VELOCITY = 1u << 0,
+    LF_FORCING_TIME = 1u << 1,
+    LF_FORCING_AFFINE = 1u << 2,
+    LF_FORCING_DIAGONAL = 1u << 3
+};
 
 /* Write the body torques tau (3 nb) and, when m->v != NULL, the spatial forces F (3 nb) at m. */
 typedef int (*lf_forcing_fn)(void *ctx, const lf_bodies_motion *m, double *tau, double *F, lf_error *err);
@@ -50,7 +59,7 @@ lf_forcing *lf_forcing_torque(const double tau[3], int spatial, lf_error *err);
 /* A torque given at n >= 1 times t[0] < ... < t[n-1] (tau: 3 n), linear in between and constant
  * outside, in the body frame or in space. */
 lf_forcing *lf_forcing_torque_table(int n, const double *t, const double *tau, int spatial, lf_error *err);
-/* The sum of n forcings (borrowed: they must outlive it). */
+/* The sum of n forcings (borrowed: they must outlive it), named by their names joined by " + ". */
 lf_forcing *lf_forcing_sum(int n, const lf_forcing *const *parts, lf_error *err);
 void lf_forcing_free(lf_forcing *f);
 
@@ -62,6 +71,9 @@ int lf_forcing_has_jacobian(const lf_forcing *f);
 int lf_forcing_eval(const lf_forcing *f, const lf_bodies_motion *m, double *tau, double *F, lf_error *err);
 /* D (lf_forcing_jacobian_fn) at m, checked finite; LF_EINVAL when f has no Jacobian. */
 int lf_forcing_jacobian(const lf_forcing *f, const lf_bodies_motion *m, double *D, lf_error *err);
+/* The diagonal of the Jacobian (n numbers, lf_forcing_jacobian_fn's order) of a forcing with
+ * LF_FORCING_DIAGONAL; LF_EINVAL for any other. */
+int lf_forcing_diagonal(const lf_forcing *f, const lf_bodies_motion *m, double *d, lf_error *err);
 /* The power of the forcing at m: sum_i tau_i . w_i + F_i . v_i, with tau and F as evaluated. */
 double lf_forcing_power(const lf_bodies_motion *m, const double *tau, const double *F);
 

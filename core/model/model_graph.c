@@ -668,6 +668,186 @@ lf_compiled *lf_potential_compiled(const lf_potential *p)
     return q ? &q->c : NULL;
 }
 
+/* ---------------------------------------------------------------- forcings */
+/* Inputs t (1), R (9 nb), w (3 nb) and, for bodies that translate, x (3 nb), v (3 nb); functions
+ * (tau, F), tau, F and (if any) the Jacobian D = d(tau, F)/d(w, v). */
+enum { FF_ALL, FF_TAU, FF_F, FF_JAC };
+typedef struct {
+    compiled c;
+    int nb, translating;
+} gforce;
+
+static void gforce_destroy(void *p)
+{
+    gforce *q = p;
+    if (!q) return;
+    compiled_free(&q->c);
+    free(q);
+}
+
+static int gforce_check(const gforce *q, const lf_bodies_motion *m, lf_error *err)
+{
+    if (m->c.nb != q->nb || (m->v != NULL) != q->translating)
+        return lf_error_set(err, LF_EINVAL, "compiled forcing of %d bodies%s evaluated for %d%s", q->nb,
+                            q->translating ? " that translate" : "", m->c.nb, m->v ? " that translate" : "");
+    return LF_OK;
+}
+
+static int gforce_eval(void *ctx, const lf_bodies_motion *m, double *tau, double *F, lf_error *err)
+{
+    const gforce *q = ctx;
+    const int rc = gforce_check(q, m, err);
+    if (rc != LF_OK) return rc;
+    const double *in[5] = {&m->t, m->c.R, m->w, m->c.x, m->v};
+    const size_t n3 = 3 * (size_t)q->nb;
+    if (!q->translating) lf_gmodule_eval(q->c.m, FF_TAU, in, q->c.par, tau, NULL);
+    else if (2 * n3 <= SMALL) { /* one pass for both, through a buffer on the stack */ double out[SMALL];
+        lf_gmodule_eval(q->c.m, FF_ALL, in, q->c.par, out, NULL);
+        memcpy(tau, out, n3 * sizeof *tau);
+        memcpy(F, out + n3, n3 * sizeof *F);
+    } else { /* many bodies: two passes, no allocation */
+        lf_gmodule_eval(q->c.m, FF_TAU, in, q->c.par, tau, NULL);
+        lf_gmodule_eval(q->c.m, FF_F, in, q->c.par, F, NULL);
+    }
+    return LF_OK;
+}
+
+static int gforce_jacobian(void *ctx, const lf_bodies_motion *m, double *D, lf_error *err)
+{
+    const gforce *q = ctx;
+    const int rc = gforce_check(q, m, err);
+    if (rc != LF_OK) return rc;
+    const double *in[5] = {&m->t, m->c.R, m->w, m->c.x, m->v};
+    lf_gmodule_eval(q->c.m, FF_JAC, in, q->c.par, D, NULL);
+    return LF_OK;
+}
+
+/* Which inputs the nout nodes out reach: reach[k] = 1 for input k (a walk from the outputs down) */
+static int reached_inputs(const lf_graph *g, int nout, const int *out, char *reach)
+{
+    const int n = lf_graph_size(g);
+    char *live = calloc((size_t)n + 1, 1);
+    if (!live) return LF_ENOMEM;
+    for (int i = 0; i < nout; i++) live[out[i]] = 1;
+    for (int i = n - 1; i >= 0; i--) {
+        if (!live[i]) continue;
+        const lf_gnode *nd = lf_graph_node(g, i);
+        if (nd->op == LF_G_INPUT) reach[nd->k] = 1;
+        const int opd[3] = {nd->a, nd->b, nd->c};
+        for (int w = 0; w < lf_gop_arity(nd->op); w++) live[opd[w]] = 1;
+    }
+    free(live);
+    return LF_OK;
+}
+
+/* The Jacobian nodes D (n x n, n = nvel) of the n outputs in the nvel velocity inputs vin: column j
+ * is the tangent of the outputs along input j (one forward pass each). */
+static int forcing_jacobian_nodes(lf_graph *g, int n, const int *vin, const int *out, int *D)
+{
+    int *tan = malloc((size_t)n * sizeof *tan), *col = malloc((size_t)n * sizeof *col);
+    if (!tan || !col) {
+        free(tan);
+        free(col);
+        return lf_graph_fail(g, LF_ENOMEM, "compiled forcing: out of memory"), LF_ENOMEM;
+    }
+    const int one = lf_graph_const(g, 1);
+    for (int j = 0; j < n && lf_graph_status(g) == LF_OK; j++) {
+        for (int k = 0; k < n; k++) tan[k] = k == j ? one : -1;
+        lf_graph_jvp(g, n, vin, tan, n, out, col);
+        for (int r = 0; r < n; r++) D[(size_t)r * n + j] = col[r];
+    }
+    free(tan);
+    free(col);
+    return lf_graph_status(g);
+}
+
+/* What the outputs depend on: LF_FORCING_VELOCITY | LF_FORCING_TIME as they reach w, v or t. */
+static int forcing_depends(const lf_graph *g, int nb, int translating, int nout, const int *out, unsigned *depends,
+                           lf_error *err)
+{
+    const int nin = lf_graph_ninputs(g);
+    char *reach = calloc((size_t)nin + 1, 1);
+    if (!reach || reached_inputs(g, nout, out, reach) != LF_OK) {
+        free(reach);
+        return lf_error_set(err, LF_ENOMEM, "compiled forcing: out of memory");
+    }
+    *depends = reach[0] ? LF_FORCING_TIME : 0;
+    for (int k = 1 + 9 * nb; k < 1 + 12 * nb; k++) /* w */
+        if (reach[k]) *depends |= LF_FORCING_VELOCITY;
+    for (int k = 1 + 15 * nb; translating && k < 1 + 18 * nb; k++) /* v (after x) */
+        if (reach[k]) *depends |= LF_FORCING_VELOCITY;
+    free(reach);
+    return LF_OK;
+}
+
+/* The velocity inputs (w, then v) and the outputs (tau, then F) as node lists of n = 3 nb or 6 nb. */
+static void forcing_nodes(const lf_graph *g, const int *tau, const int *F, int nb, int *vin, int *out)
+{
+    const int n3 = 3 * nb;
+    for (int i = 0; i < n3; i++) {
+        vin[i] = lf_graph_input_node(g, 1 + 9 * nb + i);
+        out[i] = tau[i];
+        if (F) {
+            vin[n3 + i] = lf_graph_input_node(g, 1 + 15 * nb + i);
+            out[n3 + i] = F[i];
+        }
+    }
+}
+
+lf_forcing *lf_forcing_graph(lf_graph *g, const char *name, const int *tau, const int *F, int nb, const double *par,
+                             const lf_model_graph_opts *o, lf_compiled **compiled_out, lf_error *err)
+{
+    if (compiled_out) *compiled_out = NULL;
+    if (graph_ok(g, err) != LF_OK) return NULL;
+    const int translating = F != NULL, nin = 1 + (translating ? 18 : 12) * nb;
+    if (nb < 1 || !tau || lf_graph_ninputs(g) != nin) {
+        lf_error_set(err, LF_EINVAL, "lf_forcing_graph: %d bodies%s need %d inputs (the graph has %d) and torque nodes",
+                     nb, translating ? " that translate" : "", nin, lf_graph_ninputs(g));
+        return NULL;
+    }
+    const int n = (translating ? 6 : 3) * nb;
+    for (int i = 0; i < n; i++)
+        if (!lf_graph_node(g, i < 3 * nb ? tau[i] : F[i - 3 * nb])) {
+            lf_error_set(err, LF_EINVAL, "lf_forcing_graph: output %d is not a node of the graph", i + 1);
+            return NULL;
+        }
+    int *vin = malloc((size_t)n * sizeof *vin), *out = malloc((size_t)n * sizeof *out), *D = NULL;
+    gforce *q = calloc(1, sizeof *q);
+    lf_forcing *f = NULL;
+    unsigned depends = 0;
+    if (!vin || !out || !q) {
+        lf_error_set(err, LF_ENOMEM, "compiled forcing: out of memory");
+        goto done;
+    }
+    forcing_nodes(g, tau, F, nb, vin, out);
+    if (forcing_depends(g, nb, translating, n, out, &depends, err) != LF_OK) goto done;
+    const int jac = (depends & LF_FORCING_VELOCITY) && o && o->jacobian && nb <= LF_MODEL_GRAPH_MAX_JAC_BODIES;
+    if (jac && (!(D = malloc((size_t)n * n * sizeof *D)) || forcing_jacobian_nodes(g, n, vin, out, D) != LF_OK)) {
+        if (!D) lf_error_set(err, LF_ENOMEM, "compiled forcing: out of memory");
+        else graph_ok(g, err);
+        goto done;
+    }
+    unsigned djac = 0; /* affine in the velocities: its Jacobian reaches none of them */
+    if (jac && forcing_depends(g, nb, translating, n * n, D, &djac, err) != LF_OK) goto done;
+    if (jac && !(djac & LF_FORCING_VELOCITY)) depends |= LF_FORCING_AFFINE;
+    const int n3 = 3 * nb;
+    lf_gfunc_spec fs[4] = {{n, out}, {n3, out}, {translating ? n3 : 1, out + (translating ? n3 : 0)}, {n * n, D}};
+    lf_glayout layout = {translating ? 5 : 3, {1, 9 * nb, 3 * nb, 3 * nb, 3 * nb}, 0, 0, NULL};
+    *q = (gforce){.nb = nb, .translating = translating};
+    if (compiled_init(&q->c, g, &layout, jac ? 4 : 3, fs, par, o, err) != LF_OK) goto done;
+    lf_compiled *c = &q->c;
+    f = lf_forcing_new(name ? name : "compiled", depends, gforce_eval, jac ? gforce_jacobian : NULL, q, gforce_destroy,
+                       err);
+    q = NULL; /* owned by the forcing now, also on failure */
+    if (f && compiled_out) *compiled_out = c;
+done:
+    gforce_destroy(q);
+    free(vin);
+    free(out);
+    free(D);
+    return f;
+}
+
 /* ---------------------------------------------------------------- Lie ODEs */
 typedef struct {
     compiled c;

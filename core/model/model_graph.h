@@ -21,6 +21,7 @@
 
 #include "base/export.h"
 #include "graph/graph_module.h"
+#include "model/forcing.h"
 #include "model/lie_ode.h"
 #include "model/potential.h"
 #include "model/spheres.h"
@@ -65,6 +66,19 @@ lf_potential *lf_potential_pairs(lf_graph *g, int u, int nb, int npairs, const i
 lf_potential *lf_potential_pairs_x(lf_graph *g, int u, int nb, int npairs, const int *pairs, double cutoff,
                                    const lf_potential *inner, const double *par, const lf_model_graph_opts *o,
                                    lf_error *err);
+/* ---- forcings of rigid bodies */
+/* A forcing (forcing.h) named name (borrowed: a string that outlives the forcing; NULL: "compiled")
+ * of nb bodies from graph g: input 0 is t, then R_1..R_nb (9 nb), w_1..w_nb
+ * (3 nb) and, for bodies that translate (F != NULL), x_1..x_nb (3 nb) and v_1..v_nb (3 nb); tau the
+ * nodes of the body torques (3 nb), F those of the spatial forces (3 nb; NULL: bodies that only
+ * rotate). What it depends on is read from the graph (LF_FORCING_VELOCITY when an output reaches an
+ * input w or v, LF_FORCING_TIME when one reaches t); a forcing of the velocities of at most
+ * LF_MODEL_GRAPH_MAX_JAC_BODIES bodies gets its Jacobian in (w, v) by forward mode on the graph when
+ * o->jacobian is set (otherwise none: differences serve), and LF_FORCING_AFFINE when no node of that
+ * Jacobian reaches w or v. *compiled (if not NULL): its compiled model,
+ * owned by the forcing (lf_compiled_set_params changes its parameters). */
+lf_forcing *lf_forcing_graph(lf_graph *g, const char *name, const int *tau, const int *F, int nb, const double *par,
+                             const lf_model_graph_opts *o, lf_compiled **compiled, lf_error *err);
 /* ---- Lie-group ODEs */
 /* Nodes of the definition on graph g with inputs t (input 0) and y (inputs 1 .. np of manifold M):
  * xi (nd nodes, required), energy and H (-1: none). */

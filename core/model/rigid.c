@@ -323,6 +323,14 @@ static int form_forcing_jacobian(const lf_system *s, double t, const double *R, 
     return lf_forcing_jacobian(c->forcing, &m, D, err);
 }
 
+static int form_forcing_diagonal(const lf_system *s, double t, const double *R, const double *w, const double *x,
+                                 const double *v, double *d, lf_error *err)
+{
+    const rigid_ctx *c = lf_system_ctx(s);
+    const lf_bodies_motion m = {{c->nb, c->mass, c->J, c->mass ? x : NULL, R}, w, c->mass ? v : NULL, t};
+    return lf_forcing_diagonal(c->forcing, &m, d, err);
+}
+
 int lf_rigid_set_forcing(lf_system *s, const lf_forcing *f, lf_error *err)
 {
     rigid_ctx *c = (rigid_ctx *)rigid(s);
@@ -335,6 +343,7 @@ int lf_rigid_set_forcing(lf_system *s, const lf_forcing *f, lf_error *err)
     c->rigid.forcing_depends = f ? lf_forcing_depends(f) : 0;
     c->rigid.forcing = f ? form_forcing : NULL;
     c->rigid.forcing_jacobian = f && lf_forcing_has_jacobian(f) ? form_forcing_jacobian : NULL;
+    c->rigid.forcing_diagonal = f && (lf_forcing_depends(f) & LF_FORCING_DIAGONAL) ? form_forcing_diagonal : NULL;
     return LF_OK;
 }
 

@@ -155,6 +155,9 @@ typedef struct lf_form_rigid {
                    double *tau, double *F, lf_error *err);
     int (*forcing_jacobian)(const lf_system *s, double t, const double *R, const double *w, const double *x,
                             const double *v, double *D, lf_error *err);
+    /* its diagonal when forcing_depends has LF_FORCING_DIAGONAL (n numbers), else NULL */
+    int (*forcing_diagonal)(const lf_system *s, double t, const double *R, const double *w, const double *x,
+                            const double *v, double *d, lf_error *err);
 } lf_form_rigid;
 const lf_form_rigid *lf_system_rigid(const lf_system *s);
 

@@ -14,6 +14,7 @@
 void lfb_open_maps(lua_State *L);        /* so3, s2, quat (lib/maps.c) */
 void lfb_open_rigid(lua_State *L);       /* rigidbody, bodies (lib/rigid.c) */
 void lfb_open_potentials(lua_State *L);  /* potential.stress, .top, ... (lib/potential.c) */
+void lfb_open_forcing(lua_State *L);     /* forcing.damping, .torque, .torque_table (lib/forcing.c) */
 void lfb_open_lie_ode(lua_State *L);     /* lie_ode (lib/lie_ode.c) */
 void lfb_open_spheres(lua_State *L);     /* spheres.new, .pendulum, ... (lib/spheres.c) */
 void lfb_open_methods(lua_State *L);     /* methods, rkmk, compose, compose_schemes (lib/method.c) */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lieflow Lua binding — rigid bodies: lf.rigidbody and lf.bodies over core/model/rigid.h, their
  * potentials (a built-in lf.potential, a Lua U(R) or U(Rs) with an optional torque, pair kernels),
- * and what rigid systems add to every system (shared/object.c): sys.n, sys.inertia, sys.potential_name,
+ * their forcings (forcing =, damping =: shared/forcing.c), and what rigid systems add to every system
+ * (shared/object.c): sys.n, sys.inertia, sys.potential_name, sys.forcing_name, sys.forcing_info,
  * sys:potential, sys:torque, sys:lane_model.
  *
  * A Lua U is compiled from its expression graph (shared/model.c) with its torque, or called at each
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "shared/bind.h"
+#include "shared/forcing.h"
 #include "shared/model.h"
 #include "lib/open.h"
 #include "shared/trace.h"
@@ -292,9 +294,9 @@ static void read_autodiff_mode(lua_State *L, int pt, lfb_system *s, const char *
  * its elements pt[1..nb], read one at a time); potential/torque fields in table pt. */
 static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
 {
-    static const char *const body_keys[] = {"inertia",     "R",        "omega",   "momentum",  "mass",
-                                            "x",           "v",        "p",       "potential", "torque",
-                                            "nonphysical", "autodiff", "compile", "params",    NULL};
+    static const char *const body_keys[] = {"inertia",     "R",        "omega",     "momentum", "mass",    "x",
+                                            "v",           "p",        "potential", "torque",   "forcing", "damping",
+                                            "nonphysical", "autodiff", "compile",   "params",   NULL};
     static const char *const item_keys[] = {"inertia", "R", "omega", "momentum", "mass", "x", "v", "p", NULL};
     if (!list) lfb_check_keys(L, pt, body_keys, fn, "field");
     lua_getfield(L, pt, "nonphysical");
@@ -359,10 +361,6 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     }
     lua_pop(L, 1);
     read_autodiff_mode(L, pt, s, fn);
-    lua_getfield(L, pt, "pair");
-    if (s->ref[LFB_REF_PARAMS] != LUA_NOREF && s->ref[LFB_REF_U] == LUA_NOREF && lua_isnil(L, -1))
-        return luaL_error(L, "%s: 'params' are the last argument of a Lua potential; there is none", fn);
-    lua_pop(L, 1);
     char report[640];
     if (s->ref[LFB_REF_U] != LUA_NOREF) { /* a Lua potential: compiled, or called at every evaluation */
         if (backend >= 0) s->pot = lfb_compile_rigid(L, s, nb, y0, x0, backend, fn, report, sizeof report);
@@ -390,8 +388,15 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     else
         lfb_set_compiled(L, s, report);
     lua_settop(L, ud);
+    const lf_forcing *forcing = lfb_system_forcing(L, s, ud, pt, nb, y0, x0 != NULL, backend, fn);
+    lua_getfield(L, pt, "pair");
+    if (s->ref[LFB_REF_PARAMS] != LUA_NOREF && s->ref[LFB_REF_U] == LUA_NOREF && s->ref[LFB_REF_FORCING] == LUA_NOREF &&
+        lua_isnil(L, -1))
+        return luaL_error(L, "%s: 'params' are the last argument of a Lua potential or forcing; there is none", fn);
+    lua_settop(L, ud);
     s->sys = lf_rigid_new_translating(nb, J, x0 ? mass : NULL, pot, &e);
     if (!s->sys) return lfb_error_in(L, fn, &e);
+    if (forcing && lf_rigid_set_forcing(s->sys, forcing, &e) != LF_OK) return lfb_error_in(L, fn, &e);
     if (lf_system_set_initial(s->sys, y0, &e) != LF_OK) return lfb_error_in(L, fn, &e);
     lua_settop(L, ud);
     return 1;
@@ -412,8 +417,8 @@ static int l_bodies(lua_State *L)
     lua_settop(L, 1);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
     if (n < 1) return luaL_error(L, "lf.bodies: at least one body table expected");
-    static const char *const keys[] = {"potential", "torque", "nonphysical", "autodiff", "compile", "params", "pair",
-                                       "positions", "cutoff", NULL};
+    static const char *const keys[] = {"potential", "torque", "forcing", "damping",   "nonphysical", "autodiff",
+                                       "compile",   "params", "pair",    "positions", "cutoff",      NULL};
     lua_pushnil(L); /* the bodies 1..n and these fields */
     while (lua_next(L, 1)) {
         lua_pop(L, 1);
@@ -530,7 +535,7 @@ static int sys_force(lua_State *L)
 static int sys_lane_model(lua_State *L)
 {
     lfb_system *s = lfb_checksystem(L, 1);
-    if (lf_rigid_nbodies(s->sys) != 1 || s->pot || s->ref[LFB_REF_TAU] != LUA_NOREF) {
+    if (lf_rigid_nbodies(s->sys) != 1 || s->pot || s->ref[LFB_REF_TAU] != LUA_NOREF || lf_rigid_forcing(s->sys)) {
         lua_pushnil(L);
         return 1;
     }
@@ -559,6 +564,8 @@ static int rigid_index(lua_State *L, lfb_system *s, const char *k)
             }
         }
     } else if (strcmp(k, "potential_name") == 0) lua_pushstring(L, lf_potential_name(lf_rigid_potential(sys)));
+    else if (strcmp(k, "forcing_name") == 0) lfb_push_forcing_name(L, s);
+    else if (strcmp(k, "forcing_info") == 0) lfb_push_forcing_info(L, s);
     else if (strcmp(k, "mass") == 0) {
         const double *m = lf_rigid_masses(sys); /* nil for bodies that only rotate */
         if (!m) lua_pushnil(L);
@@ -580,15 +587,19 @@ static int rigid_tostring(lua_State *L, lfb_system *s)
     const lf_system *sys = s->sys;
     const int nb = lf_rigid_nbodies(sys);
     const double *m = lf_rigid_masses(sys);
+    lfb_push_forcing_name(L, s);
+    const char *forcing = lua_tostring(L, -1);
     if (nb == 1) {
         const double *J = lf_rigid_inertia(sys);
         char buf[256], mass[64] = "";
         lf_potential_describe(lf_rigid_potential(sys), buf, sizeof buf);
         if (m) snprintf(mass, sizeof mass, "mass = %g, ", m[0]);
-        lua_pushfstring(L, "lf.rigidbody(%sinertia = {%f, %f, %f}, potential = %s)", mass, J[0], J[1], J[2], buf);
+        lua_pushfstring(L, "lf.rigidbody(%sinertia = {%f, %f, %f}, potential = %s%s%s)", mass, J[0], J[1], J[2], buf,
+                        forcing ? ", forcing = " : "", forcing ? forcing : "");
     } else
-        lua_pushfstring(L, "lf.bodies(%d bodies%s, potential = %s)", nb, m ? " with masses" : "",
-                        lf_potential_name(lf_rigid_potential(sys)));
+        lua_pushfstring(L, "lf.bodies(%d bodies%s, potential = %s%s%s)", nb, m ? " with masses" : "",
+                        lf_potential_name(lf_rigid_potential(sys)), forcing ? ", forcing = " : "",
+                        forcing ? forcing : "");
     return 1;
 }
 
@@ -597,7 +608,8 @@ static const luaL_Reg rigid_methods[] = {{"potential", sys_potential},
                                          {"force", sys_force},
                                          {"lane_model", sys_lane_model},
                                          {NULL, NULL}};
-static const char *const rigid_fields[] = {"n", "inertia", "mass", "potential_name", NULL};
+static const char *const rigid_fields[] = {"n", "inertia", "mass", "potential_name", "forcing_name", "forcing_info",
+                                           NULL};
 static const lfb_kind rigid_kind = {"rigidbody", "rigid bodies", rigid_index, rigid_tostring, rigid_methods, rigid_fields};
 
 void lfb_open_rigid(lua_State *L)

@@ -34,9 +34,9 @@ static void push_binary_path(lua_State *L)
 
 /* The libraries of the binding (lib/open.h), opened in this order after the object layer. */
 static void (*const libraries[])(lua_State *L) = {
-    lfb_open_maps,    lfb_open_potentials, lfb_open_rigid,    lfb_open_lie_ode, lfb_open_spheres,
-    lfb_open_methods, lfb_open_integrators, lfb_open_workprec, lfb_open_analysis, lfb_open_os,
-    lfb_open_proc,    lfb_open_math,       lfb_open_compile,  lfb_open_autodiff, lfb_open_hdf5,
+    lfb_open_maps,    lfb_open_potentials,  lfb_open_forcing,  lfb_open_rigid,    lfb_open_lie_ode, lfb_open_spheres,
+    lfb_open_methods, lfb_open_integrators, lfb_open_workprec, lfb_open_analysis, lfb_open_os,      lfb_open_proc,
+    lfb_open_math,    lfb_open_compile,     lfb_open_autodiff, lfb_open_hdf5,
 };
 
 int luaopen_lieflow_core(lua_State *L)

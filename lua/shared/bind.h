@@ -77,6 +77,15 @@ typedef struct lfb_potential {
     int users;       /* systems using p (they keep the userdata alive through a uservalue) */
     int finalized;   /* __gc has run */
 } lfb_potential;
+/* A built-in forcing as a userdata (lf.forcing.*): systems using it retain it (like potentials). */
+#define LFB_FORCING "lf.forcing"
+typedef struct lfb_forcing {
+    lf_forcing *f;
+    int users;      /* systems using f */
+    int finalized;  /* __gc has run */
+    char desc[200]; /* what it is: "damping(linear = 0, angular = (0.1, 0.1, 0.1))" */
+} lfb_forcing;
+enum { LFB_FORCING_OWN = 3 };
 typedef struct lfb_system {
     lf_system *sys;
     lua_State *L;        /* the running thread, set by lfb_checksystem before C calls back */
@@ -86,11 +95,32 @@ typedef struct lfb_system {
     lfb_potential *pot_object; /* the lf.potential userdata whose potential it uses, retained */
     int users;           /* integrators and holds using the system (they keep it alive) */
     int finalized;       /* __gc has run: no entry point may use it */
+    /* a forcing (rigid bodies, shared/forcing.c): the forcings the system owns (its Lua forcing, its
+     * damping, the sum of its parts; NULL: none), freed after the system; the compiled model of its Lua
+     * forcing (NULL: none, or interpreted); the lf.forcing objects it uses, retained */
+    lf_forcing *forcing_own[LFB_FORCING_OWN];
+    lf_compiled *forcing_compiled;
+    struct lfb_forcing **forcing_objects;
+    int nforcing_objects;
 } lfb_system;
-/* uservalues of a system userdata: 1 = the lf.potential it uses, 2 = its hold */
-enum { LFB_SYSTEM_UV_POTENTIAL = 1, LFB_SYSTEM_UV_HOLD = 2, LFB_SYSTEM_NUV = 2 };
-enum { LFB_REF_U = 0, LFB_REF_TAU = 1, LFB_REF_F = 0, LFB_REF_JAC = 1, LFB_REF_ENERGY = 2, LFB_REF_H = 3,
-       LFB_REF_DH = 4, LFB_REF_SKEW = 5, LFB_REF_PAIR = 8, LFB_REF_PARAMS = 9, LFB_REF_COMPILED = 10 };
+/* uservalues of a system userdata: 1 = the lf.potential it uses, 2 = its hold, 3 = a table of the
+ * lf.forcing objects it uses */
+enum { LFB_SYSTEM_UV_POTENTIAL = 1, LFB_SYSTEM_UV_HOLD = 2, LFB_SYSTEM_UV_FORCING = 3, LFB_SYSTEM_NUV = 3 };
+enum {
+    LFB_REF_U = 0,
+    LFB_REF_TAU = 1,
+    LFB_REF_F = 0,
+    LFB_REF_JAC = 1,
+    LFB_REF_ENERGY = 2,
+    LFB_REF_H = 3,
+    LFB_REF_DH = 4,
+    LFB_REF_SKEW = 5,
+    LFB_REF_FORCING = 6,
+    LFB_REF_FORCING_INFO = 7,
+    LFB_REF_PAIR = 8,
+    LFB_REF_PARAMS = 9,
+    LFB_REF_COMPILED = 10
+};
 
 /* The system at idx (errors if it is not one or has been finalized); binds it to L. */
 lfb_system *lfb_checksystem(lua_State *L, int idx);
@@ -141,6 +171,14 @@ int lfb_push_compiled(lua_State *L, const lfb_system *s);
 void lfb_newpotential(lua_State *L, lf_potential *p, int free_body, const lf_error *e);
 lfb_potential *lfb_checkpotential(lua_State *L, int idx);
 const lf_potential *lfb_system_use_potential(lua_State *L, lfb_system *s, int sys_idx, int pot_idx);
+
+/* Forcings: a new lf.forcing userdata over f described by desc (raises e when f is NULL); the one at
+ * idx (errors if finalized) or NULL if the value is not one (lfb_testforcing); a system starts using
+ * the one at obj_idx (kept alive in its uservalue LFB_SYSTEM_UV_FORCING, its C forcing until the
+ * system is freed) and gets its C forcing. */
+void lfb_newforcing(lua_State *L, lf_forcing *f, const char *desc, const lf_error *e);
+lfb_forcing *lfb_testforcing(lua_State *L, int idx);
+const lf_forcing *lfb_system_use_forcing(lua_State *L, lfb_system *s, int sys_idx, int obj_idx);
 
 /* Methods made in Lua (lf.rkmk, lf.compose): a userdata over an lf_method. Integrators, compositions
  * (uservalue 1: their base) and holds retain it; __gc frees the C method when no one uses it. */

@@ -7,8 +7,9 @@
  *   :f, :columns, :observe, :observable, :error, :check_state, :canonical, :set_params, sys.compiled,
  *   sys.params); and the kinds (rigid bodies, Lie ODEs, spheres: lib/rigid.c, lib/lie_ode.c, lib/spheres.c)
  *   registered with their own fields, printing and methods (lfb_register_kind).
- * - Potential objects (lf.potential.*: the constructors are in lib/potential.c) and methods (lf.rkmk,
- *   lf.compose: lib/method.c): their userdata, metadata and lifetimes.
+ * - Potential and forcing objects (lf.potential.*, lf.forcing.*: the constructors are in lib/potential.c
+ *   and lib/forcing.c) and methods (lf.rkmk, lf.compose: lib/method.c): their userdata, metadata and
+ *   lifetimes.
  * - Holds: a system and a method kept alive for the rest of a C call.
  *
  * Lifetimes: objects of the binding can be finalized by hand (getmetatable(x).__gc(x)) by any Lua
@@ -147,6 +148,94 @@ static int pot_index(lua_State *L)
     return 1;
 }
 
+/* ---------------------------------------------------------------- forcing objects */
+/* A forcing's lifetime follows the systems' as a potential's does: systems using it retain it, and
+ * its __gc frees the C forcing only when no system uses it any more. */
+static void forcing_release(lfb_forcing *u)
+{
+    if (!u) return;
+    if (u->users > 0) u->users--;
+    if (u->users == 0 && u->finalized) {
+        lf_forcing_free(u->f);
+        u->f = NULL;
+    }
+}
+
+lfb_forcing *lfb_testforcing(lua_State *L, int idx)
+{
+    lfb_forcing *u = luaL_testudata(L, idx, LFB_FORCING);
+    if (u && (u->finalized || !u->f)) luaL_error(L, "the forcing has been finalized and cannot be used");
+    return u;
+}
+
+void lfb_newforcing(lua_State *L, lf_forcing *f, const char *desc, const lf_error *e)
+{
+    if (!f) lfb_error(L, e);
+    lfb_forcing *u = lua_newuserdatauv(L, sizeof *u, 0);
+    memset(u, 0, sizeof *u);
+    u->f = f;
+    snprintf(u->desc, sizeof u->desc, "%s", desc);
+    luaL_setmetatable(L, LFB_FORCING);
+}
+
+const lf_forcing *lfb_system_use_forcing(lua_State *L, lfb_system *s, int sys_idx, int obj_idx)
+{
+    obj_idx = lua_absindex(L, obj_idx);
+    sys_idx = lua_absindex(L, sys_idx);
+    lfb_forcing *u = lfb_testforcing(L, obj_idx);
+    if (!u) luaL_error(L, "lfb_system_use_forcing: not an lf.forcing object");
+    lfb_forcing **list = realloc(s->forcing_objects, ((size_t)s->nforcing_objects + 1) * sizeof *list);
+    if (!list) luaL_error(L, "forcing: out of memory");
+    s->forcing_objects = list;
+    if (lua_getiuservalue(L, sys_idx, LFB_SYSTEM_UV_FORCING) != LUA_TTABLE) { /* the objects, kept alive */
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, sys_idx, LFB_SYSTEM_UV_FORCING);
+    }
+    lua_pushvalue(L, obj_idx);
+    lua_rawseti(L, -2, s->nforcing_objects + 1);
+    lua_pop(L, 1);
+    list[s->nforcing_objects++] = u; /* and their C forcings (free_system) */
+    u->users++;
+    return u->f;
+}
+
+static int forcing_gc(lua_State *L)
+{
+    lfb_forcing *u = luaL_checkudata(L, 1, LFB_FORCING);
+    u->finalized = 1;
+    if (u->users == 0) {
+        lf_forcing_free(u->f);
+        u->f = NULL;
+    }
+    return 0;
+}
+
+static int forcing_tostring(lua_State *L)
+{
+    lfb_forcing *u = luaL_checkudata(L, 1, LFB_FORCING);
+    if (u->finalized || !u->f) lua_pushstring(L, "lf.forcing (finalized)");
+    else lua_pushfstring(L, "lf.forcing.%s", u->desc);
+    return 1;
+}
+
+/* forcing.name (the C forcing's), .velocity, .time and .affine (what it depends on, how), .jacobian */
+static int forcing_index(lua_State *L)
+{
+    lfb_forcing *u = luaL_checkudata(L, 1, LFB_FORCING);
+    if (u->finalized || !u->f) return luaL_error(L, "the forcing has been finalized and cannot be used");
+    const char *k = luaL_checkstring(L, 2);
+    const unsigned d = lf_forcing_depends(u->f);
+    if (strcmp(k, "name") == 0) lua_pushstring(L, lf_forcing_name(u->f));
+    else if (strcmp(k, "velocity") == 0) lua_pushboolean(L, (d & LF_FORCING_VELOCITY) != 0);
+    else if (strcmp(k, "time") == 0) lua_pushboolean(L, (d & LF_FORCING_TIME) != 0);
+    else if (strcmp(k, "affine") == 0) lua_pushboolean(L, (d & LF_FORCING_AFFINE) != 0);
+    else if (strcmp(k, "jacobian") == 0) lua_pushboolean(L, lf_forcing_has_jacobian(u->f));
+    else lua_pushnil(L);
+    return 1;
+}
+
 /* ---------------------------------------------------------------- systems: lifetime */
 
 /* ---------------------------------------------------------------- system lifetime */
@@ -174,6 +263,15 @@ static void free_system(lua_State *L, lfb_system *s)
     s->pot_inner = NULL;
     pot_release(s->pot_object);
     s->pot_object = NULL;
+    for (int i = LFB_FORCING_OWN - 1; i >= 0; i--) { /* the sum before its parts */
+        lf_forcing_free(s->forcing_own[i]);
+        s->forcing_own[i] = NULL;
+    }
+    s->forcing_compiled = NULL;
+    for (int i = 0; i < s->nforcing_objects; i++) forcing_release(s->forcing_objects[i]);
+    free(s->forcing_objects);
+    s->forcing_objects = NULL;
+    s->nforcing_objects = 0;
 }
 
 lfb_system *lfb_checksystem(lua_State *L, int idx)
@@ -703,8 +801,9 @@ int lfb_sys_set_params(lua_State *L)
     int rc = LF_OK;
     /* every compiled part of the model: the potential, its inner potential, a Lie ODE or spheres system */
     lf_compiled *parts[] = {s->pot ? lf_potential_compiled(s->pot) : NULL,
-                            s->pot_inner ? lf_potential_compiled(s->pot_inner) : NULL, lf_system_compiled(s->sys)};
-    for (int k = 0; k < 3 && rc == LF_OK; k++)
+                            s->pot_inner ? lf_potential_compiled(s->pot_inner) : NULL, lf_system_compiled(s->sys),
+                            s->forcing_compiled};
+    for (int k = 0; k < 4 && rc == LF_OK; k++)
         if (parts[k]) rc = lf_compiled_set_params(parts[k], n, par, &e);
     if (rc != LF_OK) return lfb_error_in(L, "system:set_params", &e);
     lua_pushvalue(L, next); /* the interpreted path reads the table */
@@ -934,6 +1033,12 @@ void lfb_open_objects(lua_State *L)
     luaL_newmetatable(L, LFB_POTENTIAL);
     const luaL_Reg pmeta[] = {{"__index", pot_index}, {"__tostring", pot_tostring}, {"__gc", pot_gc}, {NULL, NULL}};
     luaL_setfuncs(L, pmeta, 0);
+    lua_pop(L, 1);
+
+    luaL_newmetatable(L, LFB_FORCING);
+    const luaL_Reg fmeta[] = {
+        {"__index", forcing_index}, {"__tostring", forcing_tostring}, {"__gc", forcing_gc}, {NULL, NULL}};
+    luaL_setfuncs(L, fmeta, 0);
     lua_pop(L, 1);
 
     luaL_newmetatable(L, LFB_METHOD);

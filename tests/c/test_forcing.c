@@ -107,7 +107,7 @@ static void test_builtins(void **state)
     lf_forcing *d = lf_forcing_damping(c, a, &e), *tab = drive();
     assert_string_equal(lf_forcing_name(d), "damping");
     assert_string_equal(lf_forcing_name(tab), "spatial_torque");
-    assert_int_equal(lf_forcing_depends(d), LF_FORCING_VELOCITY);
+    assert_int_equal(lf_forcing_depends(d), LF_FORCING_VELOCITY | LF_FORCING_AFFINE | LF_FORCING_DIAGONAL);
     assert_int_equal(lf_forcing_depends(tab), LF_FORCING_TIME);
     assert_true(lf_forcing_has_jacobian(d) && !lf_forcing_has_jacobian(tab));
     /* two translating bodies: the damping's values and its Jacobian against differences */
@@ -136,6 +136,12 @@ static void test_builtins(void **state)
     }
     CHECK_LE(val, 0.0, "damping: tau = -a w, F = -c v");
     CHECK_LE(fd, 1e-9, "damping: Jacobian in (w, v) against differences");
+    double dg[12], offdiag = 0;
+    assert_int_equal(lf_forcing_diagonal(d, &m, dg, &e), LF_OK);
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++) offdiag = fmax(offdiag, fabs(D[12 * i + j] - (i == j ? dg[i] : 0)));
+    CHECK_LE(offdiag, 0, "damping: the Jacobian is its diagonal (lf_forcing_diagonal)");
+    assert_int_equal(lf_forcing_diagonal(tab, &m, dg, &e), LF_EINVAL);
     /* the table: linear between its times, constant outside, in space (tau_body = R^T tau_s) */
     const double times[5] = {-1, 0.5, 1.0, 2.0, 0.3};
     const double expect[15] = {0, 0, 0, -0.05, 0.05, 0.2, -0.06, 0.14, -0.08, 0.1, 0.1, -0.2, 0.2, -0.1, 0.3};
@@ -160,6 +166,81 @@ static void test_builtins(void **state)
     lf_forcing_free(tab);
 }
 
+/* ---------------------------------------------------------------- forcings from graphs */
+/* A graph of one translating body's forcing: the damping (-a_k w_k, -c v) plus, with extra, a torque
+ * sin(t) w_1^2 e_1 (of t, not affine). Inputs t, R (9), w (3), x (3), v (3). */
+static lf_forcing *graph_forcing(int extra, const double *a, double c, lf_model_graph_opts *mo, lf_error *e)
+{
+    lf_graph *g = lf_graph_new(0, NULL);
+    double vals[19] = {0};
+    int in[19], tau[3], F[3];
+    graph_inputs(g, 19, vals, in);
+    const int *w = in + 10, *v = in + 16;
+    for (int k = 0; k < 3; k++) {
+        tau[k] = lf_g2(g, LF_G_MUL, lf_graph_const(g, -a[k]), w[k]);
+        F[k] = lf_g2(g, LF_G_MUL, lf_graph_const(g, -c), v[k]);
+    }
+    if (extra) {
+        const int q = lf_g2(g, LF_G_MUL, lf_g1(g, LF_G_SIN, in[0]), lf_g2(g, LF_G_MUL, w[0], w[0]));
+        tau[0] = lf_g2(g, LF_G_ADD, tau[0], q);
+    }
+    lf_forcing *f = lf_forcing_graph(g, extra ? "graph drag" : "graph damping", tau, F, 1, NULL, mo, NULL, e);
+    lf_graph_free(g);
+    return f;
+}
+
+static void test_graph_forcing(void **state)
+{
+    (void)state;
+    lf_error e;
+    const double a[3] = {0.1, 0.3, 0.2}, c = 0.7;
+    lf_model_graph_opts mo = {LF_BACKEND_TAPE, NULL, 1};
+    lf_forcing *gd = graph_forcing(0, a, c, &mo, &e), *gx = graph_forcing(1, a, c, &mo, &e),
+               *bd = lf_forcing_damping(c, a, &e);
+    assert_non_null(gd);
+    assert_non_null(gx);
+    printf("  flags: graph damping %u (velocity | affine = %u), with sin(t) w1^2 %u (velocity | time = %u)\n",
+           lf_forcing_depends(gd), LF_FORCING_VELOCITY | LF_FORCING_AFFINE, lf_forcing_depends(gx),
+           LF_FORCING_VELOCITY | LF_FORCING_TIME);
+    assert_int_equal(lf_forcing_depends(gd), LF_FORCING_VELOCITY | LF_FORCING_AFFINE);
+    assert_int_equal(lf_forcing_depends(gx), LF_FORCING_VELOCITY | LF_FORCING_TIME);
+    double R[9], x[3] = {1, 2, 3}, w[3] = {0.3, -0.5, 0.8}, v[3] = {0.1, 0.2, -0.3}, D1[36], D2[36], D3[36];
+    const double J[3] = {1, 2, 3}, mass = 2;
+    gsl_rng *r = new_rng(8);
+    rand_rot(r, 1.1, R);
+    gsl_rng_free(r);
+    lf_bodies_motion m = {{1, &mass, J, x, R}, w, v, 0.7};
+    double t1[3], F1[3], t2[3], F2[3], t3[3], F3[3];
+    lf_forcing_eval(gd, &m, t1, F1, &e);
+    lf_forcing_eval(bd, &m, t2, F2, &e);
+    lf_forcing_eval(gx, &m, t3, F3, &e);
+    lf_forcing_jacobian(gd, &m, D1, &e);
+    lf_forcing_jacobian(bd, &m, D2, &e);
+    lf_forcing_jacobian(gx, &m, D3, &e);
+    double extra = t3[0] - t1[0], dj = D3[0] - D1[0];
+    CHECK_LE(fmax(maxdiff(3, t1, t2), maxdiff(3, F1, F2)), 1e-16, "graph damping = built-in damping: values");
+    CHECK_LE(maxdiff(36, D1, D2), 1e-16, "graph damping = built-in damping: Jacobians");
+    CHECK_LE(fabs(extra - sin(0.7) * w[0] * w[0]) + fabs(dj - 2 * sin(0.7) * w[0]), 1e-15,
+             "sin(t) w1^2: value and d/dw1 by forward mode");
+    /* a system with the graph damping runs as with the built-in (vlv, split_exact) */
+    lf_system *s1 = lf_rigid_new_translating(1, Jc, mc, NULL, &e), *s2 = lf_rigid_new_translating(1, Jc, mc, NULL, &e);
+    lf_rigid_set_forcing(s1, gd, &e);
+    lf_rigid_set_forcing(s2, bd, &e);
+    double worst = 0;
+    for (int k = 0; k < 2; k++) {
+        const lf_method *meth = lf_method_find(k ? "split_exact" : "vlv");
+        lf_stepper *a1 = new_stepper(meth, s1, orbit_y0, NULL), *a2 = new_stepper(meth, s2, orbit_y0, NULL);
+        run_steps(a1, 0.01, 200);
+        run_steps(a2, 0.01, 200);
+        worst = fmax(worst, maxdiff(18, lf_stepper_state(a1), lf_stepper_state(a2)));
+        lf_stepper_free(a1), lf_stepper_free(a2);
+    }
+    /* (the graph's forcing is affine, not diagonal: the dense solve against the closed form) */
+    CHECK_LE(worst, 1e-13, "runs with the graph damping vs the built-in, 200 steps (vlv, split_exact)");
+    lf_system_free(s1), lf_system_free(s2);
+    lf_forcing_free(gd), lf_forcing_free(gx), lf_forcing_free(bd);
+}
+
 /* ---------------------------------------------------------------- refusals */
 static void test_refusals(void **state)
 {
@@ -169,6 +250,7 @@ static void test_refusals(void **state)
     assert_int_not_equal(lf_method_accepts(lf_method_find("eln"), p.sys, &e), LF_OK);
     printf("  eln: %s\n", e.msg);
     assert_non_null(strstr(e.msg, "vlv"));
+    assert_non_null(strstr(e.msg, "damping + spatial_torque")); /* the sum's name */
     assert_int_not_equal(lf_method_accepts(lf_method_find("dlm_p6"), p.sys, &e), LF_OK);
     printf("  dlm_p6: %s\n", e.msg);
     lf_method *proc = lf_compose_method_new(lf_method_find("dlm"), "processed6", &e);
@@ -457,10 +539,10 @@ static void test_energy_balance(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_builtins),         cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_zero_forcing),     cmocka_unit_test(test_order_and_symmetry),
-        cmocka_unit_test(test_momentum_balance), cmocka_unit_test(test_damped_decay),
-        cmocka_unit_test(test_energy_balance),
+        cmocka_unit_test(test_builtins),           cmocka_unit_test(test_graph_forcing),
+        cmocka_unit_test(test_refusals),           cmocka_unit_test(test_zero_forcing),
+        cmocka_unit_test(test_order_and_symmetry), cmocka_unit_test(test_momentum_balance),
+        cmocka_unit_test(test_damped_decay),       cmocka_unit_test(test_energy_balance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
