@@ -22,6 +22,18 @@ enum { LF_FORCED_NEWTON_MAX = 192 };
 
 static int nvel(const lf_stepper *s) { return (s->trans ? 6 : 3) * s->nb; }
 
+/* The kinetic energy of the bodies' angular state ang (momenta or angular velocities) and of s->v: a
+ * kick changes only it (R, x fixed), and the change a forcing's share makes is the work it does
+ * (s->work_done; lf_stepper_get_work). */
+static double kinetic(const lf_stepper *s, const double *ang, int momentum)
+{
+    double T = 0;
+    const double *im = s->inv_inertia;
+    for (int i = 0; i < 3 * s->nb; i++) T += momentum ? ang[i] * ang[i] * im[i] : s->J[i] * ang[i] * ang[i];
+    for (int i = 0; s->trans && i < 3 * s->nb; i++) T += s->v[i] * s->v[i] * s->rigid->mass[i / 3];
+    return 0.5 * T;
+}
+
 size_t lf_forced_work_doubles(const lf_stepper *s)
 {
     if (!s->rigid || !s->rigid->forcing) return 0;
@@ -30,7 +42,15 @@ size_t lf_forced_work_doubles(const lf_stepper *s)
     if (s->rigid->forcing_depends & LF_FORCING_VELOCITY)
         solve =
             n <= LF_FORCED_NEWTON_MAX ? n * n + lf_newton_work_size((int)n) : lf_newton_fixed_point_work_size((int)n);
-    return 4 * n + solve; /* u_a, u, Q, w of the momenta; D and the solver's */
+    return 4 * n + solve + n; /* u_a, u, Q, w of the momenta; D and the solver's; 1/J and 1/m */
+}
+
+void lf_forced_init(lf_stepper *s)
+{
+    const int n3 = 3 * s->nb;
+    s->inv_inertia = s->fwork + lf_forced_work_doubles(s) - nvel(s);
+    for (int i = 0; i < n3; i++) s->inv_inertia[i] = 1 / s->J[i];
+    for (int i = 0; s->trans && i < n3; i++) s->inv_inertia[n3 + i] = s->inv_mass[i];
 }
 
 /* the angular velocities w of the bodies' angular state ang (momenta: w = Pi / J); a forcing that does
@@ -39,13 +59,23 @@ static const double *velocities(lf_stepper *s, const double *ang, int momentum, 
 {
     if (!momentum) return ang;
     if (!(s->rigid->forcing_depends & LF_FORCING_VELOCITY)) return s->w;
-    for (int i = 0; i < 3 * s->nb; i++) w[i] = ang[i] / s->J[i];
+    for (int i = 0; i < 3 * s->nb; i++) w[i] = ang[i] * s->inv_inertia[i];
     return w;
 }
+
+static int explicit_kick(lf_stepper *s, double t, double c, double *ang, int momentum);
 
 int lf_forced_explicit(lf_stepper *s, double t, double c, double *ang, int momentum)
 {
     if (!s->forced) return LF_OK;
+    const double T0 = kinetic(s, ang, momentum);
+    const int rc = explicit_kick(s, t, c, ang, momentum);
+    s->work_done += kinetic(s, ang, momentum) - T0;
+    return rc;
+}
+
+static int explicit_kick(lf_stepper *s, double t, double c, double *ang, int momentum)
+{
     const int n3 = 3 * s->nb;
     double *Q = s->fwork + 2 * (size_t)nvel(s), *w = Q + nvel(s);
     if (s->fcache) { /* a forcing of t and the configuration: once per (t, R, x) */
@@ -59,7 +89,7 @@ int lf_forced_explicit(lf_stepper *s, double t, double c, double *ang, int momen
         int rc = lf_stepper_forcing(s, t, velocities(s, ang, momentum, w), s->v, Q);
         if (rc != LF_OK) return rc;
     }
-    for (int i = 0; i < n3; i++) ang[i] += momentum ? c * Q[i] : c * Q[i] / s->J[i];
+    for (int i = 0; i < n3; i++) ang[i] += momentum ? c * Q[i] : c * Q[i] * s->inv_inertia[i];
     lf_translate_kick(s, c, Q + n3);
     return LF_OK;
 }
@@ -82,14 +112,14 @@ static int implicit_residual(void *ctx, const double *u, double *r, double *A, l
     int rc = lf_stepper_forcing(s, e->t, u, s->trans ? u + n3 : NULL, e->Q);
     if (rc != LF_OK) return rc;
     for (int i = 0; i < n; i++) {
-        const double im = i < n3 ? 1 / s->J[i] : s->inv_mass[i - n3];
+        const double im = i < n3 ? s->inv_inertia[i] : s->inv_mass[i - n3];
         r[i] = e->sign * (u[i] - e->ua[i] - e->c * im * e->Q[i]);
     }
     if (!A) return LF_OK;
     rc = s->rigid->forcing_jacobian(s->sys, e->t, s->R, u, s->x, s->trans ? u + n3 : NULL, A, &s->err);
     if (rc != LF_OK) return rc;
     for (int i = 0; i < n; i++) {
-        const double cim = e->c * (i < n3 ? 1 / s->J[i] : s->inv_mass[i - n3]);
+        const double cim = e->c * (i < n3 ? s->inv_inertia[i] : s->inv_mass[i - n3]);
         for (int j = 0; j < n; j++) A[(size_t)i * n + j] = (i == j) - cim * A[(size_t)i * n + j];
     }
     return LF_OK;
@@ -108,7 +138,7 @@ static int affine_kick(lf_stepper *s, double t, double c, double *ang, int momen
     if (rc != LF_OK) return rc;
     s->stats.jac_evals++;
     for (int i = 0; i < n; i++) {
-        const double cim = c * (i < n3 ? 1 / s->J[i] : s->inv_mass[i - n3]);
+        const double cim = c * (i < n3 ? s->inv_inertia[i] : s->inv_mass[i - n3]);
         d[i] = cim * Q[i];
         for (int j = 0; j < n; j++) A[(size_t)i * n + j] = (i == j) - cim * A[(size_t)i * n + j];
     }
@@ -130,11 +160,7 @@ static int eval_diagonal(lf_stepper *s, double t, const double *w, const double 
 }
 
 /* 1/J or 1/m of velocity component i */
-static double inv_inertia(const lf_stepper *s, int i)
-{
-    const int n3 = 3 * s->nb;
-    return i < n3 ? 1 / s->J[i] : s->inv_mass[i - n3];
-}
+static double inv_inertia(const lf_stepper *s, int i) { return s->inv_inertia[i]; }
 
 /* I(c) of a forcing with a diagonal Jacobian, in closed form: d_i = c Q_i / (M_i - c D_ii) */
 static int diagonal_kick(lf_stepper *s, double t, double c, double *ang, int momentum)
@@ -153,10 +179,20 @@ static int diagonal_kick(lf_stepper *s, double t, double c, double *ang, int mom
     return LF_OK;
 }
 
+static int implicit_kick(lf_stepper *s, double t, double c, double *ang, int momentum);
+
 int lf_forced_implicit(lf_stepper *s, double t, double c, double *ang, int momentum)
 {
     if (!s->forced) return LF_OK;
     if (!(s->rigid->forcing_depends & LF_FORCING_VELOCITY)) return lf_forced_explicit(s, t, c, ang, momentum);
+    const double T0 = kinetic(s, ang, momentum);
+    const int rc = implicit_kick(s, t, c, ang, momentum);
+    s->work_done += kinetic(s, ang, momentum) - T0;
+    return rc;
+}
+
+static int implicit_kick(lf_stepper *s, double t, double c, double *ang, int momentum)
+{
     if (s->rigid->forcing_depends & LF_FORCING_DIAGONAL) return diagonal_kick(s, t, c, ang, momentum);
     if ((s->rigid->forcing_depends & LF_FORCING_AFFINE) && nvel(s) <= LF_FORCED_NEWTON_MAX)
         return affine_kick(s, t, c, ang, momentum);
@@ -184,21 +220,23 @@ static void diagonal_trapezoid(lf_stepper *s, double c, double *Pi, const double
                                const double *u0, const double *Q, const double *D)
 {
     const int n3 = 3 * s->nb;
-    for (int b = 0; b < s->nb; b++) {
+    const double T0 = kinetic(s, Pi, 1);
+    for (int b = 0; b < s->nb; b++)
         for (int k = 0; k < 3; k++) Pi[3 * b + k] += 0.5 * c * Q[3 * b + k];
-        lf_v3_axpy(Pi + 3 * b, c, tau + 3 * b, Pi + 3 * b);
-    }
-    for (int i = 0; i < n3; i++) {
-        const double wk = Pi[i] / s->J[i], h2 = 0.5 * c;
-        Pi[i] += h2 * (Q[i] + D[i] * (wk - u0[i])) / (1 - h2 * D[i] / s->J[i]);
-    }
-    if (!s->trans) return;
-    for (int i = 0; i < n3; i++) s->v[i] += 0.5 * c * Q[n3 + i] * s->inv_mass[i];
+    for (int i = 0; s->trans && i < n3; i++) s->v[i] += 0.5 * c * Q[n3 + i] * s->inv_mass[i];
+    const double T1 = kinetic(s, Pi, 1); /* the work of the first half, then the potential's kick */
+    for (int b = 0; b < s->nb; b++) lf_v3_axpy(Pi + 3 * b, c, tau + 3 * b, Pi + 3 * b);
     lf_translate_kick(s, c, F);
+    const double T2 = kinetic(s, Pi, 1);
     for (int i = 0; i < n3; i++) {
+        const double wk = Pi[i] * s->inv_inertia[i], h2 = 0.5 * c;
+        Pi[i] += h2 * (Q[i] + D[i] * (wk - u0[i])) / (1 - h2 * D[i] * s->inv_inertia[i]);
+    }
+    for (int i = 0; s->trans && i < n3; i++) {
         const double h2 = 0.5 * c * s->inv_mass[i];
         s->v[i] += h2 * (Q[n3 + i] + D[n3 + i] * (s->v[i] - u0[n3 + i])) / (1 - h2 * D[n3 + i]);
     }
+    s->work_done += (T1 - T0) + (kinetic(s, Pi, 1) - T2);
 }
 
 int lf_forced_trapezoid(lf_stepper *s, double t, double c, double *Pi, const double *tau, const double *F)

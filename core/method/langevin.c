@@ -50,6 +50,7 @@ int lf_langevin_accepts(const lf_stepper *s, const lf_thermostat *th, lf_error *
 static void ou(lf_stepper *s, double tau, unsigned half)
 {
     const lf_thermostat *th = &s->thermostat;
+    double dT = 0; /* the kinetic energy the bath gives: the heat */
     const uint32_t key[2] = {(uint32_t)th->seed, (uint32_t)(th->seed >> 32)};
     for (int b = 0; b < s->nb; b++) {
         double z[8];
@@ -60,13 +61,20 @@ static void ou(lf_stepper *s, double tau, unsigned half)
         }
         double *w = s->w + 3 * b;
         for (int k = 0; k < 3; k++) {
-            const double J = s->J[3 * b + k], a = exp(-th->gamma_rot * tau / J);
+            const double J = s->J[3 * b + k], a = exp(-th->gamma_rot * tau / J), w0 = w[k];
             w[k] = a * w[k] + sqrt(th->kT / J * (1 - a * a)) * z[k];
+            dT += 0.5 * J * (w[k] * w[k] - w0 * w0);
         }
         if (!s->trans) continue;
         const double m = s->rigid->mass[b], a = exp(-th->gamma * tau / m), sd = sqrt(th->kT / m * (1 - a * a));
-        for (int k = 0; k < 3; k++) s->v[3 * b + k] = a * s->v[3 * b + k] + sd * z[3 + k];
+        for (int k = 0; k < 3; k++) {
+            double *v = s->v + 3 * b + k;
+            const double v0 = *v;
+            *v = a * v0 + sd * z[3 + k];
+            dT += 0.5 * m * (*v * *v - v0 * v0);
+        }
     }
+    s->heat += dT;
     s->momenta_changed = 1; /* NO_SQUISH's cached conjugate momenta are stale (step_splitting.c) */
 }
 

@@ -196,6 +196,12 @@ int lf_stepper_set_kernel_state(lf_stepper *s, const double *z, double h_proc);
  * it (a checkpoint restored: with lf_stepper_restore, the run resumes bit for bit). 0 for others. */
 unsigned long long lf_stepper_noise_step(const lf_stepper *s);
 const lf_thermostat *lf_stepper_thermostat(const lf_stepper *s); /* NULL: none */
+/* The work the forcing did and the heat the thermostat gave since lf_stepper_set_state: the kinetic
+ * energy their parts of the steps changed (the potential and free parts conserve the energy up to the
+ * method's error, so E_n - E_0 - work - heat is the conservative method's energy error: bounded for
+ * the symplectic ones). Setting them back resumes a checkpoint's balance. */
+void lf_stepper_get_work(const lf_stepper *s, double *work, double *heat);
+int lf_stepper_set_work(lf_stepper *s, double work, double heat);
 int lf_stepper_set_noise_step(lf_stepper *s, unsigned long long n);
 /* When *flag becomes nonzero, lf_stepper_step returns LF_EINTR at the next step boundary it checks. */
 void lf_stepper_set_cancel(lf_stepper *s, volatile sig_atomic_t *flag);

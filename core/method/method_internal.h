@@ -115,7 +115,7 @@ struct lf_stepper {
      * holds its value there while fq_valid (set with the torque by lf_stepper_torque_start, cleared by a
      * method when it moves R, x or t) */
     int forced;
-    double *fwork, *fcache;
+    double *fwork, *fcache, *inv_inertia; /* inv_inertia: 1/J, then 1/m (translating), in fwork */
     int fq_valid;
     /* a Langevin thermostat (langevin.c: step is lf_langevin_step around base_step): its parameters,
      * the thermostatted steps taken (the noise's counter, rolled back with a failed step), and a flag
@@ -124,6 +124,9 @@ struct lf_stepper {
     lf_thermostat thermostat;
     unsigned long long noise_step;
     int momenta_changed;
+    /* the work of the forcing and the heat from the thermostat since lf_stepper_set_state: the kinetic
+     * energy their kicks and Ornstein–Uhlenbeck steps changed (rolled back with a failed step) */
+    double work_done, heat;
 };
 
 /* ---- rigid methods */
@@ -181,6 +184,7 @@ static inline void lf_translate_drift(lf_stepper *s, double c)
  * a step's start and I(h/2) at its end (docs/methods.md, "Forcing"). A method that moves R, x or the time
  * within a step sets s->fq_valid = 0 (lf_forced_moved). */
 size_t lf_forced_work_doubles(const lf_stepper *s);
+void lf_forced_init(lf_stepper *s); /* once fwork is set */
 int lf_stepper_forcing(lf_stepper *s, double t, const double *w, const double *v, double *Q);
 int lf_forced_explicit(lf_stepper *s, double t, double c, double *ang, int momentum);
 int lf_forced_implicit(lf_stepper *s, double t, double c, double *ang, int momentum);

@@ -203,6 +203,7 @@ lf_stepper *lf_stepper_new_lanes(const lf_method *m, const lf_system *sys, int l
     }
     s->fwork = nforced ? s->adapt_work + nadapt + nout + 2 * nforce : NULL;
     s->fcache = nfq ? s->cache + ncache_method + nforce : NULL;
+    if (s->fwork) lf_forced_init(s);
     if (s->opts.adapt) {
         s->base_step = s->step;
         s->step = lf_adapt_step;
@@ -264,6 +265,7 @@ int lf_stepper_set_state(lf_stepper *s, const double *y, double t)
     s->q0 = 0;
     s->g_valid = 0;
     s->h_proc = 0; /* the state as given: a processed method pre-processes it at its first step */
+    s->work_done = s->heat = 0;
     return LF_OK;
 }
 
@@ -386,6 +388,7 @@ static int step_n(lf_stepper *s, double h, long n)
             return lf_error_set(&s->err, LF_EINTR, "%s: interrupted at t=%.17g", s->method->info.name, s->t);
         const int valid = s->cache_valid, g_valid = s->g_valid;
         const unsigned long long noise_step = s->noise_step;
+        const double work_done = s->work_done, heat = s->heat;
         const double h_next = s->h_next, rho = s->rho, g = s->g;
         memcpy(s->save, s->y, nst * sizeof(double));
         s->cache_set = 0;
@@ -410,6 +413,7 @@ static int step_n(lf_stepper *s, double h, long n)
             s->h_next = h_next;
             s->rho = rho, s->g = g, s->g_valid = g_valid;
             s->noise_step = noise_step;
+            s->work_done = work_done, s->heat = heat;
             char msg[sizeof s->err.msg];
             memcpy(msg, s->err.msg, sizeof msg);
             if (rc == LF_EINTR) return lf_error_set(&s->err, rc, "%s", msg);
@@ -424,6 +428,7 @@ static int step_n(lf_stepper *s, double h, long n)
             s->h_next = h_next;
             s->rho = rho, s->g = g, s->g_valid = g_valid;
             s->noise_step = noise_step;
+            s->work_done = work_done, s->heat = heat;
             return lf_error_set(&s->err, LF_EDOMAIN, "%s: the time overflows (t=%g + h=%g)", s->method->info.name,
                                 s->t, hk);
         }
@@ -532,6 +537,21 @@ unsigned long long lf_stepper_noise_step(const lf_stepper *s) { return s ? s->no
 const lf_thermostat *lf_stepper_thermostat(const lf_stepper *s)
 {
     return s && s->thermostatted ? &s->thermostat : NULL;
+}
+
+void lf_stepper_get_work(const lf_stepper *s, double *work, double *heat)
+{
+    if (work) *work = s ? s->work_done : NAN;
+    if (heat) *heat = s ? s->heat : NAN;
+}
+
+int lf_stepper_set_work(lf_stepper *s, double work, double heat)
+{
+    if (!s) return LF_EINVAL;
+    if (!isfinite(work) || !isfinite(heat))
+        return lf_error_set(&s->err, LF_EINVAL, "set_work: work %g and heat %g must be finite", work, heat);
+    s->work_done = work, s->heat = heat;
+    return LF_OK;
 }
 
 int lf_stepper_set_noise_step(lf_stepper *s, unsigned long long n)

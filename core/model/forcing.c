@@ -108,13 +108,6 @@ int lf_forcing_jacobian(const lf_forcing *f, const lf_bodies_motion *m, double *
     return rc;
 }
 
-double lf_forcing_power(const lf_bodies_motion *m, const double *tau, const double *F)
-{
-    double P = 0;
-    for (int i = 0; i < 3 * m->c.nb; i++) P += tau[i] * m->w[i] + (m->v ? F[i] * m->v[i] : 0);
-    return P;
-}
-
 /* ---------------------------------------------------------------- damping: F = -c v, tau_k = -a_k w_k */
 typedef struct {
     double c, a[3];

@@ -74,8 +74,6 @@ int lf_forcing_jacobian(const lf_forcing *f, const lf_bodies_motion *m, double *
 /* The diagonal of the Jacobian (n numbers, lf_forcing_jacobian_fn's order) of a forcing with
  * LF_FORCING_DIAGONAL; LF_EINVAL for any other. */
 int lf_forcing_diagonal(const lf_forcing *f, const lf_bodies_motion *m, double *d, lf_error *err);
-/* The power of the forcing at m: sum_i tau_i . w_i + F_i . v_i, with tau and F as evaluated. */
-double lf_forcing_power(const lf_bodies_motion *m, const double *tau, const double *F);
 
 LF_END_DECLS
 

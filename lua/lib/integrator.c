@@ -500,6 +500,12 @@ static int it_checkpoint(lua_State *L)
         lua_pushnumber(L, h_proc);
         lua_setfield(L, -2, "h_proc");
     }
+    double work, heat;
+    lf_stepper_get_work(st, &work, &heat);
+    lua_pushnumber(L, work);
+    lua_setfield(L, -2, "work");
+    lua_pushnumber(L, heat);
+    lua_setfield(L, -2, "heat");
     const lf_thermostat *th = lf_stepper_thermostat(st);
     if (th) { /* the thermostat (lf.load makes its integrator with it) and its noise counter */
         lua_pushinteger(L, (lua_Integer)lf_stepper_noise_step(st));
@@ -538,8 +544,8 @@ static int it_restore(lua_State *L)
     double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
     memcpy(y, lf_stepper_state(it->st), (size_t)np * sizeof(double));
     double t = lf_stepper_time(it->st);
-    static const char *const extra[] = {"t_comp", "next_h", "h",          "steps",      "rho", "monitor0",
-                                        "kernel", "h_proc", "noise_step", "thermostat", NULL};
+    static const char *const extra[] = {"t_comp", "next_h",     "h",          "steps", "rho",  "monitor0", "kernel",
+                                        "h_proc", "noise_step", "thermostat", "work",  "heat", NULL};
     lfb_read_state(L, 2, sys, y, &t, extra, "restore");
     /* a processed method's kernel variable (it:checkpoint of a processed run) */
     const double h_proc = opt_number(L, 2, "h_proc", 0);
@@ -561,7 +567,8 @@ static int it_restore(lua_State *L)
     if (!(steps >= 0 && steps <= 0x1p62 && steps == floor(steps)))
         return luaL_error(L, "restore: steps must be an integer >= 0, got %f", steps);
     const double rho = opt_number(L, 2, "rho", 1), q0 = opt_number(L, 2, "monitor0", 0);
-    const double noise = opt_number(L, 2, "noise_step", 0);
+    const double noise = opt_number(L, 2, "noise_step", 0), work = opt_number(L, 2, "work", 0),
+                 heat = opt_number(L, 2, "heat", 0);
     if (!(noise >= 0 && noise <= 0x1p62 && noise == floor(noise)))
         return luaL_error(L, "restore: noise_step must be an integer >= 0, got %f", noise);
     it = checkit(L, 1);
@@ -571,6 +578,7 @@ static int it_restore(lua_State *L)
     if (z && lf_stepper_set_kernel_state(it->st, z, h_proc) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
     if (lf_stepper_set_noise_step(it->st, (unsigned long long)noise) != LF_OK)
         return lfb_error(L, lf_stepper_error(it->st));
+    if (lf_stepper_set_work(it->st, work, heat) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
     lf_stepper_stats stats = {0};
     lf_stepper_get_stats(it->st, &stats);
     stats.steps = (long)steps;
@@ -661,6 +669,10 @@ static int it_index(lua_State *L)
     else if (strcmp(k, "rho") == 0) lf_stepper_adaptive(st) ? lua_pushnumber(L, lf_stepper_rho(st)) : lua_pushnil(L);
     else if (strcmp(k, "adaptive") == 0) lua_pushboolean(L, lf_stepper_adaptive(st));
     else if (strcmp(k, "lanes") == 0) lua_pushinteger(L, lf_stepper_lanes(st));
+    else if (strcmp(k, "work") == 0 || strcmp(k, "heat") == 0) { /* of the forcing, from the thermostat */ double w, q;
+        lf_stepper_get_work(st, &w, &q);
+        lua_pushnumber(L, k[0] == 'w' ? w : q);
+    } else if (strcmp(k, "thermostatted") == 0) lua_pushboolean(L, lf_stepper_thermostat(st) != NULL);
     else if (strcmp(k, "columns") == 0) lua_pushcfunction(L, it_columns);
     else {
         luaL_getmetatable(L, LFB_INTEGRATOR);
@@ -684,8 +696,9 @@ static int it_fields(lua_State *L)
     lua_settop(L, 1);
     lua_newtable(L); /* 2: the names, each once (the observable energy and the method it:energy) */
     lua_newtable(L); /* 3: those in it */
-    static const char *const fixed[] = {"t", "h", "method", "name", "system", "next_h", "last_h", "rho", "adaptive",
-                                        "columns", "lanes", NULL};
+    static const char *const fixed[] = {"t",      "h",      "method", "name",          "system",
+                                        "next_h", "last_h", "rho",    "adaptive",      "columns",
+                                        "lanes",  "work",   "heat",   "thermostatted", NULL};
     for (int i = 0; fixed[i]; i++) lfb_list_add_once(L, 2, 3, fixed[i]);
     for (int i = 0; stat_names[i]; i++) lfb_list_add_once(L, 2, 3, stat_names[i]);
     for (int i = 0; i < lf_system_nfields(sys); i++) lfb_list_add_once(L, 2, 3, lf_system_field(sys, i)->name);

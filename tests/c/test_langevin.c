@@ -141,7 +141,14 @@ static void test_reproducible(void **state)
         lf_stepper *r = thermostatted(name, B.sys, B.y0, &th);
         assert_int_equal(lf_stepper_restore(r, y, lf_stepper_time(d), lf_stepper_time_compensation(d), 0), LF_OK);
         assert_int_equal(lf_stepper_set_noise_step(r, lf_stepper_noise_step(d)), LF_OK);
+        double work, heat, work_a, heat_a, heat_r;
+        lf_stepper_get_work(d, &work, &heat);
+        assert_int_equal(lf_stepper_set_work(r, work, heat), LF_OK);
+        assert_int_not_equal(lf_stepper_set_work(r, NAN, heat), LF_OK);
         run_steps(r, 0.05, 80);
+        lf_stepper_get_work(a, &work_a, &heat_a);
+        lf_stepper_get_work(r, NULL, &heat_r);
+        assert_true(work_a == 0 && fabs(heat_r - heat_a) <= 1e-12 * fabs(heat_a));
         /* NO_SQUISH restarts its quaternion from R after a restore (step_splitting.c): round-off there */
         const double dr = maxdiff(np, lf_stepper_state(a), lf_stepper_state(r));
         if (m == 0) assert_true(dr < 1e-12);
@@ -272,6 +279,13 @@ static void test_rotational_diffusion(void **state)
         worst = fmax(worst, fabs(mean - expect) / se);
     }
     CHECK_LE(worst, 4, "worst |<e(0).e(t)> - expected| in standard errors");
+    /* free bodies, the exact free flow: the energy changes by the heat alone */
+    double E0, E, heat;
+    lf_error e;
+    lf_system_energy(B.sys, y0, &E0, &e);
+    lf_system_energy(B.sys, lf_stepper_state(st), &E, &e);
+    lf_stepper_get_work(st, NULL, &heat);
+    CHECK_LE(fabs(E - E0 - heat) / fabs(E0), 1e-12, "free bodies, split_exact: |E - E_0 - heat| / E_0");
     lf_stepper_free(st);
     free(y0);
     free_bodies(&B);

@@ -320,3 +320,19 @@ describe("refusals and bad input", function()
     has(errmsg(lf.forcing.torque_table, {torque = {{1, 2, 3}}}), "field 't' (an array of increasing times) is required")
   end)
 end)
+
+describe("work", function()
+  it("lf.run records the work of the forcing: E - E(0) - work is the method's energy error", function()
+    local sys = lf.rigidbody{inertia = {1, 2, 3}, R = lf.so3.I, omega = {1, 0.3, 0.2}, damping = {angular = 0.1},
+                             potential = lf.potential.top{mgl = 1, chi = {0, 0, 1}},
+                             forcing = function(t) return {torque = lf.vec3(0.1 * math.sin(t), 0, 0)} end}
+    for _, h in ipairs{0.02, 0.01} do
+      local tr = lf.run(sys, {method = "dlm", h = h, T = 10, every = 50})
+      local n, worst = #tr.t, 0
+      for k = 1, n do worst = math.max(worst, math.abs(tr.energy_error[k] - tr.work[k])) end
+      assert.is_true(math.abs(tr.work[n]) > 0.1, "the forcing did work")
+      assert.is_true(worst < 60 * h ^ 2, ("h = %g: |E - E0 - W| = %g"):format(h, worst))
+      assert.are.equal(0, tr.heat[n])
+    end
+  end)
+end)

@@ -28,12 +28,22 @@ describe("thermostat", function()
     assert.is_true(math.abs(a.energy[#a.t] - a.energy[1]) > 1e-3) -- heat exchanged with the bath
   end)
 
+  it("lf.run records the heat: E - E(0) - heat is the deterministic step's energy error (0 for the free flow)", function()
+    local free = lf.bodies{{inertia = {1, 2, 3}, mass = 1.5, x = {0, 0, 0}}, {inertia = {1, 1, 2}, mass = 2}}
+    local tr = lf.run(free, {method = "split_exact", h = 0.05, T = 20, every = 40, thermostat = TH})
+    local n = #tr.t
+    assert.is_true(math.abs(tr.heat[n]) > 0.1)
+    for k = 1, n do assert.is_true(math.abs(tr.energy_error[k] - tr.heat[k]) < 1e-12, tostring(k)) end
+    for k = 1, n do assert.are.equal(0, tr.work[k]) end
+  end)
+
   it("it:checkpoint and it:save / lf.load resume bit for bit", function()
     for _, m in ipairs{"vlv", "dlm", "split_exact_s4"} do
       local it = lf.integrator(m, bodies(), {h = 0.05, thermostat = TH})
       it:step(30)
       local cp = it:checkpoint()
       assert.are.equal(30, cp.noise_step)
+      assert.are.equal(it.heat, cp.heat)
       assert.are.equal(11, cp.thermostat.seed)
       local path = os.tmpname()
       it:save(path)
@@ -53,6 +63,7 @@ describe("thermostat", function()
             assert.are.equal(s.x[b][k], r.x[b][k])
           end
         end
+        assert.are.equal(it.heat, o.heat)
       end
     end
   end)

@@ -597,6 +597,12 @@ function M.run(system, opts)
   if opts.adapt then
     recorders[#recorders + 1] = {columns = {"step", "rho"}, values = function(it) return {it.last_h, it.rho} end}
   end
+  -- a forcing, a thermostat: the work done and the heat exchanged since the start (E - E(0) - work - heat is
+  -- the conservative method's energy error)
+  local okf, forced = pcall(function() return system.forcing_name end)
+  if (okf and forced ~= nil) or opts.thermostat then
+    recorders[#recorders + 1] = {columns = {"work", "heat"}, values = function(it) return {it.work, it.heat} end}
+  end
   if opts.states ~= nil and type(opts.states) ~= "boolean" then
     error(("%s: option 'states' must be true or false, got %s"):format(fn, type(opts.states)), 2)
   end
