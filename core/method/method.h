@@ -192,6 +192,9 @@ int lf_stepper_restore(lf_stepper *s, const double *y, double t, double t_comp, 
  * processed run bit for bit; h_proc = 0 is lf_stepper_set_state. */
 const double *lf_stepper_kernel_state(const lf_stepper *s, double *h_proc);
 int lf_stepper_set_kernel_state(lf_stepper *s, const double *z, double h_proc);
+/* A forcing of the stepper's system changed between steps (a held input set: forcing.h): the next step
+ * evaluates it anew (and the torque with it). */
+void lf_stepper_forcing_changed(lf_stepper *s);
 /* Thermostatted steppers: the number of thermostatted steps taken (the noise's counter), and setting
  * it (a checkpoint restored: with lf_stepper_restore, the run resumes bit for bit). 0 for others. */
 unsigned long long lf_stepper_noise_step(const lf_stepper *s);

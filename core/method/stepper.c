@@ -534,6 +534,11 @@ int lf_stepper_set_lane(lf_stepper *s, int lane, const double *y)
 double lf_stepper_time(const lf_stepper *s) { return s ? s->t : NAN; }
 
 unsigned long long lf_stepper_noise_step(const lf_stepper *s) { return s ? s->noise_step : 0; }
+
+void lf_stepper_forcing_changed(lf_stepper *s)
+{
+    if (s) s->cache_valid = 0;
+}
 const lf_thermostat *lf_stepper_thermostat(const lf_stepper *s)
 {
     return s && s->thermostatted ? &s->thermostat : NULL;

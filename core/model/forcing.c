@@ -244,6 +244,53 @@ lf_forcing *lf_forcing_torque(const double tau[3], int spatial, lf_error *err)
     return lf_forcing_torque_table(1, NULL, tau, spatial, err);
 }
 
+/* ---------------------------------------------------------------- held inputs */
+typedef struct {
+    int nb;
+    double v[]; /* 3 nb torques, then 3 nb forces */
+} held;
+
+static int held_eval(void *ctx, const lf_bodies_motion *m, double *tau, double *F, lf_error *err)
+{
+    const held *H = ctx;
+    if (m->c.nb != H->nb)
+        return lf_error_set(err, LF_EINVAL, "held input of %d bodies evaluated for %d", H->nb, m->c.nb);
+    memcpy(tau, H->v, 3 * (size_t)H->nb * sizeof *tau);
+    if (m->v) memcpy(F, H->v + 3 * H->nb, 3 * (size_t)H->nb * sizeof *F);
+    return LF_OK;
+}
+
+lf_forcing *lf_forcing_held(int nb, lf_error *err)
+{
+    if (nb < 1 || nb > 10000000)
+        return lf_error_set(err, LF_EINVAL, "held input: %d bodies, expected 1..1e7", nb), NULL;
+    held *H = calloc(1, sizeof *H + 6 * (size_t)nb * sizeof(double));
+    if (!H) return lf_error_set(err, LF_ENOMEM, "held input: out of memory"), NULL;
+    H->nb = nb;
+    return lf_forcing_new("held", 0, held_eval, NULL, H, free, err);
+}
+
+int lf_forcing_held_set(lf_forcing *f, const double *tau, const double *F, lf_error *err)
+{
+    if (!f || f->fn != held_eval || !tau)
+        return lf_error_set(err, LF_EINVAL, "lf_forcing_held_set: a held input and torques are required");
+    held *H = f->ctx;
+    const int n3 = 3 * H->nb;
+    for (int i = 0; i < n3; i++)
+        if (!isfinite(tau[i]) || (F && !isfinite(F[i])))
+            return lf_error_set(err, LF_EDOMAIN, "held input: the %s on body %d is not finite (%g)",
+                                isfinite(tau[i]) ? "force" : "torque", i / 3 + 1, isfinite(tau[i]) ? F[i] : tau[i]);
+    memcpy(H->v, tau, (size_t)n3 * sizeof *tau);
+    if (F) memcpy(H->v + n3, F, (size_t)n3 * sizeof *F);
+    else memset(H->v + n3, 0, (size_t)n3 * sizeof *F);
+    return LF_OK;
+}
+
+const double *lf_forcing_held_values(const lf_forcing *f)
+{
+    return f && f->fn == held_eval ? ((const held *)f->ctx)->v : NULL;
+}
+
 /* ---------------------------------------------------------------- sums */
 typedef struct {
     int n;

@@ -59,6 +59,14 @@ lf_forcing *lf_forcing_torque(const double tau[3], int spatial, lf_error *err);
 /* A torque given at n >= 1 times t[0] < ... < t[n-1] (tau: 3 n), linear in between and constant
  * outside, in the body frame or in space. */
 lf_forcing *lf_forcing_torque_table(int n, const double *t, const double *tau, int spatial, lf_error *err);
+/* A held input: body torques and spatial forces of nb bodies that the host sets between steps (a
+ * controller's output under a zero-order hold), 0 at first, of nothing else (its kicks are explicit).
+ * After lf_forcing_held_set, tell each stepper using it (lf_stepper_forcing_changed). */
+lf_forcing *lf_forcing_held(int nb, lf_error *err);
+/* Set the held torques tau (3 nb) and forces F (3 nb; NULL: 0), checked finite; LF_EINVAL if f is not
+ * held. lf_forcing_held_values: tau then F (6 nb), or NULL if f is not held. */
+int lf_forcing_held_set(lf_forcing *f, const double *tau, const double *F, lf_error *err);
+const double *lf_forcing_held_values(const lf_forcing *f);
 /* The sum of n forcings (borrowed: they must outlive it), named by their names joined by " + ". */
 lf_forcing *lf_forcing_sum(int n, const lf_forcing *const *parts, lf_error *err);
 void lf_forcing_free(lf_forcing *f);

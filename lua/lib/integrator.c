@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "shared/bind.h"
+#include "shared/forcing.h"
 #include "lib/open.h"
 
 #define LFB_INTEGRATOR "lf.integrator"
@@ -23,6 +24,7 @@ typedef struct {
     int busy;  /* inside lf_stepper_step: a Lua callback must not step or reset this integrator */
     int holds; /* it retains its system and method (from its creation until __gc or __close) */
     lfb_monitor mon;
+    long control_phase; /* a system with a controller: the steps since its last call (it is called at 0) */
 } lfb_integrator;
 
 /* uservalues of an integrator: 1 = its system userdata, 2 = its method userdata (lf.rkmk) */
@@ -335,12 +337,51 @@ static void stepper_error(lua_State *L, lfb_integrator *it)
     lfb_error(L, e);
 }
 
+/* A system's controller (shared/forcing.c): called when the phase is 0, its output held for `every`
+ * steps (a zero-order hold). An error stops before the step, the state kept, naming the controller. */
+static int control(lua_State *L, lfb_integrator *it, lfb_system *s)
+{
+    if (it->control_phase != 0) return LF_OK;
+    lf_error e;
+    it->busy = 0; /* the controller may read the integrator (not step it: its system is busy) */
+    int rc = lfb_controller_update(L, s, lf_stepper_time(it->st), lf_stepper_state(it->st), &e);
+    it->busy = 1;
+    if (rc != LF_OK) {
+        it->busy = 0;
+        lfb_error(L, &e);
+    }
+    lf_stepper_forcing_changed(it->st);
+    return LF_OK;
+}
+
+/* n steps (max_steps, T: lf_stepper_advance's; n < 0: lf_stepper_step of -n steps), in pieces that end
+ * where the controller is due */
+static int controlled(lua_State *L, lfb_integrator *it, lfb_system *s, double h, long n, double T, int advance)
+{
+    const long k = s->control_every;
+    lf_stepper_stats st0, st1;
+    int rc = LF_OK;
+    while (rc == LF_OK && n > 0) {
+        control(L, it, s);
+        const long m = k - it->control_phase < n ? k - it->control_phase : n;
+        lf_stepper_get_stats(it->st, &st0);
+        rc = advance ? lf_stepper_advance(it->st, T, h, m) : lf_stepper_step(it->st, h, m);
+        lf_stepper_get_stats(it->st, &st1);
+        const long taken = st1.steps - st0.steps;
+        it->control_phase = (it->control_phase + taken) % k;
+        n -= taken;
+        if (advance && (taken < m || lf_stepper_time(it->st) == T)) break;
+    }
+    return rc;
+}
+
 static void stepn(lua_State *L, lfb_integrator *it, double h, lua_Integer n)
 {
     check_not_busy(L, it);
+    lfb_system *s = it_system(L, 1);
     it->mon.L = L;
     it->busy = 1; /* no Lua error can cross lf_stepper_step: the callbacks run under lua_pcall */
-    int rc = lf_stepper_step(it->st, h, (long)n);
+    int rc = s->control_every ? controlled(L, it, s, h, (long)n, 0, 0) : lf_stepper_step(it->st, h, (long)n);
     it->busy = 0;
     if (rc != LF_OK) stepper_error(L, it);
 }
@@ -366,9 +407,12 @@ static int it_advance_to(lua_State *L)
     double T = lfb_checkfinite(L, 2, "argument #1 to 'advance_to'");
     lua_Integer nmax = luaL_optinteger(L, 3, LUA_MAXINTEGER);
     luaL_argcheck(L, nmax >= 0, 3, "the number of steps must be >= 0");
+    lfb_system *s = it_system(L, 1);
     it->mon.L = L;
     it->busy = 1;
-    int rc = lf_stepper_advance(it->st, T, it->h, nmax > LONG_MAX ? LONG_MAX : (long)nmax);
+    const long max_steps = nmax > LONG_MAX ? LONG_MAX : (long)nmax;
+    int rc = s->control_every ? controlled(L, it, s, it->h, max_steps, T, 1)
+                              : lf_stepper_advance(it->st, T, it->h, max_steps);
     it->busy = 0;
     if (rc != LF_OK) stepper_error(L, it);
     lua_settop(L, 1);
@@ -500,6 +544,13 @@ static int it_checkpoint(lua_State *L)
         lua_pushnumber(L, h_proc);
         lua_setfield(L, -2, "h_proc");
     }
+    lfb_system *s = it_system(L, 1);
+    if (s->control_every) { /* a controller's held output and the steps since its last call */
+        lfb_push_control(L, s);
+        lua_setfield(L, -2, "control");
+        lua_pushinteger(L, it->control_phase);
+        lua_setfield(L, -2, "control_phase");
+    }
     double work, heat;
     lf_stepper_get_work(st, &work, &heat);
     lua_pushnumber(L, work);
@@ -544,8 +595,9 @@ static int it_restore(lua_State *L)
     double *y = lua_newuserdatauv(L, (size_t)np * sizeof(double), 0);
     memcpy(y, lf_stepper_state(it->st), (size_t)np * sizeof(double));
     double t = lf_stepper_time(it->st);
-    static const char *const extra[] = {"t_comp", "next_h",     "h",          "steps", "rho",  "monitor0", "kernel",
-                                        "h_proc", "noise_step", "thermostat", "work",  "heat", NULL};
+    static const char *const extra[] = {"t_comp",   "next_h", "h",       "steps",         "rho",
+                                        "monitor0", "kernel", "h_proc",  "noise_step",    "thermostat",
+                                        "work",     "heat",   "control", "control_phase", NULL};
     lfb_read_state(L, 2, sys, y, &t, extra, "restore");
     /* a processed method's kernel variable (it:checkpoint of a processed run) */
     const double h_proc = opt_number(L, 2, "h_proc", 0);
@@ -579,6 +631,18 @@ static int it_restore(lua_State *L)
     if (lf_stepper_set_noise_step(it->st, (unsigned long long)noise) != LF_OK)
         return lfb_error(L, lf_stepper_error(it->st));
     if (lf_stepper_set_work(it->st, work, heat) != LF_OK) return lfb_error(L, lf_stepper_error(it->st));
+    lfb_system *s = it_system(L, 1);
+    if (s->control_every) { /* the held output and the phase of a controller (absent: called at the next step) */
+        const double phase = opt_number(L, 2, "control_phase", 0);
+        if (!(phase >= 0 && phase < s->control_every && phase == floor(phase)))
+            return luaL_error(L, "restore: control_phase must be an integer 0 .. %d, got %f", s->control_every - 1,
+                              phase);
+        if (lua_getfield(L, 2, "control") != LUA_TNIL) lfb_controller_set(L, s, lua_gettop(L), "restore: control");
+        else if (phase != 0) return luaL_error(L, "restore: control_phase %f without the held output 'control'", phase);
+        lua_pop(L, 1);
+        it->control_phase = (long)phase;
+        lf_stepper_forcing_changed(it->st);
+    }
     lf_stepper_stats stats = {0};
     lf_stepper_get_stats(it->st, &stats);
     stats.steps = (long)steps;

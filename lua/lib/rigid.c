@@ -2,7 +2,7 @@
 /* lieflow Lua binding — rigid bodies: lf.rigidbody and lf.bodies over core/model/rigid.h, their
  * potentials (a built-in lf.potential, a Lua U(R) or U(Rs) with an optional torque, pair kernels),
  * their forcings (forcing =, damping =: shared/forcing.c), and what rigid systems add to every system
- * (shared/object.c): sys.n, sys.inertia, sys.potential_name, sys.forcing_name, sys.forcing_info,
+ * (shared/object.c): sys.n, sys.inertia, sys.potential_name, sys.forcing_name, sys.forcing_info, sys.control,
  * sys:potential, sys:torque, sys:lane_model.
  *
  * A Lua U is compiled from its expression graph (shared/model.c) with its torque, or called at each
@@ -294,9 +294,9 @@ static void read_autodiff_mode(lua_State *L, int pt, lfb_system *s, const char *
  * its elements pt[1..nb], read one at a time); potential/torque fields in table pt. */
 static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
 {
-    static const char *const body_keys[] = {"inertia",     "R",        "omega",     "momentum", "mass",    "x",
-                                            "v",           "p",        "potential", "torque",   "forcing", "damping",
-                                            "nonphysical", "autodiff", "compile",   "params",   NULL};
+    static const char *const body_keys[] = {"inertia",    "R",           "omega",     "momentum", "mass",    "x",
+                                            "v",          "p",           "potential", "torque",   "forcing", "damping",
+                                            "controller", "nonphysical", "autodiff",  "compile",  "params",  NULL};
     static const char *const item_keys[] = {"inertia", "R", "omega", "momentum", "mass", "x", "v", "p", NULL};
     if (!list) lfb_check_keys(L, pt, body_keys, fn, "field");
     lua_getfield(L, pt, "nonphysical");
@@ -417,8 +417,9 @@ static int l_bodies(lua_State *L)
     lua_settop(L, 1);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
     if (n < 1) return luaL_error(L, "lf.bodies: at least one body table expected");
-    static const char *const keys[] = {"potential", "torque", "forcing", "damping",   "nonphysical", "autodiff",
-                                       "compile",   "params", "pair",    "positions", "cutoff",      NULL};
+    static const char *const keys[] = {"potential",   "torque",   "forcing", "damping", "controller",
+                                       "nonphysical", "autodiff", "compile", "params",  "pair",
+                                       "positions",   "cutoff",   NULL};
     lua_pushnil(L); /* the bodies 1..n and these fields */
     while (lua_next(L, 1)) {
         lua_pop(L, 1);
@@ -566,6 +567,7 @@ static int rigid_index(lua_State *L, lfb_system *s, const char *k)
     } else if (strcmp(k, "potential_name") == 0) lua_pushstring(L, lf_potential_name(lf_rigid_potential(sys)));
     else if (strcmp(k, "forcing_name") == 0) lfb_push_forcing_name(L, s);
     else if (strcmp(k, "forcing_info") == 0) lfb_push_forcing_info(L, s);
+    else if (strcmp(k, "control") == 0) lfb_push_control(L, s);
     else if (strcmp(k, "mass") == 0) {
         const double *m = lf_rigid_masses(sys); /* nil for bodies that only rotate */
         if (!m) lua_pushnil(L);
@@ -608,8 +610,8 @@ static const luaL_Reg rigid_methods[] = {{"potential", sys_potential},
                                          {"force", sys_force},
                                          {"lane_model", sys_lane_model},
                                          {NULL, NULL}};
-static const char *const rigid_fields[] = {"n", "inertia", "mass", "potential_name", "forcing_name", "forcing_info",
-                                           NULL};
+static const char *const rigid_fields[] = {
+    "n", "inertia", "mass", "potential_name", "forcing_name", "forcing_info", "control", NULL};
 static const lfb_kind rigid_kind = {"rigidbody", "rigid bodies", rigid_index, rigid_tostring, rigid_methods, rigid_fields};
 
 void lfb_open_rigid(lua_State *L)

@@ -85,7 +85,7 @@ typedef struct lfb_forcing {
     int finalized;  /* __gc has run */
     char desc[200]; /* what it is: "damping(linear = 0, angular = (0.1, 0.1, 0.1))" */
 } lfb_forcing;
-enum { LFB_FORCING_OWN = 3 };
+enum { LFB_FORCING_OWN = 4 };
 typedef struct lfb_system {
     lf_system *sys;
     lua_State *L;        /* the running thread, set by lfb_checksystem before C calls back */
@@ -98,7 +98,8 @@ typedef struct lfb_system {
     /* a forcing (rigid bodies, shared/forcing.c): the forcings the system owns (its Lua forcing, its
      * damping, the sum of its parts; NULL: none), freed after the system; the compiled model of its Lua
      * forcing (NULL: none, or interpreted); the lf.forcing objects it uses, retained */
-    lf_forcing *forcing_own[LFB_FORCING_OWN];
+    lf_forcing *forcing_own[LFB_FORCING_OWN]; /* [3]: the controller's held input */
+    int control_every;                        /* a controller: the steps between its calls (0: none) */
     lf_compiled *forcing_compiled;
     struct lfb_forcing **forcing_objects;
     int nforcing_objects;
@@ -119,7 +120,8 @@ enum {
     LFB_REF_FORCING_INFO = 7,
     LFB_REF_PAIR = 8,
     LFB_REF_PARAMS = 9,
-    LFB_REF_COMPILED = 10
+    LFB_REF_COMPILED = 10,
+    LFB_REF_CONTROLLER = 11
 };
 
 /* The system at idx (errors if it is not one or has been finalized); binds it to L. */

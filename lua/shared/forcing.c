@@ -15,6 +15,7 @@
  * are errors naming the field and the body. */
 #include "shared/forcing.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,6 +380,76 @@ lf_forcing *lfb_read_damping(lua_State *L, int idx, const char *fn, int translat
     return f;
 }
 
+/* ---------------------------------------------------------------- a controller */
+/* the reason of read_result for the controller ("forcing: torque ..." -> "controller: torque ...") */
+static void controller_reason(const char *reason, char *buf, size_t size)
+{
+    if (strncmp(reason, "forcing", 7) == 0) snprintf(buf, size, "the controller%s", reason + 7);
+    else snprintf(buf, size, "the controller: %s", reason);
+}
+
+int lfb_controller_update(lua_State *L, lfb_system *s, double t, const double *y, lf_error *err)
+{
+    const lf_form_rigid *r = lf_system_rigid(s->sys);
+    const int nb = r->nb, tr = r->translating;
+    const lf_bodies_motion m = {
+        {nb, r->mass, r->J, tr ? y + 12 * nb : NULL, y}, y + 9 * nb, tr ? y + 15 * nb : NULL, t};
+    motion_args a = {s, &m};
+    int rc = lfb_call(L, s->ref[LFB_REF_CONTROLLER], push_motion, &a, 1, "the controller fn(t, state)", err);
+    s->L = L;
+    if (rc != LF_OK) return rc;
+    double *u = calloc(6 * (size_t)nb, sizeof *u);
+    if (!u) {
+        lua_pop(L, 1);
+        return lf_error_set(err, LF_ENOMEM, "the controller: out of memory");
+    }
+    result_out out = {0, u, u + 3 * nb, NULL};
+    char reason[320], msg[360];
+    if (!read_result(L, -1, nb, tr, &out, reason, sizeof reason)) {
+        controller_reason(reason, msg, sizeof msg);
+        rc = lf_error_set(err, LF_ECALLBACK, "%s (at t=%.17g)", msg, t);
+    }
+    lua_pop(L, 1);
+    if (rc == LF_OK) rc = lf_forcing_held_set(s->forcing_own[3], u, tr ? u + 3 * nb : NULL, err);
+    free(u);
+    return rc;
+}
+
+int lfb_push_control(lua_State *L, const lfb_system *s)
+{
+    const double *v = s->control_every ? lf_forcing_held_values(s->forcing_own[3]) : NULL;
+    if (!v) {
+        lua_pushnil(L);
+        return 1;
+    }
+    const int nb = lf_rigid_nbodies(s->sys);
+    lua_createtable(L, 0, 2);
+    push_blocks(L, nb, 3, v);
+    lua_setfield(L, -2, "torque");
+    if (lf_rigid_masses(s->sys)) {
+        push_blocks(L, nb, 3, v + 3 * nb);
+        lua_setfield(L, -2, "force");
+    }
+    return 1;
+}
+
+void lfb_controller_set(lua_State *L, lfb_system *s, int idx, const char *fn)
+{
+    const int nb = lf_rigid_nbodies(s->sys), tr = lf_rigid_masses(s->sys) != NULL;
+    double *u = lua_newuserdatauv(L, 6 * (size_t)nb * sizeof *u, 0);
+    memset(u, 0, 6 * (size_t)nb * sizeof *u);
+    result_out out = {0, u, u + 3 * nb, NULL};
+    char reason[320], msg[360];
+    if (!s->control_every) luaL_error(L, "%s: the system has no controller", fn);
+    if (!read_result(L, idx, nb, tr, &out, reason, sizeof reason)) {
+        controller_reason(reason, msg, sizeof msg);
+        luaL_error(L, "%s: %s", fn, msg);
+    }
+    lf_error e;
+    if (lf_forcing_held_set(s->forcing_own[3], u, tr ? u + 3 * nb : NULL, &e) != LF_OK) lfb_error_in(L, fn, &e);
+    lua_pop(L, 1);
+}
+
 /* ---------------------------------------------------------------- a system's forcing */
 /* The parts of a forcing being assembled, and its description ("lua + damping(...) + torque(...)") */
 typedef struct {
@@ -395,6 +466,40 @@ static void add_part(lua_State *L, assembly *a, const lf_forcing *f, const char 
     a->parts[a->n++] = f;
     const size_t len = strlen(a->desc);
     snprintf(a->desc + len, sizeof a->desc - len, "%s%s", len ? " + " : "", desc);
+}
+
+/* The field `controller` of the table at pt: a held input among the parts, fn referenced */
+static void read_controller(lua_State *L, assembly *a, lfb_system *s, int pt, int nb, const char *fn)
+{
+    if (lua_getfield(L, pt, "controller") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    const int c = lua_gettop(L);
+    if (!lfb_plain_table(L, c))
+        luaL_error(L,
+                   "%s: field 'controller' must be a table {every = k, fn = function(t, state [, p]) ... end}, got %s",
+                   fn, lfb_typename(L, c));
+    static const char *const keys[] = {"every", "fn", NULL};
+    lfb_check_keys(L, c, keys, fn, "controller field");
+    lua_getfield(L, c, "every");
+    int isint = 0;
+    const lua_Integer k = lua_tointegerx(L, -1, &isint);
+    if (!isint || k < 1 || k > INT_MAX)
+        luaL_error(L, "%s: controller.every must be a positive integer (the steps between its calls), got %s", fn,
+                   luaL_tolstring(L, -1, NULL));
+    if (lua_getfield(L, c, "fn") != LUA_TFUNCTION)
+        luaL_error(L,
+                   "%s: controller.fn must be a function(t, state [, p]) returning {torque = ..., force = ...}, got %s",
+                   fn, lfb_typename(L, -1));
+    lf_error e;
+    if (!(s->forcing_own[3] = lf_forcing_held(nb, &e))) lfb_error_in(L, fn, &e);
+    s->ref[LFB_REF_CONTROLLER] = luaL_ref(L, LUA_REGISTRYINDEX);
+    s->control_every = (int)k;
+    char desc[64];
+    snprintf(desc, sizeof desc, "controller(every = %d)", (int)k);
+    add_part(L, a, s->forcing_own[3], desc, fn);
+    lua_settop(L, c - 1);
 }
 
 /* One element of `forcing` at idx: a Lua function (at most one) or an lf.forcing object */
@@ -480,6 +585,7 @@ const lf_forcing *lfb_system_forcing(lua_State *L, lfb_system *s, int ud, int pt
     assembly *a = lua_newuserdatauv(L, sizeof *a, 0);
     memset(a, 0, sizeof *a);
     read_forcing_field(L, a, s, ud, pt, nb, y0, translating, backend, fn);
+    read_controller(L, a, s, pt, nb, fn);
     if (lua_getfield(L, pt, "damping") != LUA_TNIL) {
         char who[96], desc[200];
         snprintf(who, sizeof who, "%s: field 'damping'", fn);

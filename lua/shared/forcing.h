@@ -26,6 +26,15 @@ lf_forcing *lfb_read_damping(lua_State *L, int idx, const char *fn, int translat
 const lf_forcing *lfb_system_forcing(lua_State *L, lfb_system *s, int ud, int pt, int nb, const double *y0,
                                      int translating, int backend, const char *fn);
 
+/* A system's controller (the field controller = {every = k, fn = function(t, state [, p])}, a held input
+ * among its forcing's parts): call fn at (t, y) and hold what it returns (then tell the stepper:
+ * lf_stepper_forcing_changed). LF_OK, or an error naming the controller and t. */
+int lfb_controller_update(lua_State *L, lfb_system *s, double t, const double *y, lf_error *err);
+/* Push the held output {torque = ..., force = ...} (arrays for several bodies), or nil without a
+ * controller; lfb_controller_set holds the one at idx (a checkpoint's; raises on a bad one). */
+int lfb_push_control(lua_State *L, const lfb_system *s);
+void lfb_controller_set(lua_State *L, lfb_system *s, int idx, const char *fn);
+
 /* sys.forcing_name (a string, or nil without a forcing) and sys.forcing_info ({name =, velocity =,
  * time =, affine =, jacobian =, compiled =} or nil): push the value and return 1. */
 int lfb_push_forcing_name(lua_State *L, const lfb_system *s);

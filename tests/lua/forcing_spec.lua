@@ -336,3 +336,77 @@ describe("work", function()
     end
   end)
 end)
+
+describe("controller", function()
+  local function controlled(log)
+    return lf.rigidbody{inertia = {1, 2, 3}, R = lf.so3.I, omega = {0.5, 0.2, 0},
+                        controller = {every = 7, fn = function(t, s)
+                          if log then log[#log + 1] = t end
+                          return {torque = -2 * s.omega + lf.vec3(0, 0, 0.1 * t)}
+                        end}}
+  end
+
+  it("is called every k steps, its output held in between (a zero-order hold), and recorded by lf.run", function()
+    local log = {}
+    local sys = controlled(log)
+    local it = lf.integrator("vlv", sys, {h = 0.01})
+    it:step(20)
+    assert.are.same({0, 0.07, 0.14}, {log[1], tonumber(("%.12g"):format(log[2])), tonumber(("%.12g"):format(log[3]))})
+    it:advance_to(0.5)
+    assert.are.equal(8, #log) -- t = 0, 0.07, ..., 0.49
+    -- the held torque is what fn returned at the last call
+    local s = it:state()
+    assert.is_true(sys.control.torque[3] ~= 0)
+    -- every step recorded: the held columns change only where a call was due (steps 7, 14, ...)
+    local tr = lf.run(controlled(), {method = "split_exact", h = 0.01, T = 0.7, every = 1})
+    for k = 3, #tr.t do
+      local changed = tr.control1[k] ~= tr.control1[k - 1] or tr.control3[k] ~= tr.control3[k - 1]
+      assert.are.equal((k - 2) % 7 == 0, changed, "sample " .. k)
+    end
+    assert.is_true(math.abs(tr.work[#tr.t]) > 0)
+    assert.is_not_nil(s)
+  end)
+
+  it("checkpoints carry the held output and the phase: it:restore and lf.load resume bit for bit", function()
+    local a = lf.integrator("vlv", controlled(), {h = 0.01})
+    a:step(30)
+    local c = a:checkpoint()
+    assert.are.equal(2, c.control_phase)
+    local path = os.tmpname()
+    a:save(path)
+    a:step(40)
+    local b = lf.integrator("vlv", controlled(), {h = 0.01})
+    b:restore(c)
+    b:step(40)
+    local d = lf.load(path, controlled())
+    os.remove(path)
+    d:step(40)
+    for k = 1, 3 do
+      assert.are.equal(a:state().omega[k], b:state().omega[k])
+      assert.are.equal(a:state().omega[k], d:state().omega[k])
+    end
+  end)
+
+  it("a controller that errors stops the run at that step with the state kept, naming the controller", function()
+    local sys = lf.rigidbody{inertia = {1, 2, 3}, controller = {every = 2, fn = function(t)
+      if t > 0.05 then error("sensor lost") end
+      return {torque = {0, 0, 0.1}}
+    end}}
+    local it = lf.integrator("dlm", sys, {h = 0.01})
+    has(errmsg(it.step, it, 20), "controller")
+    assert.are.equal(0.06, tonumber(("%.12g"):format(it.t)))
+    local wrong = lf.rigidbody{inertia = {1, 2, 3}, controller = {every = 1, fn = function() return {torque = 3} end}}
+    local w = lf.integrator("dlm", wrong, {h = 0.01})
+    has(errmsg(w.step, w, 1), "the controller: torque is a number, expected a vec3")
+    assert.are.equal(0, w.t)
+  end)
+
+  it("bad controller specs name the field", function()
+    local function bad(c, text) has(errmsg(lf.rigidbody, {inertia = {1, 2, 3}, controller = c}), text) end
+    bad({every = 0, fn = print}, "controller.every must be a positive integer")
+    bad({every = 1.5, fn = print}, "controller.every must be a positive integer")
+    bad({every = 2}, "controller.fn must be a function")
+    bad({every = 2, fn = print, gain = 1}, "unknown controller field 'gain'")
+    bad(5, "field 'controller' must be a table")
+  end)
+end)

@@ -28,6 +28,8 @@
 -- thermostat = {kind = "langevin", T = kT, gamma =, gamma_rot =, seed =}: a Langevin thermostat of
 -- rigid bodies (lf.integrator's option): friction -gamma v and -gamma_rot w_k with the matching noise,
 -- reproducible from the seed (checkpoints carry the noise counter).
+-- A system with a controller (lf.rigidbody{controller = {every = k, fn = ...}}) records its held output,
+-- control1..3 (the body torque of body 1; control_force1..3 for bodies that translate; k_ for body k > 1).
 -- progress: nil = a progress line on stderr (\r, percentage, steps/s) when stderr is a terminal
 -- and the run has lasted more than 1 s; true = always; false = never.
 -- record = {"R", "omega", "quaternion", "euler_zyx", ...}: columns of the state itself, without one
@@ -602,6 +604,26 @@ function M.run(system, opts)
   local okf, forced = pcall(function() return system.forcing_name end)
   if (okf and forced ~= nil) or opts.thermostat then
     recorders[#recorders + 1] = {columns = {"work", "heat"}, values = function(it) return {it.work, it.heat} end}
+  end
+  -- a controller: its held output, control1..3 (body torque) and control_force1..3 (bodies that translate),
+  -- body k > 1 with the prefix k_
+  local okc, control = pcall(function() return system.control end)
+  if okc and control ~= nil then
+    local n, cols, translating = system.n, {}, control.force ~= nil
+    for b = 1, n do
+      local pre = b > 1 and (b .. "_") or ""
+      for k = 1, 3 do cols[#cols + 1] = pre .. "control" .. k end
+      for k = 1, translating and 3 or 0 do cols[#cols + 1] = pre .. "control_force" .. k end
+    end
+    recorders[#recorders + 1] = {columns = cols, values = function(it)
+      local c, v = it.system.control, {}
+      for b = 1, n do
+        local tau, F = n > 1 and c.torque[b] or c.torque, translating and (n > 1 and c.force[b] or c.force)
+        for k = 1, 3 do v[#v + 1] = tau[k] end
+        for k = 1, translating and 3 or 0 do v[#v + 1] = F[k] end
+      end
+      return v
+    end}
   end
   if opts.states ~= nil and type(opts.states) ~= "boolean" then
     error(("%s: option 'states' must be true or false, got %s"):format(fn, type(opts.states)), 2)
