@@ -57,16 +57,27 @@ local function translation(m)
   return pcall(lf.integrator, m.name, moving, {h = 0.1}) and ("yes (%s form)"):format(m.form) or "–"
 end
 
+-- Forcings: rigid methods say so in the registry (docs/methods.md, "Forcing"); a forcing of the velocities
+-- (a damping) is refused by the Runge-Kutta-Nystrom compositions ("t, x, R only"); the others take a
+-- forcing when lf.integrator accepts a damped body (the generic methods, through f).
+local damped = lf.rigidbody{inertia = {1, 2, 3}, omega = {1, 0, 0}, damping = {angular = 0.1}}
+local driven = lf.rigidbody{inertia = {1, 2, 3}, omega = {1, 0, 0}, forcing = lf.forcing.torque{torque = {0, 0, 1}}}
+local function forcing(m)
+  if m.form == "rigid" and not m.forcing then return "no" end
+  if pcall(lf.integrator, m.name, damped, {h = 0.1}) then return m.form == "rigid" and "yes" or "yes (f)" end
+  return pcall(lf.integrator, m.name, driven, {h = 0.1}) and "of t, x, R only" or "–"
+end
+
 local function table_text()
   local rows = {
-    "| name | family | order | symmetric | symplectic | form | implicit | explicit in torque | translation | reference |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| name | family | order | symmetric | symplectic | form | implicit | explicit in torque | translation | forcing | reference |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
   }
   for _, m in ipairs(lf.methods()) do
     local order = tostring(m.order) .. (m.adaptive and " (adaptive)" or "")
     local torque = m.form == "rigid" and yesno(m.explicit_in_torque) or "–"
-    rows[#rows + 1] = ("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |"):format(m.name, m.family, order,
-      yesno(m.symmetric), m.symplectic, m.form, yesno(m.implicit), torque, translation(m),
+    rows[#rows + 1] = ("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"):format(m.name, m.family, order,
+      yesno(m.symmetric), m.symplectic, m.form, yesno(m.implicit), torque, translation(m), forcing(m),
       (cite(m.reference):gsub("|", "\\|")))
   end
   return BEGIN .. "\n" .. table.concat(rows, "\n") .. "\n" .. END .. "\n"

@@ -339,6 +339,8 @@ void lfb_push_method_info(lua_State *L, const lf_method *method, const char *imp
     lua_setfield(L, -2, "lanes");
     lua_pushboolean(L, r->translation);
     lua_setfield(L, -2, "translation");
+    lua_pushboolean(L, r->forcing);
+    lua_setfield(L, -2, "forcing");
     lua_pushstring(L, impl);
     lua_setfield(L, -2, "implementation");
 }
