@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # lieflow — `make bench`: steps/s and ratios against fully inlined hand loops (bench/steppers.c,
-# bench/lanes.c), the methods, spheres, ensembles and compiled models (bench/*.lua).
+# bench/lanes.c), the weak order of the Langevin thermostat (bench/langevin.c), the methods, spheres,
+# ensembles and compiled models (bench/*.lua).
 .PHONY: bench
 BENCH_STEPPERS := $(B)/bench_steppers
 BENCH_LANES := $(B)/bench_lanes
+BENCH_LANGEVIN := $(B)/bench_langevin
 $(B)/bench_%: bench/%.c $(LIB_A) | $(VERSION_H)
 	$(CC) $(ALLCFLAGS) -o $@ $< $(LIB_A) $(GSL_LIBS)
 
-bench: all $(BENCH_STEPPERS) $(BENCH_LANES)
+bench: all $(BENCH_STEPPERS) $(BENCH_LANES) $(BENCH_LANGEVIN)
 	$(BENCH_STEPPERS)
 	$(BENCH_LANES)
+	$(BENCH_LANGEVIN)
 	$(EXE) bench/methods.lua
 	$(EXE) bench/spheres.lua
 	$(EXE) bench/ensemble.lua

@@ -11,6 +11,7 @@
  * (differences of Q without one), or by fixed-point iteration above LF_FORCED_NEWTON_MAX unknowns; a
  * forcing affine in the velocities (LF_FORCING_AFFINE: damping) by one linear solve,
  * (I - c M^{-1} D) (u1 - u) = c M^{-1} Q(t, q, u). */
+#include <math.h>
 #include <string.h>
 
 #include "base/dense.h"
@@ -71,7 +72,16 @@ int lf_forced_explicit(lf_stepper *s, double t, double c, double *ang, int momen
     const double T0 = kinetic(s, ang, momentum);
     const int rc = explicit_kick(s, t, c, ang, momentum);
     s->work_done += kinetic(s, ang, momentum) - T0;
-    return rc;
+    return rc == LF_OK ? lf_forced_check_work(s) : rc;
+}
+
+int lf_forced_check_work(lf_stepper *s)
+{
+    if (isfinite(s->work_done)) return LF_OK;
+    return lf_error_set(&s->err, LF_EDOMAIN,
+                        "the forcing %s made the kinetic energy overflow (its work is %g): the bodies' velocities "
+                        "are beyond the range of doubles",
+                        s->rigid->forcing_name, s->work_done);
 }
 
 static int explicit_kick(lf_stepper *s, double t, double c, double *ang, int momentum)
@@ -188,7 +198,7 @@ int lf_forced_implicit(lf_stepper *s, double t, double c, double *ang, int momen
     const double T0 = kinetic(s, ang, momentum);
     const int rc = implicit_kick(s, t, c, ang, momentum);
     s->work_done += kinetic(s, ang, momentum) - T0;
-    return rc;
+    return rc == LF_OK ? lf_forced_check_work(s) : rc;
 }
 
 static int implicit_kick(lf_stepper *s, double t, double c, double *ang, int momentum)
@@ -249,7 +259,7 @@ int lf_forced_trapezoid(lf_stepper *s, double t, double c, double *Pi, const dou
         if (s->trans) memcpy(u0 + n3, s->v, (size_t)n3 * sizeof *u0);
         int rc = eval_diagonal(s, t, u0, s->trans ? u0 + n3 : NULL, Q, D);
         if (rc == LF_OK) diagonal_trapezoid(s, c, Pi, tau, F, u0, Q, D);
-        return rc;
+        return rc == LF_OK ? lf_forced_check_work(s) : rc;
     }
     int rc = vel ? lf_forced_explicit(s, t, 0.5 * c, Pi, 1) : LF_OK;
     if (rc != LF_OK) return rc;

@@ -85,6 +85,11 @@ int lf_langevin_step(lf_stepper *s, double h)
     int rc = s->base_step(s, h);
     if (rc != LF_OK) return rc;
     ou(s, 0.5 * h, 1);
+    if (!isfinite(s->heat))
+        return lf_error_set(&s->err, LF_EDOMAIN,
+                            "the thermostat's step made the kinetic energy overflow (heat %g): the velocities are "
+                            "beyond the range of doubles",
+                            s->heat);
     s->noise_step++;
     return LF_OK;
 }

@@ -192,6 +192,8 @@ int lf_forced_implicit(lf_stepper *s, double t, double c, double *ang, int momen
  * (translating bodies): E(c/2), Pi += c tau, v += c F/m, I(c/2) (a forcing of the configuration and
  * time only: E(c) after the potential's kick). */
 int lf_forced_trapezoid(lf_stepper *s, double t, double c, double *Pi, const double *tau, const double *F);
+/* LF_OK, or an error when the work is not finite (a forcing made the kinetic energy overflow) */
+int lf_forced_check_work(lf_stepper *s);
 static inline void lf_forced_moved(lf_stepper *s) { s->fq_valid = 0; }
 static inline int lf_forced_velocity(const lf_stepper *s)
 {

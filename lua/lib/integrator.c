@@ -182,9 +182,17 @@ static int read_thermostat(lua_State *L, int t, lf_thermostat *th)
         return luaL_error(L,
                           "lf.integrator: thermostat.T (kT, in the model's energy units) is required, a number >= 0");
     lua_pop(L, 1);
-    th->kT = opt_number(L, k, "T", 0);
-    th->gamma = opt_number(L, k, "gamma", 0);
-    th->gamma_rot = opt_number(L, k, "gamma_rot", 0);
+    static const char *const fields[3] = {"T", "gamma", "gamma_rot"};
+    double *dst[3] = {&th->kT, &th->gamma, &th->gamma_rot};
+    for (int f = 0; f < 3; f++) { /* finite numbers, named as the thermostat's fields */
+        *dst[f] = 0;
+        if (lua_getfield(L, k, fields[f]) != LUA_TNIL) {
+            char what[64];
+            snprintf(what, sizeof what, "lf.integrator: thermostat.%s", fields[f]);
+            *dst[f] = lfb_checkfinite(L, -1, what);
+        }
+        lua_pop(L, 1);
+    }
     const int st = lua_getfield(L, k, "seed");
     lua_Integer seed = 0;
     if (st != LUA_TNIL) {

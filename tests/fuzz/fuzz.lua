@@ -208,7 +208,10 @@ local KEYS = {"inertia", "R", "omega", "momentum", "potential", "torque", "h", "
               "xrange", "yrange", "style", "h0", "n", "q", "qdot",
               -- bodies that translate, potentials of positions, pair kernels
               "mass", "v", "p", "g", "mu", "c", "G", "bodies", "masses", "points", "pair", "cutoff", "compile",
-              "params", "positions", "record"}
+              "params", "positions", "record",
+              -- forcings and thermostats
+              "forcing", "damping", "thermostat", "linear", "angular", "frame", "gamma", "gamma_rot", "seed", "kind",
+              "noise_step"}
 
 local gen -- forward
 
@@ -347,6 +350,148 @@ local FIELD_GEN = {
   cutoff = function(h) return h and pick{"0", "-1", "0/0", "1/0", '"2"'} or pick{"0.5", "2", "10", "1e300"}, true end,
   ["1"] = gen_body, ["2"] = gen_body, ["3"] = gen_body,
 }
+
+-- Forcings and thermostats: Lua forcings of (t, state [, p]) — valid ones (drives, damping linear and
+-- quadratic, of one body, of bodies that translate, of several), ones that cannot be traced (branches:
+-- called at each evaluation), and ones that return the wrong shape, NaN (at once or later in the run),
+-- huge torques, unknown fields, that raise or read fields the state does not have; damping specs
+-- valid and not; lf.forcing objects and arrays of them with a Lua forcing; thermostat tables valid and
+-- not (negative or infinite T, NaN gamma, seeds that are not integers >= 0, unknown keys and kinds).
+local FORCINGS = {
+  "function(t, s) return {torque = -0.1 * s.omega} end",
+  "function(t, s) return {torque = s.R:T() * lf.vec3{0, 0, 0.3 * math.cos(2 * t)} - 0.2 * s.omega} end",
+  "function(t, s) return {torque = -0.1 * s.omega:norm() * s.omega} end",
+  "function(t, s, p) return {torque = -p.k * s.omega} end",
+  "function(t, s) return {torque = lf.vec3{0.1 * math.sin(t), 0, 0.05}} end",
+  "function(t, s) return {} end",
+  "function(t, s) return {torque = -0.1 * s.omega, force = -0.2 * s.v + lf.vec3{0, 0, -1}} end",
+  "function(t, s) return {force = -s.x - 0.1 * s.v} end",
+  "function(t, s) return {torque = {-0.1 * s.omega[1], lf.vec3{0, 0, math.sin(t)}}} end",
+  "function(t, s) return {torque = {s.omega[1], 1}} end",
+  "function(t, s) if t > 0.5 then return {torque = {0, 0, 1}} end return {torque = -0.1 * s.omega} end",
+}
+local BAD_FORCINGS = {
+  "function() return {torque = 1} end", "function() return {torque = {1, 2}} end",
+  "function() return {torq = {1, 2, 3}} end", "function() return {force = {1, 2, 3}} end",
+  "function() return 3 end", "function() return nil end", "function() return {torque = {0 / 0, 0, 0}} end",
+  "function(t, s) return {torque = {math.log(-1 - s.omega.x ^ 2), 0, 0}} end",
+  "function(t, s) return {torque = {0, 0, math.log(0.5 - t)}} end", -- NaN later in the run
+  "function(t, s) return {torque = s.omgea} end", "function(t, s) return {torque = s.v} end",
+  "function(t, s) error('fuzz: forcing raised') end", "function(t, s) return {torque = lf.so3.I} end",
+  "function(t, s) return {torque = s.omega * 1e300} end", "function(t, s) return {torque = lf.vec3{1e308, 0, 0} * (1 + t)} end",
+  "function(t, s) return {torque = -1e300 * s.omega, force = -1e300 * s.v} end",
+  "function(t, s) return s end", "function(t, s) return {torque = s.omega, torque2 = 1} end",
+  "function(t, s) s.omega = nil return {} end", "function(t, s) return {torque = {s.omega[1]}} end",
+  "function(t, s) return {torque = lf.vec3{t, t, t} / (t - t)} end",
+  "function(t, s) return {torque = coroutine.yield('fuzz: forcing yielded')} end",
+}
+local DAMPINGS = {"{linear = 0.1, angular = 0.2}", "{angular = V.vec(0.3, 0.1, 0.2)}", "{}", "{linear = 0.5}",
+                  "{angular = 0}", "{angular = 1e3}"}
+local BAD_DAMPINGS = {"{linear = -1}", "{angular = V.vec(1, -2, 0)}", "{angulr = 1}", "{angular = 0/0}", "3",
+                      "{linear = 1/0}", "{angular = {1, 2}}", "{angular = 1e308}", "{linear = 1e308, angular = 1e308}",
+                      "{angular = 5e-324}", "{linear = '1'}", "V.fn('const', 1)", "{angular = V.vec(0, 0, -0.0)}"}
+local FORCING_OBJECTS = {
+  "lf.forcing.damping{angular = 0.3}", "lf.forcing.damping{linear = 0.2, angular = V.vec(0.1, 0.2, 0.3)}",
+  "lf.forcing.torque{torque = V.vec(0, 0, 0.5)}", "lf.forcing.torque{torque = V.vec(0.1, -0.2, 0.3), frame = 'space'}",
+  "lf.forcing.torque_table{t = {0, 1}, torque = {V.vec(0, 0, 1), V.vec(1, 0, 0)}}",
+  "lf.forcing.torque_table{t = {0.2, 0.5, 0.9}, torque = {V.vec(0, 0, 1), V.vec(1, 0, 0), V.vec(0, -1, 0)}, frame = 'space'}",
+  "lf.forcing.torque_table{t = {-1e300, 1e300}, torque = {V.vec(1e300, 0, 0), V.vec(-1e300, 0, 0)}}",
+  "lf.forcing.torque_table{t = {0, 5e-324}, torque = {V.vec(0, 0, 1e308), V.vec(0, 0, -1e308)}}",
+}
+local function gen_forcing_fn(hostile)
+  if not hostile then return pick(FORCINGS), true end
+  if chance(0.3) then return gen_callback(true) end
+  return pick(BAD_FORCINGS), true
+end
+local function gen_forcing(hostile)
+  local r = math.random()
+  if r < 0.5 then return gen_forcing_fn(hostile) end
+  if r < 0.75 then
+    local i = pool_pick("lf.forcing")
+    if i and okind[i] == "lf.forcing" and chance(0.5) then return ("o[%d]"):format(i), oclean[i] end
+    return pick(FORCING_OBJECTS), true
+  end
+  -- an array: lf.forcing objects and at most one Lua function (two are refused), or junk in it
+  local parts, fin = {}, true
+  for _ = 1, math.random(1, 3) do
+    local e, f
+    if chance(0.6) then e, f = pick(FORCING_OBJECTS), true else e, f = gen_forcing_fn(hostile and chance(0.5)) end
+    parts[#parts + 1], fin = e, fin and f
+  end
+  if hostile and chance(0.3) then parts[math.random(#parts)] = pick{'"x"', "3", "{}", "lf.vec3{1, 2, 3}", "V.cyclic()"} end
+  return "{" .. table.concat(parts, ", ") .. "}", fin
+end
+local function gen_damping(hostile)
+  if not hostile then return pick(DAMPINGS), true end
+  local e = pick(BAD_DAMPINGS)
+  return e, not e:find("0/0") and not e:find("1/0")
+end
+local SEEDS_INT = {"0", "1", "11", "2^53", "math.maxinteger", "(1 << 32) + 7"}
+local BAD_SEEDS = {"1.5", "-3", "0/0", "1/0", "2^64", "-0.0", '"7"', "{}", "1e300", "math.mininteger"}
+local function gen_thermostat(hostile)
+  local parts, fin = {}, true
+  if not hostile then
+    parts[1] = "T = " .. pick{"0.7", "0", "1", "0.05", "2.5"}
+    if chance(0.7) then parts[#parts + 1] = "gamma = " .. pick{"1", "0", "0.5", "10", "1e3"} end
+    if chance(0.6) then parts[#parts + 1] = "gamma_rot = " .. pick{"0.5", "0", "2", "100"} end
+    if chance(0.6) then parts[#parts + 1] = "seed = " .. pick(SEEDS_INT) end
+    if chance(0.2) then parts[#parts + 1] = 'kind = "langevin"' end
+    return "{" .. table.concat(parts, ", ") .. "}", true
+  end
+  local r = math.random()
+  if r < 0.1 then return pick{"3", '"langevin"', "true", "V.fn('const', 1)", "V.cyclic()", "lf.vec3{1, 2, 3}"}, true end
+  if r < 0.2 then return pick{'{T = 1, kind = "nose_hoover"}', "{T = 1, temperature = 2}", "{gamma = 1}", "{}",
+                              '{T = 1, kind = 3}', "{T = 1, [1] = 2}"}, true end
+  if r < 0.3 then
+    local e = gen_options(true, 1)
+    return e, false
+  end
+  -- the fields, each valid or not
+  local function field(k, good, bad)
+    if chance(0.4) then
+      local e = pick(bad)
+      local ok, v = pcall(eval, e)
+      fin = fin and ok and (type(v) ~= "number" or finite(v))
+      parts[#parts + 1] = k .. " = " .. e
+    elseif chance(0.8) then parts[#parts + 1] = k .. " = " .. pick(good) end
+  end
+  field("T", {"0.7", "0", "1", "1e-300"}, {"-1", "0/0", "1/0", "-0.0", "1e308", "5e-324", '"1"', "-1e-300"})
+  field("gamma", {"1", "0", "1e3"}, {"-2", "0/0", "1/0", "1e308", "5e-324", "{}"})
+  field("gamma_rot", {"0.5", "0", "2"}, {"-1", "0/0", "-1/0", "1e308", "1e-320"})
+  field("seed", SEEDS_INT, BAD_SEEDS)
+  if chance(0.1) then parts[#parts + 1] = "kind = " .. pick{'"langevin"', '"LANGEVIN"', "1"} end
+  return "{" .. table.concat(parts, ", ") .. "}", fin
+end
+FIELD_GEN.forcing = gen_forcing
+FIELD_GEN.damping = gen_damping
+FIELD_GEN.thermostat = gen_thermostat
+-- the fields of lf.forcing.damping / torque / torque_table
+FIELD_GEN.linear = function(h) return h and pick{"-1", "0/0", "1/0", "1e308", "V.vec(1, 2, 3)"} or pick{"0", "0.2", "3"}, true end
+FIELD_GEN.angular = function(h)
+  if h then return pick{"-1", "0/0", "V.vec(1, -2, 0)", "{1, 2}", "1e308", "V.vec(1/0, 0, 0)", '"a"'}, true end
+  return pick{"0.3", "V.vec(0.1, 0.2, 0.3)", "0"}, true
+end
+FIELD_GEN.frame = function(h) return h and pick{'"world"', "1", '"Space"', "{}"} or pick{'"body"', '"space"'}, true end
+FIELD_GEN.torque = function(h)
+  if h then
+    return pick{"{V.vec(0, 0, 1)}", "{V.vec(0, 0, 1), V.vec(1, 2)}", "V.vec(0/0, 0, 0)", "{}", "V.vec(1e308, 1e308, 0)",
+                "V.big_array(10000, lf.vec3{0, 0, 1})", "V.holes()"}, true
+  end
+  return pick{"V.vec(0, 0, 1)", "{V.vec(0, 0, 1), V.vec(1, 0, 0)}", "{V.vec(0, 0, 1), V.vec(1, 0, 0), V.vec(0, 1, 0)}"}, true
+end
+FIELD_GEN.t = function(h)
+  if h then return pick{"{0, 2, 1}", "{0, 0}", "{0, 1/0}", "{0/0, 1}", "{}", "V.big_array(10000, 1)", "{1e308, -1e308}",
+                        "{0, 5e-324}", "{math.mininteger, math.maxinteger}"}, true end
+  return pick{"{0, 1}", "{0.2, 0.5, 0.9}", "{0}", "{-1, 0, 1e3}"}, true
+end
+FIELD_GEN.seed = function(h) return h and pick(BAD_SEEDS) or pick(SEEDS_INT), true end
+FIELD_GEN.T = function(h) return h and pick{"-1", "0/0", "1/0", "1e308", "5e-324", "-0.0"} or pick{"0.7", "1", "2", "0.1"}, true end
+FIELD_GEN.h = function(h) return h and pick{"-0.1", "0", "1/0", "0/0", "1e300", "-1e-3", "5e-324"} or pick{"0.05", "0.1", "0.01", "0.25"}, true end
+FIELD_GEN.method = function(h)
+  -- the methods that take a thermostat and a forcing, their compositions, processed ones and others (refused)
+  return pick{'"vlv"', '"lgvi"', '"no_squish"', '"dlm"', '"split_exact"', '"split_exact_s4"', '"split_exact_s6"',
+              '"dlm_s4"', '"dlm_p6"', '"eln"', '"rkmk4"', '"rattle"', '"ep2_avf"', '"rkmk_dp45"'}, true
+end
 
 local TABLE_MAKERS = {
   function() return "V.nested(" .. math.random(1, 300) .. ")", false end,
@@ -687,13 +832,20 @@ end
 
 -- ------------------------------------------------------------------ one call
 local stats = {calls = 0, errors = 0, skipped = 0, yields = 0, watchdog = 0, clamped = 0, by_target = {}}
+-- (under the watchdog's instruction budget: an argument may construct a system whose Lua forcing the
+-- constructor calls, and that forcing may be a busy callback)
 local function exprs_to_values(exprs)
-  local vals = {}
+  local vals, ticks = {}, 0
+  debug.sethook(function()
+    ticks = ticks + 1
+    if ticks * 10000 > BUDGET then error("fuzz watchdog: budget exceeded (arguments)", 2) end
+  end, "", 10000)
   for i, e in ipairs(exprs) do
     local ok, v = pcall(eval, e)
-    if not ok then return nil, v end
+    if not ok then debug.sethook() return nil, v end
     vals[i] = v
   end
+  debug.sethook()
   return vals
 end
 
@@ -846,6 +998,16 @@ local SEEDS = {
   "lf.potential.gravity{g = {0, 0, -9.81}}",
   "lf.integrator('vlv', lf.rigidbody{mass = 2, inertia = {1, 2, 3}, x = {3, 0, 0}, v = {0, 0.55, 0}, " ..
     "potential = lf.potential.central{mu = 1}}, {h = 0.05})",
+  -- forcings and thermostats
+  "lf.rigidbody{inertia = {1, 2, 3}, omega = {1, 0.5, -0.7}, forcing = function(t, s) return {torque = -0.2 * s.omega} end}",
+  "lf.rigidbody{mass = 2, inertia = {1, 1, 1.5}, v = {1, -2, 0.5}, damping = {linear = 0.5, angular = 0.1}}",
+  "lf.forcing.torque_table{t = {0.2, 0.5, 0.9}, torque = {{0, 0, 1}, {1, 0, 0}, {0, -1, 0}}}",
+  "lf.forcing.damping{angular = 0.5}",
+  "lf.integrator('no_squish', lf.bodies{{inertia = {1, 2, 3}, mass = 1.5}, {inertia = {1, 1, 2}, mass = 2, x = {3, 0, 0}}, " ..
+    "potential = function(xs, Rs) return 0.5 * (xs[1] - xs[2]):dot(xs[1] - xs[2]) + Rs[1][3][3] end}, " ..
+    "{h = 0.05, thermostat = {T = 0.7, gamma = 1, gamma_rot = 0.5, seed = 11}})",
+  "lf.integrator('vlv', lf.rigidbody{inertia = {1, 2, 3}, forcing = {lf.forcing.torque{torque = {0, 0, 0.5}, frame = 'space'}, " ..
+    "function(t, s) return {torque = -0.1 * s.omega} end}}, {h = 0.05, thermostat = {T = 0.3, seed = 5}})",
   "lf.integrator('split_exact', lf.bodies{{mass = 1, inertia = {1, 2, 3}, x = {-1, 0, 0}}, " ..
     "{mass = 2, inertia = {2, 2, 3}, x = {1, 0, 0}}, potential = function(xs, Rs) return -1 / (xs[1] - xs[2]):norm() end}, {h = 0.05})",
 }
@@ -881,7 +1043,16 @@ local SEED_CALLS = {
                          {"potential", "function(x, R, p) return p.k * x.z + R[3][3] end"}}},
                       {F{{"mass", "3"}, {"inertia", "V.vec(1, 2, 3)"}, {"compile", "false"},
                          {"potential", "function(x, R) return -1 / (x - lf.vec3{0, 0, -2}):norm() end"}}},
-                      {F{{"mass", "1"}, {"inertia", "V.vec(1, 2, 3)"}, {"potential", "lf.potential.gravity{g = V.vec(0, 0, -1)}"}}}},
+                      {F{{"mass", "1"}, {"inertia", "V.vec(1, 2, 3)"}, {"potential", "lf.potential.gravity{g = V.vec(0, 0, -1)}"}}},
+                      -- forcings
+                      {F{{"inertia", "V.vec(1, 2, 3)"}, {"omega", "V.vec(1, 0.5, -0.7)"},
+                         {"forcing", "function(t, s) return {torque = s.R:T() * lf.vec3{0, 0, 0.3 * math.cos(2 * t)} - 0.2 * s.omega} end"}}},
+                      {F{{"inertia", "V.vec(1, 2, 3)"}, {"damping", "{angular = V.vec(0.3, 0.1, 0.2)}"},
+                         {"potential", "function(R) return R[3][3] end"}}},
+                      {F{{"mass", "2"}, {"inertia", "V.vec(1, 1, 1.5)"}, {"v", "V.vec(1, -2, 0.5)"}, {"damping", "{linear = 0.5, angular = 0.1}"},
+                         {"forcing", "function(t, s, p) return {torque = -p.k * s.omega, force = -p.k * s.v} end"}, {"params", "{k = 0.3}"}}},
+                      {F{{"inertia", "V.vec(1, 2, 3)"}, {"forcing", "{lf.forcing.torque{torque = V.vec(0, 0, 0.5)}, " ..
+                         "function(t, s) return {torque = -0.1 * s.omega} end}"}, {"compile", "false"}}}},
   ["lf.bodies"] = {{F{{"1", "{inertia = V.vec(1, 2, 2.5)}"}, {"2", "{inertia = V.vec(2, 2, 3), omega = V.vec(0, 0, 1)}"},
                       {"potential", "function(Rs) return Rs[1][3][3] end"}}},
                   {F{{"1", "{mass = 1, inertia = V.vec(1, 2, 2.5), x = V.vec(-1, 0, 0)}"},
@@ -894,7 +1065,18 @@ local SEED_CALLS = {
                   {F{{"1", "{mass = 1, inertia = V.vec(1, 2, 3)}"}, {"2", "{mass = 2, inertia = V.vec(1, 2, 2), x = V.vec(2, 0, 0)}"},
                      {"3", "{mass = 1, inertia = V.vec(1, 1, 1), x = V.vec(0, 2, 0)}"}, {"cutoff", "3"},
                      {"pair", "function(Ri, Rj, r) return -1 / r:norm() + 0.1 * (Ri * lf.vec3{0, 0, 1}):dot(r) end"}}},
-                  {F{{"1", "{mass = 1, inertia = V.vec(1, 2, 3)}"}, {"2", "{inertia = V.vec(1, 2, 2)}"}}}},
+                  {F{{"1", "{mass = 1, inertia = V.vec(1, 2, 3)}"}, {"2", "{inertia = V.vec(1, 2, 2)}"}}},
+                  {F{{"1", "{mass = 2, inertia = V.vec(1, 2, 2.5), omega = V.vec(1, 0, 0.3), v = V.vec(1, 0, 0)}"},
+                     {"2", "{mass = 1, inertia = V.vec(1, 1, 1.5), x = V.vec(1, 0, 0), omega = V.vec(0, 1, 0)}"},
+                     {"forcing", "function(t, s, p) return {torque = {-p.c * s.omega[1], lf.vec3{0, 0, math.sin(t)}}, " ..
+                                 "force = {-p.c * s.v[1] + lf.vec3{0, 0, -1}, s.R[2] * lf.vec3{1, 0, 0} - p.c * s.x[2]}} end"},
+                     {"params", "{c = 0.3}"}}},
+                  {F{{"1", "{mass = 1.5, inertia = V.vec(1, 2, 3)}"}, {"2", "{mass = 2, inertia = V.vec(1, 1, 2), x = V.vec(3, 0, 0)}"},
+                     {"damping", "{linear = 0.1, angular = 0.2}"},
+                     {"potential", "function(xs, Rs) return 0.5 * (xs[1] - xs[2]):dot(xs[1] - xs[2]) end"}}}},
+  ["lf.forcing.damping"] = {{F{{"linear", "0.2"}, {"angular", "V.vec(0.1, 0.2, 0.3)"}}}},
+  ["lf.forcing.torque"] = {{F{{"torque", "V.vec(0, 0, 0.5)"}, {"frame", '"space"'}}}},
+  ["lf.forcing.torque_table"] = {{F{{"t", "{0.2, 0.5, 0.9}"}, {"torque", "{V.vec(0, 0, 1), V.vec(1, 0, 0), V.vec(0, -1, 0)}"}}}},
   ["lf.potential.gravity"] = {{F{{"g", "V.vec(0, 0, -9.81)"}}}},
   ["lf.potential.central"] = {{F{{"mu", "1"}, {"c", "V.vec(0, 0, 0)"}}}},
   ["lf.potential.point_masses"] = {{F{{"G", "1"}, {"bodies", "{{masses = {0.5, 0.5}, points = {{0, 0, 0.5}, {0, 0, -0.5}}}, " ..
@@ -902,11 +1084,16 @@ local SEED_CALLS = {
                                    {F{{"G", "1"}, {"bodies", "{{masses = {0.5, 0.5}, points = {{0, 0, 0.5}}}, {masses = {-1}, points = {{0, 0, 0}}}}"}}},
                                    {F{{"G", "0/0"}, {"bodies", "{}"}}}},
   ["lf.integrator"] = {{E'"vlv"', E"@lf.system", F{{"h", "0.125"}}}, {E'"eln"', E"@lf.system", F{{"h", "0.1"}, {"t0", "1"}}},
-                       {E"@lf.method", E"@lf.system", F{{"h", "0.1"}}}},
+                       {E"@lf.method", E"@lf.system", F{{"h", "0.1"}}},
+                       -- thermostats
+                       {E'"no_squish"', E"@lf.system", F{{"h", "0.05"}, {"thermostat", "{T = 0.7, gamma = 1, gamma_rot = 0.5, seed = 11}"}}},
+                       {E'"dlm"', E"@lf.system", F{{"h", "0.1"}, {"thermostat", "{kind = 'langevin', T = 0.1}"}, {"t0", "1"}}}},
   ["lf.run"] = {{E"@lf.system", F{{"method", '"vlv"'}, {"h", "0.25"}, {"T", "3"}, {"every", "2"},
                                   {"observe", "{x = function(it) return it.t end}"}}},
                 {E"@lf.system", F{{"method", '"split_exact"'}, {"h", "0.1"}, {"T", "2"}, {"record", '{"x", "v"}'},
-                                  {"observe", '{"P1", "L3", "kinetic_translation", "energy_error"}'}}}},
+                                  {"observe", '{"P1", "L3", "kinetic_translation", "energy_error"}'}}},
+                {E"@lf.system", F{{"method", '"split_exact"'}, {"h", "0.05"}, {"T", "2"}, {"every", "10"},
+                                  {"thermostat", "{T = 0.7, gamma = 1, gamma_rot = 0.5, seed = 3}"}}}},
   ["lf.reference"] = {{E"@lf.system", E"1", F{{"rtol", "1e-8"}}}},
   ["lf.order"] = {{F{{"system", "@lf.system"}, {"method", '"vlv"'}, {"T", "1"}, {"steps", "{0.25, 0.125}"}}}},
   ["lf.stress_test"] = {{E'"vlv"', F{{"h", "0.25"}, {"T", "5"}}}},
@@ -919,6 +1106,13 @@ local SEED_CALLS = {
   ["lf.so3.project"] = {{E"V.rows(V.vec(1, 0.1, 0), V.vec(0, 1, 0.2), V.vec(0.3, 0, 1))"}},
   ["lf.integrator:step"] = {{E"@self"}, {E"@self", E"3"}},
   ["lf.integrator:advance_to"] = {{E"@self", E"@self.t + 1"}},
+  -- checkpoints of thermostatted integrators carry the noise counter and the thermostat
+  ["lf.integrator:checkpoint"] = {{E"@self"}},
+  ["lf.integrator:restore"] = {{E"@self", E"@self:checkpoint()"},
+                               {E"@self", E"V.with(@self:checkpoint(), 'noise_step', 7)"},
+                               {E"@self", E"V.with(@self:checkpoint(), 'noise_step', math.maxinteger)"},
+                               {E"@self", E"V.with(@self:checkpoint(), 'noise_step', 2^64)"},
+                               {E"@self", E"V.with(@self:checkpoint(), 'thermostat', {T = 1, seed = 2})"}},
   ["lf.integrator:set_state"] = {{E"@self", E"@self:state()"}, {E"@self", F{{"x", "V.vec(1, 2, 3)"}, {"v", "V.vec(0, 0, 1)"}}},
                                  {E"@self", F{{"p", "V.vec(0, 0.5, 0)"}}}},
   ["lf.luaintegrator:step"] = {{E"@self"}},
@@ -1025,17 +1219,106 @@ end
 -- translate, potentials of positions and the integrators and runs over them.
 local FOCUS = {["lf.rigidbody"] = true, ["lf.bodies"] = true, ["lf.potential.gravity"] = true,
                ["lf.potential.central"] = true, ["lf.potential.point_masses"] = true, ["lf.integrator"] = true,
-               ["lf.run"] = true}
+               ["lf.run"] = true, ["lf.forcing.damping"] = true, ["lf.forcing.torque"] = true,
+               ["lf.forcing.torque_table"] = true}
 local focus = {}
 for path in pairs(FOCUS) do FOCUS[target_expr(path)] = true end
 for _, t in ipairs(targets) do if FOCUS[t.expr] then focus[#focus + 1] = t end end
+-- Forced and thermostatted systems get a share of their own (7 %): random construction seldom gets a
+-- forcing, a damping and a thermostat into one call that works. forced_call builds, in one call,
+-- lf.integrator(method, system, {h =, thermostat =, t0 =}) or lf.run(system, {method =, thermostat =,
+-- ...}) over a rigid body or two bodies (with or without masses, potentials) with a random forcing,
+-- damping, params and compile option, each part valid or hostile; a call that works joins the corpus
+-- (then mutated). step_call steps, advances, checkpoints and restores an integrator of the pool (those
+-- made here among them: single failed steps must leave the state unchanged).
+local function find_target(path)
+  local key = target_expr(path)
+  for _, t in ipairs(targets) do if t.expr == key then return t end end
+end
+local T_INTEGRATOR, T_RUN = find_target("lf.integrator"), find_target("lf.run")
+local function forced_system(hostile)
+  local fin, fields = true, {}
+  local function add(k, e, f) fields[#fields + 1] = k .. " = " .. e; fin = fin and f end
+  if chance(0.4) then add("forcing", gen_forcing(hostile and chance(0.5))) end
+  if chance(0.4) or #fields == 0 then add("damping", gen_damping(hostile and chance(0.4))) end
+  if chance(0.3) then add("params", pick{"{k = 0.3, c = 0.2}", "{k = 0/0, c = 1}", "{k = 1e300}"}, true) end
+  if chance(0.2) then add("compile", pick{"false", '"tape"', '"auto"'}, true) end
+  local several = chance(0.35)
+  if chance(0.4) then
+    if several then add("potential", "function(xs, Rs) return 0.5 * (xs[1] - xs[2]):dot(xs[1] - xs[2]) end", true)
+    else add("potential", pick{"function(R) return R[3][3] end", "function(x, R) return 0.5 * x:dot(x) + R[3][3] end",
+                               "lf.potential.stress{alpha = 0.3}"}, true) end
+  end
+  if several then
+    local b1, f1 = gen_body(hostile and chance(0.3))
+    local b2, f2 = gen_body(hostile and chance(0.3))
+    return "lf.bodies", "{" .. b1 .. ", " .. b2 .. ", " .. table.concat(fields, ", ") .. "}", fin and f1 and f2
+  end
+  local b, fb = gen_body(hostile and chance(0.3))
+  return "lf.rigidbody", "{" .. b:sub(2, -2) .. ", " .. table.concat(fields, ", ") .. "}", fin and fb
+end
+local T_CTOR = {["lf.rigidbody"] = find_target("lf.rigidbody"), ["lf.bodies"] = find_target("lf.bodies")}
+local function forced_call()
+  local hostile = chance(0.5)
+  -- the constructor itself (its refusals are checked: a constructor failing in an argument is skipped)
+  local ctor, tbl, fin = forced_system(hostile)
+  if T_CTOR[ctor] and chance(0.35) then return T_CTOR[ctor], {{e = tbl}}, fin end
+  -- an integrator or a run over a system made in the argument (mostly valid: one that is refused is skipped)
+  ctor, tbl, fin = forced_system(hostile and chance(0.2))
+  local sys = ctor .. tbl
+  local m = FIELD_GEN.method()
+  local opts = {}
+  local function opt_(k, e, f) opts[#opts + 1] = {k, e}; fin = fin and f end
+  opt_("h", FIELD_GEN.h(hostile and chance(0.3)))
+  if chance(0.8) then opt_("thermostat", gen_thermostat(hostile and chance(0.5))) end
+  if T_RUN and chance(0.3) then
+    opt_("method", m, true)
+    opt_("T", pick{"1", "2", "0.5"}, true)
+    if chance(0.5) then opt_("every", pick{"1", "5", "10"}, true) end
+    if chance(0.3) then opt_("record", '{"v"}', true) end
+    return T_RUN, {{e = sys}, {f = opts}}, fin
+  end
+  if chance(0.2) then opt_("t0", pick{"1", "-3", "1e300", "0/0"}, true) end
+  return T_INTEGRATOR, {{e = m}, {e = sys}, {f = opts}}, fin
+end
+local STEP_CALLS = {
+  step = {{}, {"1"}, {"1"}, {"3"}, {"20"}, {"-1"}, {"0"}, {"1.5"}},
+  advance_to = {{"@self.t + 0.3"}, {"@self.t - 0.3"}, {"1/0"}, {"0/0"}},
+  checkpoint = {{}},
+  restore = {{"@self:checkpoint()"}, {"V.with(@self:checkpoint(), 'noise_step', -1)"},
+             {"V.with(@self:checkpoint(), 'noise_step', 1.5)"}, {"V.with(@self:checkpoint(), 'thermostat', {T = -1})"},
+             {"V.with(@self:checkpoint(), 'noise_step', 2^63)"}, {"V.with(@self:checkpoint(), 'thermostat', 3)"}},
+  set_state = {{"@self:state()"}, {"V.with(@self:state(), 'omega', V.vec(1e200, 0, 0))"},
+               {"V.with(@self:state(), 'v', V.vec(0/0, 0, 0))"}},
+  energy = {{}}, state = {{}},
+}
+local STEP_NAMES = {}
+for name in pairs(STEP_CALLS) do STEP_NAMES[#STEP_NAMES + 1] = name end
+table.sort(STEP_NAMES)
+local function step_call()
+  local i = pool_pick("lf.integrator")
+  if not i or okind[i] ~= "lf.integrator" then return nil end
+  local name = pick(STEP_NAMES)
+  for _, t in ipairs(object_targets(i)) do
+    if t.name == name and not t.meta then
+      local args = {}
+      for j, e in ipairs(pick(STEP_CALLS[name])) do args[j] = {e = e} end
+      return setmetatable({noself = true}, {__index = t}), {{e = "@self"}, table.unpack(args)}, oclean[i]
+    end
+  end
+end
+
 local t_start = clock()
 local k = 0
 while k < opt.calls and clock() - t_start < opt.seconds do
   k = k + 1
-  local r = math.random()
-  local c
-  if r < 0.08 and #focus > 0 then
+  local q = math.random()
+  local c, preset, pfin
+  if q < 0.04 then c, preset, pfin = forced_call()
+  elseif q < 0.07 then c, preset, pfin = step_call() end
+  local r = c and 2 or math.random()
+  if c then -- (chosen above)
+  elseif r < 0.08 and #focus > 0 then
     c = pick(focus)
   elseif r < 0.40 or #o == 0 then
     c = pick(targets)
@@ -1056,7 +1339,12 @@ while k < opt.calls and clock() - t_start < opt.seconds do
   local exprs, fin, uses_fin = {}, c.obj == nil or oclean[c.obj], false
   local key = ckey(c)
   local entry
-  if corpus[key] and chance(0.7) then
+  if preset then
+    entry = preset
+    fin = fin and pfin
+    for i, a in ipairs(entry) do exprs[i] = render(a, c) end
+    if c.self then c = setmetatable({noself = true}, {__index = c}) end
+  elseif corpus[key] and chance(0.7) then
     -- a call that worked, mutated; its "@self" argument stands for the object itself
     local f, z
     entry, f, z = mutate(pick(corpus[key]))

@@ -5,7 +5,8 @@
  * number a byte choosing a hostile constant (NaN, +-inf, 0, -0, subnormals, DBL_MAX, 1e+-154,
  * 1e+-300, pi, ...) or 8 raw bytes (any double). Operations cover the maps (so3, s2, quat), the
  * 3x3 helpers (norms, det, inverse, logarithmic norm), the projection, the fits, the error messages, rigid systems
- * with every registered method (single steppers and lanes), the exact free body, and expression
+ * with every registered method (single steppers and lanes), forcings and the Langevin thermostat (op_forced),
+ * the exact free body, and expression
  * graphs (random programs, malformed ones refused, derivatives, the tape against the eager values).
  *
  * Besides ASan/UBSan (the build flags), every operation checks the contract of its header:
@@ -293,6 +294,21 @@ static void op_error(input *in)
     if (n + 17 >= sizeof e.msg) REQUIRE(len >= 3 && strcmp(e.msg + len - 3, "...") == 0, "long message not ended by ...");
 }
 
+/* a harmonic trap of bodies that translate: U = sum_b 1/2 |x_b|^2 + (3 - tr R_b) (tests/c/test_langevin.c) */
+static int fuzz_trap(void *ctx, const lf_bodies_config *c, double *U, double *F, double *tau, lf_error *err)
+{
+    (void)ctx, (void)err;
+    double u = 0;
+    for (int b = 0; b < c->nb; b++) {
+        const double *x = c->x + 3 * b, *R = c->R + 9 * b;
+        u += 0.5 * lf_v3_dot(x, x) + (3 - R[0] - R[4] - R[8]);
+        if (F) lf_v3_scale(x, -1, F + 3 * b);
+        if (tau) lf_v3_set(tau + 3 * b, R[5] - R[7], R[6] - R[2], R[1] - R[3]);
+    }
+    if (U) *U = u;
+    return LF_OK;
+}
+
 /* rigid systems and steppers (core/model, core/method) */
 static void op_stepper(input *in)
 {
@@ -345,6 +361,211 @@ static void op_stepper(input *in)
         lf_stepper_free(st);
     }
     lf_system_free(sys);
+    lf_potential_free(pot);
+}
+
+/* Forcings (forcing.h) and the Langevin thermostat (lf_stepper_opts.thermostat): one or two bodies,
+ * with masses or not, in a potential or free; a forcing made of the built-ins (damping, constant and
+ * tabulated torques with fuzzed, often invalid, parameters), a callback (constant, time-dependent,
+ * linear in the velocities with or without its Jacobian, failing, or non-finite), or a sum of them
+ * (parts that failed to be made are NULL: refused); attached by lf_rigid_set_forcing; a stepper of any
+ * registered method with a fuzzed thermostat (negative, NaN, infinite kT and frictions are refused;
+ * methods that take neither a forcing nor a thermostat refuse them), stepped with a fuzzed h. Contracts:
+ * refusals are LF_E* with a message; a step that works gives a finite state and advances the noise
+ * counter by its steps; a failed single step leaves the time, the state and the noise counter as
+ * they were; nothing leaks (ASan); the work and heat (lf_stepper_get_work) are finite after steps that
+ * worked (a forced kick or an Ornstein–Uhlenbeck step that overflows the kinetic energy fails the step). */
+typedef struct {
+    int mode; /* 0 constant, 1 scaled by t, 2 -c (w, v) (affine), 3 fails, 4 quadratic in w */
+    double val[12], c;
+} forcing_cb;
+
+/* (F only when m->v != NULL: bodies that translate, forcing.h) */
+static int forcing_fn(void *ctx, const lf_bodies_motion *m, double *tau, double *F, lf_error *err)
+{
+    const forcing_cb *f = ctx;
+    const int nb = m->c.nb;
+    if (f->mode == 3) return lf_error_set(err, LF_ECALLBACK, "fuzz forcing: failed at t = %g", m->t);
+    for (int i = 0; i < 3 * nb; i++) {
+        const double a = f->val[i % 6], b = f->val[6 + i % 6];
+        switch (f->mode) {
+        case 0:
+            tau[i] = a;
+            if (m->v) F[i] = b;
+            break;
+        case 1:
+            tau[i] = a * m->t;
+            if (m->v) F[i] = b * sin(m->t);
+            break;
+        case 2:
+            tau[i] = -f->c * m->w[i];
+            if (m->v) F[i] = -f->c * m->v[i];
+            break;
+        default:
+            tau[i] = -f->c * fabs(m->w[i]) * m->w[i];
+            if (m->v) F[i] = a;
+            break;
+        }
+    }
+    return LF_OK;
+}
+
+static int forcing_jac(void *ctx, const lf_bodies_motion *m, double *D, lf_error *err)
+{
+    const forcing_cb *f = ctx;
+    (void)err;
+    const int n = (m->v ? 6 : 3) * m->c.nb;
+    for (int i = 0; i < n * n; i++) D[i] = 0;
+    for (int i = 0; i < n; i++) {
+        const double *u = i < 3 * m->c.nb ? m->w + i : m->v + (i - 3 * m->c.nb);
+        D[i * n + i] = f->mode == 2 ? -f->c : -2 * f->c * fabs(*u);
+    }
+    return LF_OK;
+}
+
+/* a refusal: an error status with a message */
+static void refused(const lf_error *e, const char *what)
+{
+    REQUIRE(e->code > LF_OK && e->code <= LF_EINTR && memchr(e->msg, '\0', sizeof e->msg) && e->msg[0],
+            "%s refused with status %d and no message", what, e->code);
+}
+
+/* one forcing of the kinds above (NULL when refused; the refusal's status checked) */
+static lf_forcing *make_forcing(input *in)
+{
+    lf_error e;
+    lf_forcing *f = NULL;
+    const uint8_t kind = byte(in) % 4;
+    if (kind == 0) {
+        double c = number(in), a[3];
+        numbers(in, a, 3);
+        const int angular = byte(in) & 1;
+        f = lf_forcing_damping(c, angular ? a : NULL, &e);
+        if (f) {
+            REQUIRE(isfinite(c) && c >= 0, "damping: linear = %g accepted", c);
+            if (angular)
+                for (int k = 0; k < 3; k++) REQUIRE(isfinite(a[k]) && a[k] >= 0, "damping: angular %g accepted", a[k]);
+        }
+    } else if (kind == 1) {
+        double tau[3];
+        numbers(in, tau, 3);
+        f = lf_forcing_torque(tau, byte(in) & 1, &e);
+    } else if (kind == 2) {
+        const int n = (int)(byte(in) % 8) - 1; /* -1 .. 6: 0 and -1 refused */
+        double t[6], tau[18];
+        for (int i = 0; i < 6; i++) t[i] = i > 0 && (byte(in) & 3) ? t[i - 1] + 0.25 * i : number(in);
+        numbers(in, tau, 18);
+        f = lf_forcing_torque_table(n, t, tau, byte(in) & 1, &e);
+        if (f) {
+            REQUIRE(n >= 1 && all_finite(tau, 3 * n), "torque_table of %d entries accepted", n);
+            for (int i = 1; i < n; i++) REQUIRE(t[i] > t[i - 1] && isfinite(t[i]), "torque_table: time %d accepted", i);
+        }
+    } else {
+        forcing_cb *cb = calloc(1, sizeof *cb);
+        REQUIRE(cb != NULL, "out of memory");
+        cb->mode = byte(in) % 5;
+        numbers(in, cb->val, 12);
+        cb->c = number(in);
+        unsigned dep = byte(in) % 16; /* DIAGONAL (8) and AFFINE without a Jacobian are refused */
+        const int jac = (cb->mode == 2 || cb->mode == 4) && (byte(in) & 1);
+        f = lf_forcing_new("fuzz", dep, forcing_fn, jac ? forcing_jac : NULL, cb, free, &e);
+    }
+    if (!f) refused(&e, "a forcing");
+    return f;
+}
+
+static void op_forced(input *in)
+{
+    enum { NB = 2 };
+    lf_error e;
+    const int nb = 1 + byte(in) % NB, trans = byte(in) & 1;
+    double J[3 * NB], mass[NB], y0[18 * NB] = {0};
+    numbers(in, J, 3 * nb);
+    numbers(in, mass, nb);
+    const int np = (trans ? 18 : 12) * nb;
+    for (int b = 0; b < nb; b++) rotation(in, y0 + 9 * b);
+    numbers(in, y0 + 9 * nb, np - 9 * nb);
+    lf_potential *pot = NULL;
+    double Rm[9];
+    switch (byte(in) % 3) {
+    case 0: break;
+    case 1:
+        rotation(in, Rm);
+        pot = lf_potential_stress(number(in), Rm, &e);
+        break;
+    default:
+        pot = trans ? lf_potential_new_x("fuzz trap", fuzz_trap, NULL, NULL, &e) : lf_potential_coulomb_wall(&e);
+        break;
+    }
+    lf_system *sys = trans ? lf_rigid_new_translating(nb, J, mass, pot, &e) : lf_rigid_new(nb, J, pot, &e);
+    if (!sys) {
+        refused(&e, "a rigid system");
+        lf_potential_free(pot);
+        return;
+    }
+    /* the forcing: none, one, or a sum of up to 3 (NULL parts included) */
+    lf_forcing *parts[3] = {NULL, NULL, NULL}, *f = NULL;
+    const int nf = byte(in) % 5; /* 0: none; 4: a sum of 0 parts (refused) */
+    if (nf == 1) f = parts[0] = make_forcing(in);
+    else if (nf > 1) {
+        const int n = nf == 4 ? 0 : nf;
+        for (int i = 0; i < n; i++) parts[i] = make_forcing(in);
+        f = lf_forcing_sum(n, (const lf_forcing *const *)parts, &e);
+        for (int i = 0; f && i < n; i++) REQUIRE(parts[i] != NULL, "a sum with a missing part %d accepted", i + 1);
+        if (!f) refused(&e, "a sum");
+    }
+    if (f) {
+        int rc = lf_rigid_set_forcing(sys, f, &e);
+        check_error(rc, &e);
+        REQUIRE(rc != LF_OK || lf_rigid_forcing(sys) == f, "lf_rigid_forcing is not the forcing set");
+    }
+    /* the thermostat */
+    lf_thermostat th = {number(in), number(in), number(in), 0};
+    for (int i = 0; i < 8; i++) th.seed = th.seed << 8 | byte(in);
+    const int thermo = byte(in) % 4 != 0;
+    lf_stepper_opts o = {.thermostat = thermo ? &th : NULL};
+    const lf_method *m = lf_method_at(byte(in) % lf_method_count());
+    const char *name = lf_method_get_info(m)->name;
+    const double h = number(in);
+    lf_stepper *st = lf_stepper_new(m, sys, y0, number(in), &o, &e);
+    if (!st) refused(&e, name);
+    else {
+        if (thermo) {
+            REQUIRE(isfinite(th.kT) && th.kT >= 0 && isfinite(th.gamma) && th.gamma >= 0 && isfinite(th.gamma_rot) &&
+                        th.gamma_rot >= 0,
+                    "%s: thermostat kT %g, gamma %g, gamma_rot %g accepted", name, th.kT, th.gamma, th.gamma_rot);
+            REQUIRE(lf_stepper_thermostat(st) && lf_stepper_thermostat(st)->seed == th.seed, "%s: thermostat not kept",
+                    name);
+        } else REQUIRE(lf_stepper_thermostat(st) == NULL, "%s: a thermostat without one", name);
+        for (int k = 0; k < 4 && more(in); k++) {
+            double ysave[18 * NB], t0 = lf_stepper_time(st);
+            const unsigned long long ns = lf_stepper_noise_step(st);
+            memcpy(ysave, lf_stepper_state(st), np * sizeof(double));
+            const long n = 1 + byte(in) % 4;
+            const int rc = lf_stepper_step(st, h, n);
+            check_error(rc, lf_stepper_error(st));
+            const double *y = lf_stepper_state(st);
+            if (rc == LF_OK) {
+                REQUIRE(all_finite(y, np) && isfinite(lf_stepper_time(st)), "%s: non-finite state", name);
+                REQUIRE(lf_stepper_noise_step(st) == (thermo ? ns + (unsigned long long)n : 0),
+                        "%s: noise counter %llu after %ld steps from %llu", name, lf_stepper_noise_step(st), n, ns);
+                if (thermo) REQUIRE(h > 0, "%s: a thermostatted step with h = %g", name, h);
+                double work, heat; /* the energy balance of the forcing and the thermostat (method.h) */
+                lf_stepper_get_work(st, &work, &heat);
+                REQUIRE(isfinite(work) && isfinite(heat), "%s: work %g, heat %g after steps that worked", name, work,
+                        heat);
+            } else if (n == 1) {
+                REQUIRE(lf_stepper_time(st) == t0 && memcmp(ysave, y, np * sizeof(double)) == 0 &&
+                            lf_stepper_noise_step(st) == ns,
+                        "%s: a failed step changed the state or the noise counter (%s)", name,
+                        lf_stepper_error(st)->msg);
+            }
+        }
+        lf_stepper_free(st);
+    }
+    lf_system_free(sys);
+    if (nf > 1) lf_forcing_free(f);
+    for (int i = 0; i < 3; i++) lf_forcing_free(parts[i]);
     lf_potential_free(pot);
 }
 
@@ -438,7 +659,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     input in = {data, size};
     for (int k = 0; k < 16 && more(&in); k++) {
-        switch (byte(&in) % 8) {
+        const uint8_t op = byte(&in);
+        /* forcings and thermostats: the selectors 240..247, which no entry of the corpus used at the top
+         * level before (the entries keep their meaning) */
+        if (op >= 240 && op < 248) {
+            op_forced(&in);
+            continue;
+        }
+        switch (op % 8) {
         case 0: op_so3(&in); break;
         case 1: op_s2_quat(&in); break;
         case 2: op_linalg(&in); break;

@@ -41,7 +41,11 @@
 --     sys:torque at each configuration against the program (U its plain value, the sum over the pairs
 --     within the cutoff; F = -dU/dx and tau = -dU/dR in the left trivialization from the compiled
 --     program's gradient) and the compiled backends against the interpreted one, within 1e-9 relative
---     (native and tape bit for bit), also after sys:set_params.
+--     (native and tape bit for bit), also after sys:set_params;
+--   * forcings tau(t, R1, w1 [, x1, v1] [, p]) (a vec3) in lf.rigidbody{forcing =} (with a mass: a force
+--     too) with compile = "native", "tape" and false: a few steps of vlv, lgvi, no_squish, dlm,
+--     split_exact or rkmk4 from the program's points, the states of native and tape bit for bit and the
+--     compiled ones against the interpreted within 1e-9 relative, also after sys:set_params.
 --
 -- Usage: lieflow tests/fuzz/graph_fuzz.lua [--seed N] [--programs K] [--seconds S] [--log FILE]
 --                                          [--native-every N] [--only I] [--verbose]
@@ -718,6 +722,12 @@ local BODY_ARGS = {
   potential_xs = {{"vec3", "V", "x1"}, {"mat3", "R", "R1"}, {"vec3", "V", "x2"}, {"mat3", "R", "R2"}},
   pair_x = {{"mat3", "R", "R1"}, {"mat3", "R", "R2"}, {"vec3", "V", "r3"}},
 }
+-- the arguments of the programs that are forcings (t, state.R, state.omega [, state.x, state.v]): a
+-- vec3, the torque (and, of a body that translates, the force)
+local FORCING_ARGS = {
+  forcing = {{"number", "N", "t"}, {"mat3", "R", "R1"}, {"vec3", "V", "w1"}},
+  forcing_x = {{"number", "N", "t"}, {"mat3", "R", "R1"}, {"vec3", "V", "w1"}, {"vec3", "V", "x1"}, {"vec3", "V", "v1"}},
+}
 local function generate(index)
   local r = new_rng(opt.seed, index)
   local g = setmetatable({r = r, vars = {N = {}, V = {}, U = {}, M = {}, R = {}, Q = {}}, arrays = {}}, Gen)
@@ -730,14 +740,17 @@ local function generate(index)
   elseif mode < 0.15 then prog.mode = "potential_x"
   elseif mode < 0.18 then prog.mode = "potential_xs"
   elseif mode < 0.21 then prog.mode = "pair_x"
-  elseif mode < 0.29 then prog.mode = "refuse" end
+  elseif mode < 0.29 then prog.mode = "refuse"
+  elseif mode < 0.33 then prog.mode = "forcing"
+  elseif mode < 0.36 then prog.mode = "forcing_x" end
   if prog.mode == "potential" then
     prog.args[1], prog.argt[1], prog.names[1] = "mat3", "R", "R1"
     g.vars.R[1] = E("R1", SQ3, {ang = ANG})
-  elseif BODY_ARGS[prog.mode] then
+  elseif BODY_ARGS[prog.mode] or FORCING_ARGS[prog.mode] then
     -- potentials of bodies that translate: U(x1, R1), U(x1, R1, x2, R2) (two bodies: lf.bodies calls
-    -- it through U(xs, Rs)), and pair kernels u(R1, R2, r3) of moving centres (r3 = x_j - x_i)
-    for i, a in ipairs(BODY_ARGS[prog.mode]) do
+    -- it through U(xs, Rs)), and pair kernels u(R1, R2, r3) of moving centres (r3 = x_j - x_i); forcings
+    -- tau(t, R1, w1 [, x1, v1])
+    for i, a in ipairs(BODY_ARGS[prog.mode] or FORCING_ARGS[prog.mode]) do
       prog.args[i], prog.argt[i], prog.names[i] = a[1], a[2], a[3]
       table.insert(g.vars[a[2]], E(a[3], a[2] == "R" and SQ3 or 2.6, {ang = ANG}))
     end
@@ -837,7 +850,8 @@ local function generate(index)
     prog.expect = expect
   end
   -- the result
-  local rt = prog.mode == "plain" and r:pick{"N", "N", "N", "N", "N", "N", "N", "V", "M"} or "N"
+  local rt = prog.mode == "plain" and r:pick{"N", "N", "N", "N", "N", "N", "N", "V", "M"} or
+             FORCING_ARGS[prog.mode] and "V" or "N"
   prog.result = rt
   local e = g:gen(rt == "M" and "M" or rt, r:int_in(1, 2))
   -- make the result depend on the locals (a sum of most of them)
@@ -922,7 +936,8 @@ end
 -- ------------------------------------------------------------------ loading a program
 local stats = {programs = 0, points = 0, native = 0, refused = 0, invalid = 0, fd = 0, fd_skipped = 0,
                bodies = 0, body_points = 0, bodies_skipped = 0, plain_skipped = 0, reverse_skipped = 0,
-               too_large = 0, max_nodes = 0, nodes = 0, ties = 0, cc_timeout = 0, ill = 0}
+               too_large = 0, max_nodes = 0, nodes = 0, ties = 0, cc_timeout = 0, ill = 0, forcings = 0,
+               forcing_runs = 0, forcing_skipped = 0}
 
 local function identity(x) return x end
 local function params_of(prog)   -- a fresh params table (lieflow may keep what it is given)
@@ -1493,6 +1508,113 @@ local function check_bodies_x(prog, ft, pts, use_native)
   end
 end
 
+-- ------------------------------------------------------------------ forcings
+-- Programs tau(t, R1, w1 [, x1, v1] [, p]) (a vec3) become the forcing of a rigid body, and of a body
+-- that translates (torque tau, force 0.1 tau - 0.2 v), squashed to |tau| < 0.5 so that the steps stay
+-- tame: function(t, s [, p]) return {torque = 0.5 tau / (1 + |tau|), ...} end, with compile = "native",
+-- "tape" and false (the interpreted reference: called as Lua at each evaluation, differences for the
+-- Jacobian in the velocities). From a program's point (t0, R, omega [, x, v]), a few steps of methods
+-- that take a forcing (explicit kicks, implicit ones with the compiled Jacobian or differences, the
+-- generic rkmk4): native and tape bit for bit, compiled against interpreted within 1e-9 relative (a
+-- failure of one where the other runs is a finding unless it is Newton's convergence, which differs
+-- between an exact Jacobian and differences), also after sys:set_params.
+local FORCING_METHODS = {"vlv", "lgvi", "no_squish", "dlm", "split_exact", "rkmk4"}
+local TOL_FORCING = 1e-9
+local function forcing_state(it)
+  local st = it:state()
+  local out = {}
+  for _, k in ipairs{"R", "omega", "x", "v"} do if st[k] then out[#out + 1] = st[k] end end
+  out[#out + 1] = it.t
+  return out
+end
+local function forcing_run(sys, method, pt, h, n)
+  local ok, it = pcall(lf.integrator, method, sys, {h = h, t0 = pt[1]})
+  if not ok then return nil, tostring(it) end
+  local ok2, err = pcall(it.step, it, n)
+  if not ok2 then return nil, tostring(err) end
+  return forcing_state(it)
+end
+local function check_forcing(prog, pts, use_native)
+  local r = new_rng(opt.seed, 3000017 + prog.index) -- the forcing's own stream
+  local trans = prog.mode == "forcing_x"
+  local function make(c, pt)
+    local f = instantiate(prog)
+    local function tame(tau) return tau * (0.5 / (1 + tau:norm())) end
+    local t = {inertia = {1, 2, 2.5}, R = pt[2], omega = pt[3], compile = c, params = params_of(prog)}
+    if trans then
+      t.mass, t.x, t.v = 1.5, pt[4], pt[5]
+      t.forcing = prog.params and function(tt, s, p) local tau = tame(f(tt, s.R, s.omega, s.x, s.v, p))
+                                                      return {torque = tau, force = 0.1 * tau - 0.2 * s.v} end
+                               or function(tt, s) local tau = tame(f(tt, s.R, s.omega, s.x, s.v))
+                                                   return {torque = tau, force = 0.1 * tau - 0.2 * s.v} end
+    else
+      t.forcing = prog.params and function(tt, s, p) return {torque = tame(f(tt, s.R, s.omega, p))} end
+                               or function(tt, s) return {torque = tame(f(tt, s.R, s.omega))} end
+    end
+    return lf.rigidbody(t)
+  end
+  local methods = {r:pick(FORCING_METHODS), r:pick(FORCING_METHODS)}
+  local h, n = r:pick{0.01, 0.05, -0.02}, r:int_in(2, 6)
+  local function at(P2)
+    for k = 1, 2 do
+      local pt = pts[k]
+      local pt_s = show_point(prog, pt) .. (P2 and ", after sys:set_params" .. show(P2) or "")
+      local sys = {}
+      for _, c in ipairs(use_native and {"native", "tape", false} or {"tape", false}) do
+        local ok, b = pcall(make, c, pt)
+        local too_large = not ok and c == "native" and (tostring(b):find("more than the %d+ compiled natively") or
+                                                        tostring(b):find("C compiler timed out"))
+        if not ok and not too_large then
+          if unclean(b) then finding("raw error", fmt("%s (compile = %s): %s", prog.mode, tostring(c), tostring(b)), pt_s)
+          elseif c ~= false or not tostring(b):find("forcing") then
+            finding("forcing refused", fmt("%s with compile = %s: %s", prog.mode, tostring(c), tostring(b)), pt_s)
+          else stats.forcing_skipped = stats.forcing_skipped + 1 end -- the interpreted call raises here: skipped
+          return
+        end
+        if ok then
+          if P2 then
+            local okp, err = pcall(b.set_params, b, {k = P2.k, c = P2.c, B = lf.vec3(P2.B)})
+            if not okp then
+              finding(unclean(err) and "raw error" or "forcing set_params", fmt("sys:set_params (compile = %s): %s", tostring(c), tostring(err)), pt_s)
+              return
+            end
+          end
+          sys[#sys + 1] = {c = tostring(c), b = b}
+        end
+      end
+      for _, m in ipairs(methods) do
+        local res, errs = {}, {}
+        for j, s in ipairs(sys) do res[j], errs[j] = forcing_run(s.b, m, pt, h, n) end
+        local ref = res[#sys]
+        local what = fmt("%s, %d steps of h = %g from t0 = %s", m, n, h, num(pt[1]))
+        for j, s in ipairs(sys) do
+          if errs[j] and unclean(errs[j]) then finding("raw error", fmt("%s, compile = %s: %s", what, s.c, errs[j]), pt_s) end
+        end
+        if (ref == nil) ~= (res[1] == nil) or (ref == nil) ~= (res[#sys - 1] == nil) then
+          local msgs = {}
+          for j, s in ipairs(sys) do msgs[#msgs + 1] = fmt("compile = %s: %s", s.c, errs[j] or "runs") end
+          local all = table.concat(msgs, "; ")
+          if all:find("did not converge") or all:find("newton") then stats.forcing_skipped = stats.forcing_skipped + 1
+          else finding("forcing error", what .. ": one backend fails where another runs: " .. all, pt_s) end
+        elseif ref ~= nil then
+          stats.forcing_runs = stats.forcing_runs + 1
+          for j = 1, #sys - 1 do
+            compare_tol("forcing state", res[j], ref, TOL_FORCING, 0, pt_s, what .. ", compile = " .. sys[j].c,
+                        {sys[j].c, "interpreted"})
+          end
+          if #sys == 3 then compare_bits("forcing native/tape bits", res[1], res[2], pt_s, what) end
+        end
+      end
+    end
+  end
+  stats.forcings = stats.forcings + 1
+  at(nil)
+  if prog.params then
+    local P = params_of(prog)
+    at({k = -0.7 * P.k + 0.3, c = 1.3 * P.c, B = lf.vec3{0.1, 0.2, 0.3} - P.B})
+  end
+end
+
 local function check_program(prog, use_native)
   local r = new_rng(opt.seed, 1000003 + prog.index)   -- the points' own stream
   local P = params_of(prog)
@@ -1673,7 +1795,8 @@ local function check_program(prog, use_native)
     end
   end
   if prog.mode == "potential" then check_bodies(prog, pts, fnat ~= nil)
-  elseif BODY_ARGS[prog.mode] then check_bodies_x(prog, ft, pts, fnat ~= nil) end
+  elseif BODY_ARGS[prog.mode] then check_bodies_x(prog, ft, pts, fnat ~= nil)
+  elseif FORCING_ARGS[prog.mode] then check_forcing(prog, pts, fnat ~= nil) end
 end
 
 -- ------------------------------------------------------------------ the run
@@ -1709,10 +1832,11 @@ for k, n in pairs(bykind) do kinds[#kinds + 1] = fmt("%s: %d", k, n) end
 table.sort(kinds)
 io.stderr:write(fmt("graph_fuzz: %d native compiles (%d too large, %d compiler timeouts), %d refusals as expected, " ..
                     "%d invalid programs, %d bodies (%d configurations of bodies that translate compared, %d skipped), " ..
+                    "%d forcings (%d runs compared, %d skipped), " ..
                     "%d gradient checks by differences (%d skipped), plain comparisons " ..
                     "skipped at %d points (%d near a tie, %d ill-conditioned), operations %d (largest %d), %.1f s%s\n",
                     stats.native, stats.too_large, stats.cc_timeout, stats.refused, stats.invalid, stats.bodies,
-                    stats.body_points, stats.bodies_skipped, stats.fd,
+                    stats.body_points, stats.bodies_skipped, stats.forcings, stats.forcing_runs, stats.forcing_skipped, stats.fd,
                     stats.fd_skipped, stats.plain_skipped, stats.ties, stats.ill,
                     stats.nodes, stats.max_nodes,
                     clock() - t_start, #kinds > 0 and "; findings: " .. table.concat(kinds, ", ") or ""))

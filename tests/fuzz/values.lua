@@ -50,6 +50,11 @@ function V.cyclic()
   return t
 end
 function V.vec(a, b, c) return {a, b, c} end
+-- t with t[k] = v (a checkpoint with one field changed: V.with(it:checkpoint(), "noise_step", -1))
+function V.with(t, k, v)
+  if type(t) == "table" then t[k] = v end
+  return t
+end
 function V.rows(a, b, c) return {a, b, c} end
 function V.mat9(...) return {...} end
 function V.holes() return {1, nil, 3, [5] = 5, [2 ^ 40] = 1} end
