@@ -32,10 +32,13 @@
 #include "graph/graph.h"
 #include "graph/graph_lie.h"
 #include "graph/graph_module.h"
+/* md: interaction sites of rigid bodies, periodic boxes, neighbour lists (molecular dynamics) */
+#include "md/sites.h"
 /* model: systems and their forms, potentials, rigid bodies, Lie-group ODEs, spheres, compiled models */
 #include "model/system.h"
 #include "model/potential.h"
 #include "model/forcing.h"
+#include "model/sites_potential.h"
 #include "model/rigid.h"
 #include "model/lie_ode.h"
 #include "model/spheres.h"

@@ -253,6 +253,138 @@ static int pot_point_masses(lua_State *L)
     return 1;
 }
 
+/* The field `key` of the table at t: an array of numbers (integers when `integer`), into a new userdata
+ * on the stack; its length in *n (nil: NULL, *n = 0 unless required). */
+static double *numbers_field(lua_State *L, int t, const char *key, int required, int integer, int *n, const char *fn)
+{
+    const int ty = lua_getfield(L, t, key);
+    *n = 0;
+    if (ty == LUA_TNIL) {
+        lua_pop(L, 1);
+        if (required) luaL_error(L, "%s: field '%s' (an array of numbers) is required", fn, key);
+        return NULL;
+    }
+    if (ty != LUA_TTABLE)
+        luaL_error(L, "%s: field '%s' must be an array of numbers, got %s", fn, key, lfb_typename(L, -1));
+    const lua_Unsigned len = lua_rawlen(L, -1);
+    if (len > 100000000) luaL_error(L, "%s: field '%s' has %d entries: too many", fn, key, (int)len);
+    double *v = lua_newuserdatauv(L, (len ? len : 1) * sizeof *v, 0);
+    for (lua_Unsigned i = 1; i <= len; i++) {
+        lua_rawgeti(L, -2, (lua_Integer)i);
+        int ok = 0;
+        v[i - 1] = integer ? (double)lua_tointegerx(L, -1, &ok) : lua_tonumberx(L, -1, &ok);
+        if (!ok)
+            luaL_error(L, "%s: field '%s': entry %d is %s, expected %s", fn, key, (int)i, lfb_typename(L, -1),
+                       integer ? "an integer" : "a number");
+        lua_pop(L, 1);
+    }
+    lua_remove(L, -2); /* the table; the userdata stays */
+    *n = (int)len;
+    return v;
+}
+
+/* lf.potential.sites{nsites =, s =, type =, charge =, ntypes =, lj_epsilon =, lj_sigma =, cutoff =, lj_shift =,
+ * coulomb_alpha =, coulomb_k =, box =, skin =}: the site–site potential of bodies made of sites, in the
+ * flat layout of lf_sites_spec (md/sites.h; lf.molecule builds it from molecules) */
+static int pot_sites(lua_State *L)
+{
+    static const char *const keys[] = {"nsites",     "s",        "type",   "charge",   "ntypes",
+                                       "lj_epsilon", "lj_sigma", "cutoff", "lj_shift", "coulomb_alpha",
+                                       "coulomb_k",  "box",      "skin",   NULL};
+    const char *fn = "lf.potential.sites";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lfb_check_keys(L, 1, keys, fn, "field");
+    int nb, ns3, nty, nq, ne, nsg, nbox;
+    const double *nsd = numbers_field(L, 1, "nsites", 1, 1, &nb, fn);
+    const double *s = numbers_field(L, 1, "s", 1, 0, &ns3, fn);
+    const double *tyd = numbers_field(L, 1, "type", 0, 1, &nty, fn);
+    const double *q = numbers_field(L, 1, "charge", 0, 0, &nq, fn);
+    const double *eps = numbers_field(L, 1, "lj_epsilon", 0, 0, &ne, fn);
+    const double *sig = numbers_field(L, 1, "lj_sigma", 0, 0, &nsg, fn);
+    const double *box = numbers_field(L, 1, "box", 0, 0, &nbox, fn);
+    int *nsites = lua_newuserdatauv(L, (size_t)(nb ? nb : 1) * sizeof *nsites, 0), total = 0;
+    for (int b = 0; b < nb; b++) {
+        if (!(nsd[b] >= 1 && nsd[b] <= 1e6))
+            return luaL_error(L, "%s: nsites[%d] = %g, expected 1 .. 1e6", fn, b + 1, nsd[b]);
+        nsites[b] = (int)nsd[b];
+        total += nsites[b];
+        if (total > 100000000) return luaL_error(L, "%s: too many sites", fn);
+    }
+    if (ns3 != 3 * total)
+        return luaL_error(L, "%s: field 's' has %d numbers, expected 3 per site (%d sites)", fn, ns3, total);
+    if (tyd && nty != total)
+        return luaL_error(L, "%s: field 'type' has %d entries, expected one per site (%d)", fn, nty, total);
+    if (q && nq != total)
+        return luaL_error(L, "%s: field 'charge' has %d entries, expected one per site (%d)", fn, nq, total);
+    if (box && nbox != 3) return luaL_error(L, "%s: field 'box' must be {Lx, Ly, Lz}, got %d numbers", fn, nbox);
+    int *type = tyd ? lua_newuserdatauv(L, (size_t)(total ? total : 1) * sizeof *type, 0) : NULL;
+    for (int i = 0; type && i < total; i++) type[i] = (int)tyd[i];
+    lf_sites_spec spec = {.nb = nb, .nsites = nsites, .s = s, .type = type, .charge = q, .box = box};
+    lua_getfield(L, 1, "ntypes");
+    spec.ntypes = lua_isnil(L, -1) ? 1 : (int)luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+    if ((eps && ne != spec.ntypes * spec.ntypes) || (sig && nsg != spec.ntypes * spec.ntypes))
+        return luaL_error(L, "%s: lj_epsilon and lj_sigma must have ntypes^2 = %d entries (row-major)", fn,
+                          spec.ntypes * spec.ntypes);
+    spec.lj_epsilon = eps, spec.lj_sigma = sig;
+    static const char *const nums[] = {"cutoff", "coulomb_alpha", "coulomb_k", "skin"};
+    double val[4] = {NAN, 0, 0, 0};
+    for (int k = 0; k < 4; k++) {
+        if (lua_getfield(L, 1, nums[k]) != LUA_TNIL) {
+            char w[64];
+            snprintf(w, sizeof w, "%s: field '%s'", fn, nums[k]);
+            val[k] = lfb_checkfinite(L, -1, w);
+        }
+        lua_pop(L, 1);
+    }
+    if (isnan(val[0])) return luaL_error(L, "%s: field 'cutoff' (the pair cutoff) is required", fn);
+    spec.cutoff = val[0], spec.coulomb_alpha = val[1], spec.coulomb_k = val[2], spec.skin = val[3];
+    if (q && !(spec.coulomb_k > 0)) spec.charge = NULL; /* charges without a Coulomb constant: no Coulomb */
+    lua_getfield(L, 1, "lj_shift");
+    spec.lj_shift = lua_toboolean(L, -1) && !(lua_isinteger(L, -1) && lua_tointeger(L, -1) == 0);
+    lua_pop(L, 1);
+    lf_error e;
+    lfb_newpotential(L, lf_potential_sites(&spec, &e), 0, &e);
+    return 1;
+}
+
+/* lf.potential.sites_stats(pot) -> {energy, pair_energy, lj_energy, self_energy, virial, atomic_virial,
+ * pairs_in_range, list_pairs, rebuilds, evaluations, skin, bytes} of its last evaluation */
+static int pot_sites_stats(lua_State *L)
+{
+    lfb_potential *u = lfb_checkpotential(L, 1);
+    lf_sites_stats st;
+    lf_error e;
+    if (lf_potential_sites_stats(u->p, &st, &e) != LF_OK) return lfb_error(L, &e);
+    lua_createtable(L, 0, 12);
+    const struct {
+        const char *k;
+        double v;
+    } f[] = {{"energy", st.energy},
+             {"pair_energy", st.pair_energy},
+             {"lj_energy", st.lj_energy},
+             {"self_energy", st.self_energy},
+             {"virial", st.virial},
+             {"atomic_virial", st.atomic_virial},
+             {"skin", st.skin}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        lua_pushnumber(L, f[i].v);
+        lua_setfield(L, -2, f[i].k);
+    }
+    lua_pushinteger(L, st.pairs_in_range);
+    lua_setfield(L, -2, "pairs_in_range");
+    lua_pushinteger(L, st.list_pairs);
+    lua_setfield(L, -2, "list_pairs");
+    lua_pushinteger(L, st.rebuilds);
+    lua_setfield(L, -2, "rebuilds");
+    lua_pushinteger(L, st.evaluations);
+    lua_setfield(L, -2, "evaluations");
+    lua_pushinteger(L, (lua_Integer)st.bytes);
+    lua_setfield(L, -2, "bytes");
+    return 1;
+}
+
 void lfb_open_potentials(lua_State *L)
 {
     lua_createtable(L, 0, lf_potential_class_count() + 1);
@@ -264,6 +396,10 @@ void lfb_open_potentials(lua_State *L)
     }
     lua_pushcfunction(L, pot_point_masses);
     lua_setfield(L, -2, "point_masses");
+    lua_pushcfunction(L, pot_sites);
+    lua_setfield(L, -2, "sites");
+    lua_pushcfunction(L, pot_sites_stats);
+    lua_setfield(L, -2, "sites_stats");
     lua_pushcfunction(L, pot_free);
     lua_setfield(L, -2, "free");
     lua_setfield(L, -2, "potential");

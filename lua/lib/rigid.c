@@ -235,8 +235,10 @@ static void read_body(lua_State *L, int t, double J[3], double R[9], double w[3]
     if (!lfb_optfield_vec3(L, t, "inertia", J, fn)) luaL_error(L, "%s: field 'inertia' (3 principal moments) is required", fn);
     for (int k = 0; k < 3; k++)
         if (!(J[k] > 0)) luaL_error(L, "%s: inertia moment %d = %f, expected a positive number", fn, k + 1, J[k]);
-    /* the principal moments of a real body satisfy J_i + J_j >= J_k (they are sums of second moments) */
-    if (!nonphysical && (J[0] + J[1] < J[2] || J[1] + J[2] < J[0] || J[0] + J[2] < J[1]))
+    /* the principal moments of a real body satisfy J_i + J_j >= J_k (they are sums of second moments); a
+     * planar body has the equality, which its computed moments may miss by round-off */
+    const double slack = 1e-12 * (J[0] + J[1] + J[2]);
+    if (!nonphysical && (J[0] + J[1] + slack < J[2] || J[1] + J[2] + slack < J[0] || J[0] + J[2] + slack < J[1]))
         luaL_error(L, "%s: inertia (%f, %f, %f) violates the triangle inequality J_i + J_j >= J_k: no real body has "
                       "it (set nonphysical = true to integrate it anyway)", fn, J[0], J[1], J[2]);
     lf_m3_identity(R);

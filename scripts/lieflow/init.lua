@@ -20,6 +20,7 @@ local plot = require "lieflow.view.plot"
 local animate = require "lieflow.view.animate"
 local view = require "lieflow.view" -- (the view layer: also traj:animate, traj:write_gltf, traj:plot)
 local help = require "lieflow.help"
+local molecule = require "lieflow.molecule"
 local strip_position = options.strip_position
 
 local lf = {
@@ -36,6 +37,8 @@ local lf = {
   drift_rule = an.drift_rule, drift_threshold = an.drift_threshold,
   fit_linear = an.fit_linear, json = an.json, write_json = an.write_json, mkdir_p = an.mkdir_p,
   plot = plot.plot, gnuplot_available = plot.gnuplot_available,
+  molecule = molecule.molecule,
+  read_lammps_data = function(path, opts) return molecule.read_lammps_data(path, opts, core.bodies) end,
   core = core,
   -- contractivity (Tumiotto, Cokaj, Celledoni, Owren, Arnold): the logarithmic norm of Def. 2 in a
   -- metric G, the Sasaki distance on TS^2 (ts2.h) and the one-step diagnostic lf.contractivity

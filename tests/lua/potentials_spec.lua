@@ -93,7 +93,7 @@ local function has_required(c)
 end
 
 describe("lf.potential over the registry of C potential classes", function()
-  it("has one constructor per registered class, and free and point_masses", function()
+  it("has one constructor per registered class, and free, point_masses and the sites'", function()
     assert(#classes >= 4, "the registry lists " .. #classes .. " classes")
     local seen = {}
     for _, c in ipairs(classes) do
@@ -110,7 +110,8 @@ describe("lf.potential over the registry of C potential classes", function()
       assert.are.equal(c.npar, #c.defaults)
     end
     for name in pairs(lf.potential) do
-      assert(seen[name] or name == "free" or name == "point_masses", "lf.potential." .. name .. " is not a registered class")
+      assert(seen[name] or name == "free" or name == "point_masses" or name == "sites" or name == "sites_stats",
+             "lf.potential." .. name .. " is not a registered class")
     end
   end)
 

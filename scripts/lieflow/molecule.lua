@@ -1,0 +1,294 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
+-- lieflow — rigid bodies made of point sites (rigid molecules): lf.molecule.
+--
+--   local water = lf.molecule{sites = {{mass = 15.9994, type = 1, charge = -0.8476, x = {0, 0, 0}},
+--                                      {mass = 1.008, type = 2, charge = 0.4238, x = {0.8165, 0.5774, 0}}, ...}}
+--   water.mass, water.inertia (principal moments), water.com (in the sites' frame), water.axes (the
+--   principal axes as the columns of a rotation, in the sites' frame), water.sites (each site in the
+--   body frame: x, mass, type, charge)
+--   water:body{x =, R =, v =, omega =} -> a body table for lf.bodies (mass, inertia, x, R, v, omega)
+--   water:place(R0) -> the R of a body whose sites sit where the template's sites are rotated by R0
+--
+-- The body frame is the principal frame of the sites' inertia tensor about their centre of mass, as
+-- LAMMPS's fix rigid computes it: mass M = sum m_i, centre c = sum m_i r_i / M, tensor
+-- I = sum m_i (|r_i - c|^2 1 - (r_i - c)(r_i - c)^T), its eigenvectors (Jacobi rotations, to round-off)
+-- as the columns of the rotation A (right-handed; the moments in decreasing order, as LAMMPS orders them),
+-- the body-frame sites s_i = A^T (r_i - c): a body with
+-- attitude R puts its site i at x + R s_i. A molecule whose sites lie on a line (one principal moment
+-- zero: a diatomic, CO2) is refused: lieflow's rigid bodies need three positive moments.
+local core = require "lieflow.core"
+local lammps = require "lieflow.files.lammps"
+
+local M = {max_bytes = 1 << 28}
+
+local function fail(fmt, ...) error("lf.molecule: " .. fmt:format(...), 3) end
+
+-- the eigenvalues and eigenvectors of a symmetric 3x3 matrix a (a[i][j]) by cyclic Jacobi rotations
+local function jacobi3(a)
+  local A = {{a[1][1], a[1][2], a[1][3]}, {a[2][1], a[2][2], a[2][3]}, {a[3][1], a[3][2], a[3][3]}}
+  local V = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+  for _ = 1, 50 do
+    local off = A[1][2] ^ 2 + A[1][3] ^ 2 + A[2][3] ^ 2
+    local diag = A[1][1] ^ 2 + A[2][2] ^ 2 + A[3][3] ^ 2
+    if off <= 1e-36 * diag or off == 0 then break end
+    for p = 1, 2 do
+      for q = p + 1, 3 do
+        if A[p][q] ~= 0 then
+          local theta = (A[q][q] - A[p][p]) / (2 * A[p][q])
+          local t = (theta >= 0 and 1 or -1) / (math.abs(theta) + math.sqrt(theta * theta + 1))
+          local c = 1 / math.sqrt(t * t + 1)
+          local s = t * c
+          for k = 1, 3 do -- A <- J^T A J, V <- V J
+            local akp, akq = A[k][p], A[k][q]
+            A[k][p], A[k][q] = c * akp - s * akq, s * akp + c * akq
+          end
+          for k = 1, 3 do
+            local apk, aqk = A[p][k], A[q][k]
+            A[p][k], A[q][k] = c * apk - s * aqk, s * apk + c * aqk
+          end
+          for k = 1, 3 do
+            local vkp, vkq = V[k][p], V[k][q]
+            V[k][p], V[k][q] = c * vkp - s * vkq, s * vkp + c * vkq
+          end
+        end
+      end
+    end
+  end
+  return {A[1][1], A[2][2], A[3][3]}, V
+end
+
+local function vec3_of(v, what)
+  if core.is_vec3 and core.is_vec3(v) then return v end
+  if type(v) == "table" and #v == 3 and type(v[1]) == "number" and type(v[2]) == "number" and type(v[3]) == "number" then
+    return core.vec3(v[1], v[2], v[3])
+  end
+  local ok, r = pcall(core.vec3, v)
+  if ok then return r end
+  fail("%s must be a vec3 or 3 numbers, got %s", what, type(v))
+end
+
+local template = {}
+template.__index = template
+template.__name = "lf.molecule"
+
+--- lf.molecule{sites = {{mass =, x =, type =, charge =}, ...}} -> template
+function M.molecule(spec)
+  if type(spec) ~= "table" then fail("argument must be a table {sites = {...}}, got %s", type(spec)) end
+  for k in pairs(spec) do
+    if k ~= "sites" and k ~= "name" then fail("unknown field '%s' (fields: sites, name)", tostring(k)) end
+  end
+  local sites = spec.sites
+  if type(sites) ~= "table" or #sites < 1 then fail("field 'sites' must be an array of sites, got %s", type(sites)) end
+  local mass, c = 0, core.vec3(0, 0, 0)
+  local raw = {}
+  for i, s in ipairs(sites) do
+    if type(s) ~= "table" then fail("site %d must be a table {mass =, x =, type =, charge =}, got %s", i, type(s)) end
+    for k in pairs(s) do
+      if k ~= "mass" and k ~= "x" and k ~= "type" and k ~= "charge" and k ~= "name" then
+        fail("site %d: unknown field '%s' (fields: mass, x, type, charge, name)", i, tostring(k))
+      end
+    end
+    local m = s.mass
+    if type(m) ~= "number" or not (m > 0) or m == math.huge then fail("site %d: mass = %s, expected a finite positive number", i, tostring(m)) end
+    local x = vec3_of(s.x, ("site %d: field 'x'"):format(i))
+    for k = 1, 3 do if x[k] ~= x[k] or math.abs(x[k]) == math.huge then fail("site %d: x has component %d = %s, expected a finite number", i, k, tostring(x[k])) end end
+    local q = s.charge or 0
+    if type(q) ~= "number" or q ~= q or math.abs(q) == math.huge then fail("site %d: charge = %s, expected a finite number", i, tostring(q)) end
+    local ty = s.type or 1
+    if math.type(ty) ~= "integer" or ty < 1 then fail("site %d: type = %s, expected an integer >= 1", i, tostring(ty)) end
+    raw[i] = {mass = m, x = x, type = ty, charge = q, name = s.name}
+    mass = mass + m
+    c = c + m * x
+  end
+  c = (1 / mass) * c
+  local I = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}
+  local extent = 0
+  for _, s in ipairs(raw) do
+    local d = s.x - c
+    local d2 = d:dot(d)
+    extent = math.max(extent, d2)
+    for a = 1, 3 do
+      for b = 1, 3 do I[a][b] = I[a][b] + s.mass * ((a == b and d2 or 0) - d[a] * d[b]) end
+    end
+  end
+  local moments, V = jacobi3(I)
+  -- order the axes by decreasing moment, right-handed (as LAMMPS's jacobi3: its fix rigid's body frame, so
+  -- that NO_SQUISH's rotations about axes 3, 2, 1, 2, 3 are LAMMPS's)
+  local order = {1, 2, 3}
+  table.sort(order, function(p, q) return moments[p] > moments[q] end)
+  local cols = {}
+  for k = 1, 3 do cols[k] = core.vec3(V[1][order[k]], V[2][order[k]], V[3][order[k]]) end
+  if cols[1]:cross(cols[2]):dot(cols[3]) < 0 then cols[3] = -1 * cols[3] end
+  local J = {moments[order[1]], moments[order[2]], moments[order[3]]}
+  local scale = mass * extent
+  if #raw == 1 or J[3] <= 1e-12 * J[1] or scale == 0 then
+    fail("the %d site%s lie on a line (principal moments %g, %g, %g): a linear molecule has a zero moment, and lieflow's rigid bodies need three positive ones",
+      #raw, #raw == 1 and "" or "s", J[1], J[2], J[3])
+  end
+  local A = core.mat3{{cols[1][1], cols[2][1], cols[3][1]}, {cols[1][2], cols[2][2], cols[3][2]},
+                      {cols[1][3], cols[2][3], cols[3][3]}}
+  local body_sites = {}
+  for i, s in ipairs(raw) do
+    body_sites[i] = {x = A:T() * (s.x - c), mass = s.mass, type = s.type, charge = s.charge, name = s.name}
+  end
+  return setmetatable({name = spec.name, mass = mass, com = c, inertia = J, axes = A, sites = body_sites}, template)
+end
+
+--- template:body{x =, R =, v =, omega =} -> {mass =, inertia =, x =, R =, v =, omega =} for lf.bodies;
+--- R defaults to the template's own axes (the sites where the template put them, the centre at x).
+function template:body(o)
+  o = o or {}
+  for k in pairs(o) do
+    if k ~= "x" and k ~= "R" and k ~= "v" and k ~= "omega" then
+      error(("lf.molecule:body: unknown field '%s' (fields: x, R, v, omega)"):format(tostring(k)), 2)
+    end
+  end
+  return {mass = self.mass, inertia = {self.inertia[1], self.inertia[2], self.inertia[3]}, x = o.x or self.com,
+          R = o.R or self.axes, v = o.v or {0, 0, 0}, omega = o.omega or {0, 0, 0}}
+end
+
+--- template:place(R0) -> R: the attitude that puts the sites at R0 (r_i - c) around the centre
+function template:place(R0) return R0 * self.axes end
+
+--- The state of a rigid body from the positions r and velocities u of its sites (those of the
+--- template, in its order): x (the centre of mass), R, v (= sum m u / M) and the body angular velocity
+--- omega = J^-1 R^T L, L = sum m (r - x) x u (LAMMPS's fix rigid: the rigid motion that carries the
+--- sites' momentum and angular momentum). R is fitted to the sites (the rotation taking the template's
+--- body-frame sites to r - x, Kabsch's method through the polar decomposition of sum m (r - x) s^T).
+function template:state_of(r, u)
+  local n = #self.sites
+  if #r ~= n or (u and #u ~= n) then
+    error(("lf.molecule:state_of: %d positions and %s velocities for %d sites"):format(#r, u and #u or 0, n), 2)
+  end
+  local x, v = core.vec3(0, 0, 0), core.vec3(0, 0, 0)
+  for i, s in ipairs(self.sites) do
+    x = x + s.mass * vec3_of(r[i], "position " .. i)
+    if u then v = v + s.mass * vec3_of(u[i], "velocity " .. i) end
+  end
+  x, v = (1 / self.mass) * x, (1 / self.mass) * v
+  local B = core.mat3{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}
+  local L = core.vec3(0, 0, 0)
+  for i, s in ipairs(self.sites) do
+    local d = vec3_of(r[i]) - x
+    local b = s.x
+    B = B + s.mass * core.mat3{{d[1] * b[1], d[1] * b[2], d[1] * b[3]}, {d[2] * b[1], d[2] * b[2], d[2] * b[3]},
+                               {d[3] * b[1], d[3] * b[2], d[3] * b[3]}}
+    if u then L = L + s.mass * d:cross(vec3_of(u[i]) - v) end
+  end
+  local R = core.so3.project(B)
+  local Lb = R:T() * L
+  local omega = core.vec3(Lb[1] / self.inertia[1], Lb[2] / self.inertia[2], Lb[3] / self.inertia[3])
+  return {x = x, R = R, v = v, omega = omega}
+end
+
+function template:__tostring()
+  return ("lf.molecule(%s%d sites, mass %g, inertia (%g, %g, %g))"):format(self.name and (self.name .. ", ") or "",
+    #self.sites, self.mass, self.inertia[1], self.inertia[2], self.inertia[3])
+end
+
+-- ------------------------------------------------------------------ bodies of sites, and LAMMPS's files
+--- M.sites_potential(templates, opts) -> an lf.potential of the sites of bodies with the templates
+--- templates[1..nb] (lf.molecule): Lennard-Jones between the site types (opts.lj = {[type] = {epsilon,
+--- sigma}}, Lorentz-Berthelot mixing, or opts.lj_pairs = {[i] = {[j] = {epsilon, sigma}}}), damped
+--- shifted force Coulomb between charges (opts.coulomb = {alpha =, k =}), opts.cutoff, opts.shift
+--- (LJ shifted to 0 at the cutoff), opts.box = {Lx, Ly, Lz}, opts.skin.
+function M.sites_potential(templates, opts)
+  local sites = core.potential and core.potential.sites
+  local nsites, s, ty, q, ntypes, charged = {}, {}, {}, {}, 0, false
+  for b, t in ipairs(templates) do
+    nsites[b] = #t.sites
+    for _, site in ipairs(t.sites) do
+      s[#s + 1], s[#s + 2], s[#s + 3] = site.x[1], site.x[2], site.x[3]
+      ty[#ty + 1] = site.type - 1
+      q[#q + 1] = site.charge
+      charged = charged or site.charge ~= 0
+      ntypes = math.max(ntypes, site.type)
+    end
+  end
+  local eps, sig = {}, {}
+  for i = 1, ntypes do
+    for j = 1, ntypes do
+      local e, g = 0, 1
+      local pij = opts.lj_pairs and (opts.lj_pairs[i] and opts.lj_pairs[i][j] or opts.lj_pairs[j] and opts.lj_pairs[j][i])
+      if pij then e, g = pij[1], pij[2]
+      elseif opts.lj and opts.lj[i] and opts.lj[j] then
+        e, g = math.sqrt(opts.lj[i][1] * opts.lj[j][1]), 0.5 * (opts.lj[i][2] + opts.lj[j][2])
+      end
+      eps[#eps + 1], sig[#sig + 1] = e, g
+    end
+  end
+  return sites{nsites = nsites, s = s, type = ty, charge = charged and q or nil, ntypes = ntypes,
+                              lj_epsilon = eps, lj_sigma = sig, cutoff = opts.cutoff, lj_shift = opts.shift and 1 or 0,
+                              coulomb_alpha = opts.coulomb and opts.coulomb.alpha or 0,
+                              coulomb_k = opts.coulomb and opts.coulomb.k or 0, box = opts.box, skin = opts.skin or 0}
+end
+
+--- M.read_lammps_data(path, opts, bodies_fn) -> system, info: the bodies of a LAMMPS data file. opts.bodies =
+--- "molecule" (by molecule ID) or function(id) -> body index (1-based); the atoms of a body are unwrapped
+--- with their image flags; each body's template (lf.molecule of its atoms), state (the centre of mass,
+--- the principal axes fitted to the atoms, v_cm = sum m v / M, L = sum m (r - x_cm) x v as LAMMPS's fix
+--- rigid computes them); Lennard-Jones from opts.lj or the file's Pair Coeffs, the box from the file
+--- (opts.box = false: none). info = {data = the parsed file, templates, atoms = atom ids per body}.
+function M.read_lammps_data(path, opts, bodies_fn)
+  if type(path) ~= "string" then error(("lf.read_lammps_data: path (string) expected, got %s"):format(type(path)), 2) end
+  opts = opts or {}
+  local f, err = io.open(path, "r")
+  if not f then error(("lf.read_lammps_data: cannot open '%s': %s"):format(path, tostring(err)), 2) end
+  -- at most M.max_bytes: a device or a huge file (/dev/zero) is refused instead of read forever
+  local text, rerr = f:read(M.max_bytes + 1)
+  f:close()
+  if text == nil and rerr then error(("lf.read_lammps_data: cannot read '%s': %s"):format(path, tostring(rerr)), 2) end
+  text = text or ""
+  if #text > M.max_bytes then
+    error(("lf.read_lammps_data: '%s' is larger than %d bytes: not a data file lieflow reads"):format(path, M.max_bytes), 2)
+  end
+  local okp, d = pcall(lammps.parse, text, path)
+  if not okp then error(d, 2) end
+  local by = opts.bodies or "molecule"
+  local index = {}
+  local groups, order = {}, {}
+  for _, a in ipairs(d.atoms) do
+    local b
+    if by == "molecule" then
+      if not a.mol then error(("lf.read_lammps_data: %s: atom style %s has no molecule IDs: give bodies = function(id) ... end"):format(path, d.style), 2) end
+      b = a.mol
+    elseif type(by) == "function" then
+      b = by(a.id)
+      if math.type(b) ~= "integer" or b < 1 then error(("lf.read_lammps_data: bodies(%d) returned %s, expected a body index >= 1"):format(a.id, tostring(b)), 2) end
+    else
+      error(("lf.read_lammps_data: opts.bodies must be \"molecule\" or a function(id) -> body, got %s"):format(type(by)), 2)
+    end
+    if not groups[b] then groups[b] = {}; order[#order + 1] = b end
+    groups[b][#groups[b] + 1] = a
+  end
+  table.sort(order)
+  local L = {d.box[2] - d.box[1], d.box[4] - d.box[3], d.box[6] - d.box[5]}
+  local templates, bodies, ids = {}, {}, {}
+  for k, b in ipairs(order) do
+    local atoms = groups[b]
+    table.sort(atoms, function(p, q) return p.id < q.id end)
+    local sites, r, u = {}, {}, {}
+    ids[k] = {}
+    for i, a in ipairs(atoms) do
+      local x = {a.x[1] + a.image[1] * L[1], a.x[2] + a.image[2] * L[2], a.x[3] + a.image[3] * L[3]}
+      sites[i] = {mass = d.masses[a.type], type = a.type, charge = a.q or 0, x = x}
+      r[i], u[i] = x, d.velocities[a.id] or {0, 0, 0}
+      ids[k][i] = a.id
+    end
+    local ok, t = pcall(M.molecule, {sites = sites})
+    if not ok then error(("lf.read_lammps_data: body %d (atoms %d ..): %s"):format(b, atoms[1].id, tostring(t):gsub("^lf%.molecule: ", "")), 2) end
+    templates[k] = t
+    local st = t:state_of(r, u)
+    -- the template's own frame is the body frame: its sites at R s relative to the centre
+    bodies[k] = {mass = t.mass, inertia = t.inertia, x = st.x, v = st.v, R = st.R, omega = st.omega}
+  end
+  local lj = opts.lj
+  if not lj and next(d.pair_coeffs) then lj = d.pair_coeffs end
+  local pot = M.sites_potential(templates, {lj = lj, lj_pairs = opts.lj_pairs, cutoff = opts.cutoff, shift = opts.shift,
+                                            coulomb = opts.coulomb, box = opts.box ~= false and (opts.box or L) or nil,
+                                            skin = opts.skin})
+  bodies.potential = pot
+  return bodies_fn(bodies), {data = d, templates = templates, atoms = ids, box = L}
+end
+
+return M
