@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # lieflow — `make bench`: steps/s and ratios against fully inlined hand loops (bench/steppers.c,
 # bench/lanes.c), the weak order of the Langevin thermostat (bench/langevin.c), the methods, spheres,
-# ensembles and compiled models (bench/*.lua).
+# ensembles and compiled models (bench/*.lua), lieflow against LAMMPS on its rigid example (bench/md.lua;
+# Debian's lammps installed when missing).
 .PHONY: bench
 BENCH_STEPPERS := $(B)/bench_steppers
 BENCH_LANES := $(B)/bench_lanes
@@ -17,3 +18,5 @@ bench: all $(BENCH_STEPPERS) $(BENCH_LANES) $(BENCH_LANGEVIN)
 	$(EXE) bench/spheres.lua
 	$(EXE) bench/ensemble.lua
 	$(EXE) bench/compile.lua
+	command -v lmp >/dev/null || apt-get install -y lammps >/dev/null || echo "bench: lammps not installed"
+	$(EXE) bench/md.lua
