@@ -18,7 +18,7 @@ VERSION_PATCH := $(word 3,$(subst ., ,$(VERSION)))
 # OpenMPI; HDF5 output: libhdf5), each skipped with one line otherwise.
 DEPS_BUILD := liblua5.4-dev libreadline-dev libgsl-dev pkg-config
 DEPS_RUN   := gnuplot-nox libjs-three
-DEPS_TEST  := lua5.4 lua-busted libcmocka-dev tmux groff-base g++ luarocks hdf5-tools clang-format
+DEPS_TEST  := lua5.4 lua-busted libcmocka-dev tmux groff-base g++ luarocks hdf5-tools clang-format python3-ase
 DEPS_OPT   := libopenmpi-dev openmpi-bin libhdf5-dev
 
 B        := build

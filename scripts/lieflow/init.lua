@@ -9,6 +9,7 @@
 local core = require "lieflow.core"
 local options = require "lieflow.options"
 local hdf5 = require "lieflow.files.hdf5"
+local xyz = require "lieflow.files.xyz"
 local ad = require "lieflow.run.autodiff"
 local luamethod = require "lieflow.run.luamethod"
 local run = require "lieflow.run"
@@ -37,7 +38,7 @@ local lf = {
   drift_rule = an.drift_rule, drift_threshold = an.drift_threshold,
   fit_linear = an.fit_linear, json = an.json, write_json = an.write_json, mkdir_p = an.mkdir_p,
   plot = plot.plot, gnuplot_available = plot.gnuplot_available,
-  molecule = molecule.molecule,
+  molecule = molecule.molecule, write_xyz = xyz.write_xyz, write_lammps_dump = xyz.write_lammps_dump,
   read_lammps_data = function(path, opts) return molecule.read_lammps_data(path, opts, core.bodies) end,
   core = core,
   -- contractivity (Tumiotto, Cokaj, Celledoni, Owren, Arnold): the logarithmic norm of Def. 2 in a

@@ -146,3 +146,60 @@ describe("lf.read_lammps_data", function()
     has(errmsg(lf.read_lammps_data, "/nonexistent/data"), "cannot open")
   end)
 end)
+
+describe("lf.write_xyz and lf.write_lammps_dump", function()
+  it("write the sites, which ASE (Debian's python3-ase) reads back exactly", function()
+    local sys, info = lf.read_lammps_data(FIX .. "data.rigid.start", {bodies = clump, cutoff = 2.5})
+    local it = lf.integrator("no_squish", sys, {h = 1e-4})
+    local s1 = it:state()
+    it:step(200)
+    local s2 = it:state()
+    local xyz, dump = os.tmpname(), os.tmpname()
+    lf.write_xyz(xyz, {templates = info.templates, states = {s1, s2}, box = info.box, species = {"Ar"}, times = {0, 0.02}})
+    lf.write_lammps_dump(dump, {templates = info.templates, states = {s1, s2}, box = info.data.box, timesteps = {0, 200}})
+    -- ASE prints the positions of frame 2 of each file
+    local py = [[
+import ase.io, sys
+for name, fmt in ((sys.argv[1], 'extxyz'), (sys.argv[2], 'lammps-dump-text')):
+    fr = ase.io.read(name, index=':', format=fmt)
+    print(len(fr), len(fr[1]), fr[0].get_chemical_symbols()[0])
+    for p in fr[1].positions: print('%.17g %.17g %.17g' % tuple(p))
+]]
+    local script = os.tmpname()
+    local sf = assert(io.open(script, "w"))
+    sf:write(py)
+    sf:close()
+    local p = io.popen(("/usr/bin/python3 '%s' '%s' '%s' 2>&1"):format(script, xyz, dump))
+    local out = p:read("a")
+    p:close()
+    os.remove(xyz)
+    os.remove(dump)
+    os.remove(script)
+    local lines = {}
+    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.are.equal(2 * 82, #lines, out)
+    local sites = require("lieflow.files.xyz").sites(info.templates, s2)
+    local worst = 0
+    for f = 0, 1 do
+      assert.is_true(lines[82 * f + 1]:find("^2 81") ~= nil, lines[82 * f + 1])
+      for i = 1, 81 do
+        local k = 0
+        for v in lines[82 * f + 1 + i]:gmatch("%S+") do
+          k = k + 1
+          worst = math.max(worst, math.abs(tonumber(v) - sites[i][k]))
+        end
+      end
+    end
+    assert.is_true(lines[1]:find("Ar") ~= nil)
+    print(("\n  sites read back by ASE (extended XYZ, LAMMPS dump): largest difference %.1e"):format(worst))
+    assert.is_true(worst == 0, tostring(worst))
+  end)
+
+  it("refuse what is not a state of bodies that translate, naming the field", function()
+    local _, info = lf.read_lammps_data(FIX .. "data.rigid.start", {bodies = clump, cutoff = 2.5})
+    has(errmsg(lf.write_xyz, os.tmpname(), {templates = info.templates}), "'states'")
+    has(errmsg(lf.write_xyz, os.tmpname(), {templates = info.templates, state = {omega = 1}}), "a state with x and R")
+    has(errmsg(lf.write_lammps_dump, "/nonexistent/dir/f", {templates = info.templates, state = {x = {}, R = {}}}),
+        "the state has 0 centres")
+  end)
+end)
