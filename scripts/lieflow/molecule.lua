@@ -288,7 +288,34 @@ function M.read_lammps_data(path, opts, bodies_fn)
                                             coulomb = opts.coulomb, box = opts.box ~= false and (opts.box or L) or nil,
                                             skin = opts.skin})
   bodies.potential = pot
-  return bodies_fn(bodies), {data = d, templates = templates, atoms = ids, box = L}
+  local sys = bodies_fn(bodies)
+  local box = opts.box ~= false and (opts.box or L) or nil
+  return sys, {data = d, templates = templates, atoms = ids, box = L, potential = pot,
+               observe = M.thermo_observers(pot, #templates, box, opts.kB)}
+end
+
+--- M.thermo_observers(potential, nb, box, kB) -> {name = function(it)} for lf.run's observe: the
+--- potential energy of the sites, the temperature 2 K / (kB f) with f = 6 nb - 3 degrees of freedom in a
+--- periodic box (the total momentum is fixed) and 6 nb - 6 in open space (the angular momentum too), the
+--- molecular virial W = sum over pairs of bodies r_IJ . F_IJ and (in a box of volume V) the pressure
+--- P = (2/3 K_trans + W/3) / V, in the model's energy / volume units (kB default 1).
+function M.thermo_observers(pot, nb, box, kB)
+  kB = kB or 1
+  local f = box and 6 * nb - 3 or 6 * nb - 6
+  local V = box and box[1] * box[2] * box[3]
+  local function stats(it)
+    it:energy() -- evaluates the sites' potential at the state
+    return core.potential.sites_stats(pot)
+  end
+  local obs = {
+    potential_energy = function(it) return stats(it).energy end,
+    virial = function(it) return stats(it).virial end,
+    temperature = function(it) return 2 * (it.kinetic_translation + it.kinetic_rotation) / (kB * f) end,
+  }
+  if V then
+    obs.pressure = function(it) return (2 / 3 * it.kinetic_translation + stats(it).virial / 3) / V end
+  end
+  return obs
 end
 
 return M

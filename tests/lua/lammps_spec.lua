@@ -119,10 +119,22 @@ describe("lf.read_lammps_data", function()
   local head = "title\n\n3 atoms\n1 atom types\n\n0 10 xlo xhi\n0 10 ylo yhi\n0 10 zlo zhi\n\nMasses\n\n1 1\n\n"
   local atoms = "Atoms # atomic\n\n1 1 1 1 1\n2 1 2 1 1\n3 1 1 2 1\n"
 
-  it("reads the example's files and builds the bodies", function()
-    local sys = lf.read_lammps_data(FIX .. "data.rigid.start", {bodies = clump, cutoff = 2.5})
+  it("reads the example's files and builds the bodies, with thermodynamic observers", function()
+    local sys, info = lf.read_lammps_data(FIX .. "data.rigid.start", {bodies = clump, cutoff = 2.5})
     assert.are.equal(9, sys.n)
     assert.are.equal(9, sys.mass[1])
+    local tr = lf.run(sys, {method = "no_squish", h = 1e-4, T = 0.01, every = 50, observe = info.observe})
+    -- f = 6 N - 3 = 51 degrees of freedom in the box; U of the sites is the system's potential energy
+    for k = 1, #tr.t do
+      assert.is_true(math.abs(tr.temperature[k] - 2 * (tr.kinetic_translation[k] + tr.kinetic_rotation[k]) / 51) < 1e-9)
+      local U = tr.energy[k] - tr.kinetic_translation[k] - tr.kinetic_rotation[k]
+      assert.is_true(math.abs(tr.potential_energy[k] - U) < 1e-9 * math.abs(U))
+    end
+    -- without interactions (epsilon 0) the pressure is the ideal gas's, P V = 2/3 K_trans
+    local free, finfo = lf.read_lammps_data(FIX .. "data.rigid.start", {bodies = clump, cutoff = 2.5, lj = {{0, 1}}})
+    local it = lf.integrator("no_squish", free, {h = 1e-4}):step(10)
+    local P = finfo.observe.pressure(it)
+    assert.is_true(math.abs(P * 24 ^ 3 - 2 / 3 * it.kinetic_translation) < 1e-12 * it.kinetic_translation)
   end)
 
   it("refuses missing and malformed sections, unknown styles, triclinic boxes, atoms without a body", function()
