@@ -106,3 +106,32 @@ describe("thermostat", function()
     has(msg, "forward")
   end)
 end)
+
+describe("NVT", function()
+  it("LAMMPS's hot clumps (rigid bodies of sites, T ~ 1e4) cooled to the set temperature and held there", function()
+    local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+    local sys = lf.read_lammps_data(here .. "/../fixtures/lammps/rigid_nve/data.rigid.start",
+                                    {bodies = function(id) return (id - 1) // 9 + 1 end, cutoff = 2.5, skin = 0.3})
+    local it = lf.integrator("no_squish", sys, {h = 1e-4, thermostat = {T = 1.5, gamma = 5, gamma_rot = 5, seed = 7}})
+    it:step(50000) -- the hot start needs the small step (T ~ 40 after it)
+    it.h = 2e-3
+    it:step(10000) -- t = 25: equilibrated
+    -- 9 bodies, 54 degrees of freedom (the thermostat does not keep the momentum); 10 batches of 100 samples
+    local batches, sum = {}, 0
+    for b = 1, 10 do
+      local s = 0
+      for _ = 1, 100 do
+        it:step(100)
+        s = s + 2 * (it.kinetic_translation + it.kinetic_rotation) / 54
+      end
+      batches[b] = s / 100
+      sum = sum + batches[b]
+    end
+    local mean, var = sum / 10, 0
+    for b = 1, 10 do var = var + (batches[b] - mean) ^ 2 end
+    local se = math.sqrt(var / 90)
+    print(("\n  NVT clumps: <T> = %.4f +- %.4f (set 1.5), the bath took %.4g"):format(mean, se, -it.heat))
+    assert.is_true(math.abs(mean - 1.5) < math.max(4 * se, 0.03), ("%g +- %g"):format(mean, se))
+  end)
+end)
+
