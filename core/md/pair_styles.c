@@ -95,8 +95,10 @@ int lf_md_pairs_init(lf_md_pairs *p, const lf_sites_spec *spec, lf_error *err)
         p->alpha = a;
         p->a2 = a * a;
         p->c_exp = 2 * a / SQRT_PI;
-        p->e_cut = erfc(a * rc) / rc;
-        p->f_shift = -(p->e_cut / rc + p->c_exp * exp(-a * a * rc * rc) / rc);
+        double e;
+        p->e_cut = lf_md_erfc_exp(a * rc, &e) / rc; /* the kernel's erfc: u(rc) = 0 to round-off */
+        p->f_shift = -(p->e_cut / rc + p->c_exp * e / rc);
+        p->erfc4 = a * rc <= 4;
     }
     return LF_OK;
 }
@@ -104,10 +106,11 @@ int lf_md_pairs_init(lf_md_pairs *p, const lf_sites_spec *spec, lf_error *err)
 double lf_sites_self(int self, double rc, double alpha, double k, int n, const double *q)
 {
     if (self == LF_SITES_SELF_NONE || !q || n <= 0) return 0;
-    const double e_cut = erfc(alpha * rc) / rc;
+    double e;
+    const double e_cut = lf_md_erfc_exp(alpha * rc, &e) / rc;
     double c = e_cut / 2 + alpha / SQRT_PI; /* Fennell & Gezelter */
     if (self == LF_SITES_SELF_LAMMPS) {
-        const double f_shift = -(e_cut / rc + 2 * alpha / SQRT_PI * exp(-alpha * alpha * rc * rc) / rc);
+        const double f_shift = -(e_cut / rc + 2 * alpha / SQRT_PI * e / rc);
         c = (e_cut - f_shift * rc) / 2 + alpha / SQRT_PI;
     }
     double q2 = 0;

@@ -12,8 +12,10 @@
  *  - damped shifted force Coulomb (Fennell & Gezelter, J. Chem. Phys. 124, 234104 (2006), eq. (19);
  *    LAMMPS coul/dsf), u = k qi qj [erfc(a r)/r - erfc(a rc)/rc + (erfc(a rc)/rc^2 + 2a/sqrt(pi)
  *    exp(-a^2 rc^2)/rc) (r - rc)], which goes to 0 with its force at rc; plus a constant self energy
- *    per charge (lf_sites_self). erfc is libm's (LAMMPS uses the 1.5e-7 approximation of Abramowitz &
- *    Stegun 7.1.26: energies agree with LAMMPS's to about that relative precision).
+ *    per charge (lf_sites_self). erfc(a r) and exp(-a^2 r^2) come from one exp and W. J. Cody's rational
+ *    Chebyshev approximations (Math. Comp. 23 (1969)), within 3.5 eps of erfc (pair_styles_internal.h); LAMMPS
+ *    uses the 1.5e-7 approximation of Abramowitz & Stegun 7.1.26: energies agree with LAMMPS's to about that
+ *    relative precision (1.7e-7 on SPC/E water, bench/water.lua).
  * The forces on the sites give each body its force F_b = sum f_i (spatial) and its body-frame torque
  * tau_b = sum s_i x (R_b^T f_i) (potential.h's convention: tau . y = -d/de U(R_b exp(e hat y))).
  *

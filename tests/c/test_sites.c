@@ -15,11 +15,15 @@
  *  - split_exact over 1000 steps of 64 molecules with skin 0, 0.5 and 3: the same trajectory to 1e-12,
  *    different rebuild counts (the energy continuous across rebuilds);
  *  - the DSF energy and force, and the shifted LJ energy, going to 0 at rc; lf_sites_self;
+ *  - the kernel's erfc (Cody's rational functions with one exp, pair_styles_internal.h) against libm's erfc
+ *    on [0, 6] and on the range of the pair loop (a rc of the tests), and exp(-x^2) against exp of long
+ *    double; the kernel with a rc > 4 (Cody's third interval) against the direct sum;
  *  - O(N): pairs listed and memory per site flat from 648 to 8232 sites of water-like molecules (the
  *    evaluation time per site printed);
  *  - the errors: cutoff above half the box, coincident sites, bad spec values, the memory limit.
  * The engine runs as the potential of rigid bodies lf_potential_sites makes (model/sites_potential.h).
  * Every measurement is printed, then asserted. */
+#include <float.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +34,8 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+
+#include "md/pair_styles_internal.h"
 
 enum { LJ = 1, COUL = 2 };
 
@@ -220,8 +226,13 @@ static void test_direct(void **state)
                     compare_direct(&m, 0.3, &wU, &wF, &pairs);
                 }
             }
-        printf("  %s: %ld pairs in range over 21 evaluations, each count = the direct count\n", style_name(style),
-               pairs);
+        if (style & COUL) { /* a rc = 4.5: the kernel's erfc with Cody's third interval */
+            make_sys(&m, r, 4, 2.4, 1, style, 3.0, 0);
+            m.spec.coulomb_alpha = 1.5;
+            compare_direct(&m, 0.3, &wU, &wF, &pairs);
+        }
+        printf("  %s: %ld pairs in range over %d evaluations, each count = the direct count\n", style_name(style),
+               pairs, style & COUL ? 22 : 21);
         char label[80];
         snprintf(label, sizeof label, "%s: |U - U_direct| / |U|", style_name(style));
         CHECK_LE(wU, 1e-12, label);
@@ -588,6 +599,84 @@ static void test_cutoff(void **state)
     lf_sites_free(s);
 }
 
+/* ---------------------------------------------------------------- 7b. the kernel's erfc */
+/* the largest differences of lf_md_erfc_exp at n points of [x0, x1] (evenly spaced, and as many random ones): d[0],
+ * d[1] absolute and relative from libm's erfc, d[2] relative from erfcl's (long double), d[3] of its exp(-x^2)
+ * relative from expl's; *xw where d[1] is largest */
+static void erfc_diff(double x0, double x1, int n, gsl_rng *r, double *d, double *xw)
+{
+    for (int i = 0; i <= 2 * n; i++) {
+        const double x = i <= n ? x0 + (x1 - x0) * i / n : x0 + (x1 - x0) * gsl_rng_uniform(r);
+        double e;
+        const double f = lf_md_erfc_exp(x, &e), g = erfc(x);
+        const long double xl = x, el = expl(-xl * xl), gl = erfcl(xl);
+        const double da = fabs(f - g), dr = g > 0 ? da / g : 0;
+        if (dr > d[1]) *xw = x;
+        d[0] = fmax(d[0], da);
+        d[1] = fmax(d[1], dr);
+        d[2] = fmax(d[2], (double)(fabsl(f - gl) / gl));
+        d[3] = fmax(d[3], (double)(fabsl(e - el) / el));
+    }
+}
+
+static void test_erfc(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(10);
+    double d[4] = {0, 0, 0, 0}, xw = 0;
+    erfc_diff(0, 6, 600000, r, d, &xw);
+    printf("  erfc on [0, 6], 1.2e6 points: from libm's erfc %.3g absolute, %.3g relative (%.2f eps, at x = %.6f); "
+           "from erfcl %.2f eps; exp(-x^2) from expl's %.2f eps\n",
+           d[0], d[1], d[1] / DBL_EPSILON, xw, d[2] / DBL_EPSILON, d[3] / DBL_EPSILON);
+    CHECK_LE(d[0], 4.5e-16, "erfc on [0, 6] - libm's erfc (absolute)");
+    CHECK_LE(d[1], 5 * DBL_EPSILON, "erfc on [0, 6] - libm's erfc (relative)");
+    CHECK_LE(d[2], 4 * DBL_EPSILON, "erfc on [0, 6] - erfcl (relative)");
+    CHECK_LE(d[3], 2 * DBL_EPSILON, "exp(-x^2) on [0, 6] - expl's (relative)");
+    /* the pair loop's ranges of x = a r, r < rc, with a margin of 10%: a rc = 0.75 (a = 0.25, rc = 3 and a = 0.3,
+     * rc = 2.5), 1.6 and 2 (a = 0.2, rc = 8 and 10: water here and in bench/water.lua), 4.5 (a = 1.5, rc = 3) */
+    const double top[4] = {0.75, 1.6, 2.0, 4.5};
+    for (int k = 0; k < 4; k++) {
+        memset(d, 0, sizeof d);
+        erfc_diff(0, top[k] * 1.1, 100000, r, d, &xw);
+        char label[80];
+        printf("  erfc on [0, %.3g]: from libm's %.3g absolute, %.2f eps relative; from erfcl %.2f eps\n", top[k] * 1.1,
+               d[0], d[1] / DBL_EPSILON, d[2] / DBL_EPSILON);
+        snprintf(label, sizeof label, "erfc on [0, %.3g] - libm's erfc (relative)", top[k] * 1.1);
+        CHECK_LE(d[1], 5 * DBL_EPSILON, label);
+    }
+    /* the kernel on a pair: u and fpair against the formula with libm's erfc and exp, over r in (0, rc) */
+    for (int k = 0; k < 2; k++) {
+        const lf_sites_spec sp = {.cutoff = 10,
+                                  .charge = (double[1]){1},
+                                  .ntypes = 1,
+                                  .coulomb_alpha = k ? 0.5 : 0.2,
+                                  .coulomb_k = 332.06371};
+        lf_md_pairs P;
+        lf_error e;
+        assert_int_equal(lf_md_pairs_init(&P, &sp, &e), LF_OK);
+        assert_true(P.erfc4 == (k == 0)); /* a rc = 2 and 5 */
+        const double al = sp.coulomb_alpha, c = 2 * al / sqrt(PI), rc = sp.cutoff;
+        const double fs = erfc(al * rc) / (rc * rc) + c * exp(-al * al * rc * rc) / rc;
+        double wu = 0, wf = 0;
+        for (int i = 1; i < 10000; i++) {
+            const double rr = rc * i / 10000, qq = -0.36, kq = qq * sp.coulomb_k;
+            double u = 0;
+            const double fp = lf_md_dsf(&P, qq, rr, 1 / (rr * rr), &u);
+            const double ur = kq * (erfc(al * rr) / rr - erfc(al * rc) / rc + fs * (rr - rc));
+            const double fr = kq * (erfc(al * rr) / (rr * rr) + c * exp(-al * al * rr * rr) / rr - fs) / rr;
+            wu = fmax(wu, fabs(u - ur) / (fabs(kq) / rr));
+            wf = fmax(wf, fabs(fp - fr) / (fabs(kq) / (rr * rr * rr)));
+        }
+        char label[80];
+        snprintf(label, sizeof label, "DSF u (a rc = %g) - with libm's erfc, per k qq/r", al * rc);
+        CHECK_LE(wu, 1e-15, label);
+        snprintf(label, sizeof label, "DSF fpair (a rc = %g) - with libm's erfc, per k qq/r^3", al * rc);
+        CHECK_LE(wf, 1e-15, label);
+        lf_md_pairs_free(&P);
+    }
+    gsl_rng_free(r);
+}
+
 /* ---------------------------------------------------------------- 8. time per site */
 /* rigid SPC/E-like waters (O-H 1 A, HOH 109.47 deg; O -0.8476, H 0.4238; LJ on O-O) on a cubic lattice of
  * spacing 3.1 A (about 1 g/cm^3), random attitudes; rc 8 A, skin 2 A */
@@ -812,7 +901,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_direct), cmocka_unit_test(test_fd),       cmocka_unit_test(test_virial),
         cmocka_unit_test(test_newton), cmocka_unit_test(test_rebuilds), cmocka_unit_test(test_trajectory),
-        cmocka_unit_test(test_cutoff), cmocka_unit_test(test_scaling),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_cutoff), cmocka_unit_test(test_erfc),     cmocka_unit_test(test_scaling),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
