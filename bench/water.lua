@@ -13,8 +13,7 @@
 -- (lf.potential.sites_stats(pot).bytes / N; LAMMPS's "Per MPI rank memory" beside it), and the potential
 -- energies at step 0 of both (LAMMPS's erfc is Abramowitz & Stegun 7.1.26, 1.5e-7 relative; the self
 -- energy is LAMMPS's in both). `make bench` installs Debian's lammps when it is missing; without it this
--- benchmark is skipped (its state comes from LAMMPS's warm-up). About a minute; not yet in mk/bench.mk:
--- `build/lieflow bench/water.lua`.
+-- benchmark is skipped (its state comes from LAMMPS's warm-up). About a minute; part of `make bench`.
 local lf = require "lieflow"
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 if here:sub(1, 1) ~= "/" then here = (os.getenv("PWD") or ".") .. "/" .. here end -- LAMMPS runs in a temporary dir
