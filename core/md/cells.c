@@ -60,13 +60,16 @@ static void grid(lf_md_cells *c, const double *ext)
         c->nc[d] = c->nc[d] / 2 > 1 ? c->nc[d] / 2 : 1;
     }
     c->ncell = c->nc[0] * c->nc[1] * c->nc[2];
-    for (int d = 0; d < 3; d++) c->inv[d] = ext[d] > 0 ? c->nc[d] / ext[d] : 0;
+    for (int d = 0; d < 3; d++) { /* a span so small that nc / span overflows: one cell across */
+        c->inv[d] = ext[d] > 0 ? c->nc[d] / ext[d] : 0;
+        if (!isfinite(c->inv[d])) c->inv[d] = 0;
+    }
 }
 
 static int cell_index(const lf_md_cells *c, int d, double p)
 {
     const double t = floor((p - c->lo[d]) * c->inv[d]);
-    return t < 0 ? 0 : t >= c->nc[d] ? c->nc[d] - 1 : (int)t;
+    return !(t >= 0) ? 0 : t >= c->nc[d] ? c->nc[d] - 1 : (int)t; /* NaN (0 * inf of a subnormal span): cell 0 */
 }
 
 int lf_md_cells_sort(lf_md_cells *c, int n, const double *rx, const double *ry, const double *rz, double *px,

@@ -199,6 +199,12 @@ lf_sites *lf_sites_new(const lf_sites_spec *spec, lf_error *err)
     e->u_self = spec->charge ? lf_sites_self(spec->coulomb_self, spec->cutoff, spec->coulomb_alpha, spec->coulomb_k, ns,
                                              spec->charge)
                              : 0;
+    if (!isfinite(e->u_self)) { /* charges whose energies overflow: refused here, not U = -inf at each evaluation */
+        lf_error_set(err, LF_EINVAL,
+                     "sites: the Coulomb self energy of the charges is not finite (%g): charges too large", e->u_self);
+        lf_sites_free(e);
+        return NULL;
+    }
     e->st.skin = e->skin;
     e->st.self_energy = e->u_self;
     e->st.bytes = own + e->cells.bytes;
@@ -291,7 +297,9 @@ static inline void pair_loop(lf_sites *e, const int lj, const int coul, loop_out
     const uint32_t *nbr = e->cells.nbr;
     const int *tk = e->tk;
     int *cj = e->cj;
-    double *cx = e->cd, *cy = cx + e->cap_c, *cz = cy + e->cap_c, *cr = cz + e->cap_c;
+    /* the gathered pairs' buffers (none before the list has held a pair: no pointer arithmetic on NULL) */
+    double *cx = e->cd, *cy = cx ? cx + e->cap_c : NULL, *cz = cy ? cy + e->cap_c : NULL,
+           *cr = cz ? cz + e->cap_c : NULL;
     double *fx = e->f[0], *fy = e->f[1], *fz = e->f[2], ulj = 0, uc = 0, w = 0;
     long count = 0;
     memset(e->dbl + 6 * (size_t)n, 0, 3 * (size_t)n * sizeof(double)); /* f */

@@ -306,7 +306,7 @@ static int pot_sites(lua_State *L)
     int *nsites = lua_newuserdatauv(L, (size_t)(nb ? nb : 1) * sizeof *nsites, 0), total = 0;
     for (int b = 0; b < nb; b++) {
         if (!(nsd[b] >= 1 && nsd[b] <= 1e6))
-            return luaL_error(L, "%s: nsites[%d] = %g, expected 1 .. 1e6", fn, b + 1, nsd[b]);
+            return luaL_error(L, "%s: nsites[%d] = %f, expected 1 .. 1e6", fn, b + 1, nsd[b]);
         nsites[b] = (int)nsd[b];
         total += nsites[b];
         if (total > 100000000) return luaL_error(L, "%s: too many sites", fn);
@@ -319,10 +319,16 @@ static int pot_sites(lua_State *L)
         return luaL_error(L, "%s: field 'charge' has %d entries, expected one per site (%d)", fn, nq, total);
     if (box && nbox != 3) return luaL_error(L, "%s: field 'box' must be {Lx, Ly, Lz}, got %d numbers", fn, nbox);
     int *type = tyd ? lua_newuserdatauv(L, (size_t)(total ? total : 1) * sizeof *type, 0) : NULL;
-    for (int i = 0; type && i < total; i++) type[i] = (int)tyd[i];
+    for (int i = 0; type && i < total; i++) {
+        if (!(tyd[i] >= 0 && tyd[i] <= 4095))
+            return luaL_error(L, "%s: type[%d] = %f, expected an integer 0 .. 4095", fn, i + 1, tyd[i]);
+        type[i] = (int)tyd[i];
+    }
     lf_sites_spec spec = {.nb = nb, .nsites = nsites, .s = s, .type = type, .charge = q, .box = box};
     lua_getfield(L, 1, "ntypes");
-    spec.ntypes = lua_isnil(L, -1) ? 1 : (int)luaL_checkinteger(L, -1);
+    const lua_Integer nt = lua_isnil(L, -1) ? 1 : luaL_checkinteger(L, -1);
+    if (nt < 1 || nt > 4096) return luaL_error(L, "%s: ntypes = %I, expected 1 .. 4096", fn, nt);
+    spec.ntypes = (int)nt;
     lua_pop(L, 1);
     if ((eps && ne != spec.ntypes * spec.ntypes) || (sig && nsg != spec.ntypes * spec.ntypes))
         return luaL_error(L, "%s: lj_epsilon and lj_sigma must have ntypes^2 = %d entries (row-major)", fn,

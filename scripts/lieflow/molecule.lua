@@ -69,6 +69,14 @@ end
 
 local template = {}
 template.__index = template
+
+-- the methods' receiver: a template (t:body(...), not t.body(...))
+local function check_self(self, who)
+  if getmetatable(self) ~= template then
+    error(("lf.molecule:%s: call it as a method of an lf.molecule (t:%s(...)), got %s as self"):format(who, who,
+      type(self)), 3)
+  end
+end
 template.__name = "lf.molecule"
 
 --- lf.molecule{sites = {{mass =, x =, type =, charge =}, ...}} -> template
@@ -77,6 +85,7 @@ function M.molecule(spec)
   for k in pairs(spec) do
     if k ~= "sites" and k ~= "name" then fail("unknown field '%s' (fields: sites, name)", tostring(k)) end
   end
+  if spec.name ~= nil and type(spec.name) ~= "string" then fail("field 'name' must be a string, got %s", type(spec.name)) end
   local sites = spec.sites
   if type(sites) ~= "table" or #sites < 1 then fail("field 'sites' must be an array of sites, got %s", type(sites)) end
   local mass, c = 0, core.vec3(0, 0, 0)
@@ -137,10 +146,20 @@ end
 --- template:body{x =, R =, v =, omega =} -> {mass =, inertia =, x =, R =, v =, omega =} for lf.bodies;
 --- R defaults to the template's own axes (the sites where the template put them, the centre at x).
 function template:body(o)
+  check_self(self, "body")
   o = o or {}
+  if type(o) ~= "table" then error(("lf.molecule:body: a table {x =, R =, v =, omega =} expected, got %s"):format(type(o)), 2) end
   for k in pairs(o) do
     if k ~= "x" and k ~= "R" and k ~= "v" and k ~= "omega" then
       error(("lf.molecule:body: unknown field '%s' (fields: x, R, v, omega)"):format(tostring(k)), 2)
+    end
+  end
+  for _, k in ipairs{"x", "v", "omega"} do
+    if o[k] ~= nil then
+      local okv, v = pcall(vec3_of, o[k], k)
+      if not okv or not (math.abs(v[1]) < math.huge and math.abs(v[2]) < math.huge and math.abs(v[3]) < math.huge) then
+        error(("lf.molecule:body: field '%s' must be a finite vec3"):format(k), 2)
+      end
     end
   end
   return {mass = self.mass, inertia = {self.inertia[1], self.inertia[2], self.inertia[3]}, x = o.x or self.com,
@@ -148,7 +167,13 @@ function template:body(o)
 end
 
 --- template:place(R0) -> R: the attitude that puts the sites at R0 (r_i - c) around the centre
-function template:place(R0) return R0 * self.axes end
+function template:place(R0)
+  check_self(self, "place")
+  if not (core.so3.is_rotation and pcall(core.so3.is_rotation, R0) and core.so3.is_rotation(R0)) then
+    error("lf.molecule:place: a rotation (mat3) expected", 2)
+  end
+  return R0 * self.axes
+end
 
 --- The state of a rigid body from the positions r and velocities u of its sites (those of the
 --- template, in its order): x (the centre of mass), R, v (= sum m u / M) and the body angular velocity
@@ -156,7 +181,11 @@ function template:place(R0) return R0 * self.axes end
 --- sites' momentum and angular momentum). R is fitted to the sites (the rotation taking the template's
 --- body-frame sites to r - x, Kabsch's method through the polar decomposition of sum m (r - x) s^T).
 function template:state_of(r, u)
+  check_self(self, "state_of")
   local n = #self.sites
+  if type(r) ~= "table" or (u ~= nil and type(u) ~= "table") then
+    error(("lf.molecule:state_of: arrays of positions (and velocities) expected, got %s"):format(type(r)), 2)
+  end
   if #r ~= n or (u and #u ~= n) then
     error(("lf.molecule:state_of: %d positions and %s velocities for %d sites"):format(#r, u and #u or 0, n), 2)
   end
@@ -182,7 +211,8 @@ function template:state_of(r, u)
 end
 
 function template:__tostring()
-  return ("lf.molecule(%s%d sites, mass %g, inertia (%g, %g, %g))"):format(self.name and (self.name .. ", ") or "",
+  check_self(self, "__tostring")
+  return ("lf.molecule(%s%d sites, mass %g, inertia (%g, %g, %g))"):format(self.name and (tostring(self.name) .. ", ") or "",
     #self.sites, self.mass, self.inertia[1], self.inertia[2], self.inertia[3])
 end
 
@@ -192,9 +222,23 @@ end
 --- sigma}}, Lorentz-Berthelot mixing, or opts.lj_pairs = {[i] = {[j] = {epsilon, sigma}}}), damped
 --- shifted force Coulomb between charges (opts.coulomb = {alpha =, k =}), opts.cutoff, opts.shift
 --- (LJ shifted to 0 at the cutoff), opts.box = {Lx, Ly, Lz}, opts.skin.
+-- a {epsilon, sigma} pair of the option `what`: finite, epsilon >= 0, sigma > 0
+local function lj_pair(v, what)
+  if type(v) ~= "table" or type(v[1]) ~= "number" or type(v[2]) ~= "number" then
+    fail("%s must be {epsilon, sigma} (two numbers), got %s", what, type(v) == "table" and "a table of other values" or type(v))
+  end
+  if not (v[1] >= 0 and v[1] < math.huge and v[2] > 0 and v[2] < math.huge) then
+    fail("%s = {%s, %s}: expected epsilon >= 0 and sigma > 0, finite", what, tostring(v[1]), tostring(v[2]))
+  end
+  return v[1], v[2]
+end
+
 function M.sites_potential(templates, opts)
   local sites = core.potential and core.potential.sites
   local nsites, s, ty, q, ntypes, charged = {}, {}, {}, {}, 0, false
+  for _, k in ipairs{"lj", "lj_pairs", "coulomb"} do
+    if opts[k] ~= nil and type(opts[k]) ~= "table" then fail("option '%s' must be a table, got %s", k, type(opts[k])) end
+  end
   for b, t in ipairs(templates) do
     nsites[b] = #t.sites
     for _, site in ipairs(t.sites) do
@@ -205,14 +249,18 @@ function M.sites_potential(templates, opts)
       ntypes = math.max(ntypes, site.type)
     end
   end
+  if ntypes > 1024 then fail("atom type %d: at most 1024 types", ntypes) end -- the LJ tables grow as its square
   local eps, sig = {}, {}
   for i = 1, ntypes do
     for j = 1, ntypes do
       local e, g = 0, 1
-      local pij = opts.lj_pairs and (opts.lj_pairs[i] and opts.lj_pairs[i][j] or opts.lj_pairs[j] and opts.lj_pairs[j][i])
-      if pij then e, g = pij[1], pij[2]
+      local lp = opts.lj_pairs
+      local pij = lp and (type(lp[i]) == "table" and lp[i][j] or type(lp[j]) == "table" and lp[j][i])
+      if pij then e, g = lj_pair(pij, ("lj_pairs[%d][%d]"):format(i, j))
       elseif opts.lj and opts.lj[i] and opts.lj[j] then
-        e, g = math.sqrt(opts.lj[i][1] * opts.lj[j][1]), 0.5 * (opts.lj[i][2] + opts.lj[j][2])
+        local ei, si = lj_pair(opts.lj[i], ("lj[%d]"):format(i))
+        local ej, sj = lj_pair(opts.lj[j], ("lj[%d]"):format(j))
+        e, g = math.sqrt(ei * ej), 0.5 * (si + sj)
       end
       eps[#eps + 1], sig[#sig + 1] = e, g
     end
@@ -229,9 +277,32 @@ end
 --- the principal axes fitted to the atoms, v_cm = sum m v / M, L = sum m (r - x_cm) x v as LAMMPS's fix
 --- rigid computes them); Lennard-Jones from opts.lj or the file's Pair Coeffs, the box from the file
 --- (opts.box = false: none). info = {data = the parsed file, templates, atoms = atom ids per body}.
+local READ_KEYS = {bodies = true, cutoff = true, skin = true, shift = true, lj = true, lj_pairs = true, coulomb = true,
+                   box = true, kB = true}
+
 function M.read_lammps_data(path, opts, bodies_fn)
   if type(path) ~= "string" then error(("lf.read_lammps_data: path (string) expected, got %s"):format(type(path)), 2) end
   opts = opts or {}
+  if type(opts) ~= "table" then error(("lf.read_lammps_data: options (a table) expected, got %s"):format(type(opts)), 2) end
+  for k in pairs(opts) do
+    if not READ_KEYS[k] then
+      error(("lf.read_lammps_data: unknown option '%s' (options: bodies, cutoff, skin, shift, lj, lj_pairs, coulomb, box, kB)")
+        :format(tostring(k)), 2)
+    end
+  end
+  if opts.kB ~= nil and not (type(opts.kB) == "number" and opts.kB > 0 and opts.kB < math.huge) then
+    error(("lf.read_lammps_data: option 'kB' must be a positive number, got %s"):format(tostring(opts.kB)), 2)
+  end
+  local ok, sys, info = pcall(M.build_lammps, path, opts, bodies_fn)
+  if not ok then -- every error names the reader, never a line of this file
+    local msg = tostring(sys):gsub("^[^:]*lieflow/[%w_/]+%.lua:%d+: ", "")
+    if not msg:find("^lf%.read_lammps_data") then msg = "lf.read_lammps_data: " .. msg end
+    error(msg, 2)
+  end
+  return sys, info
+end
+
+function M.build_lammps(path, opts, bodies_fn)
   local f, err = io.open(path, "r")
   if not f then error(("lf.read_lammps_data: cannot open '%s': %s"):format(path, tostring(err)), 2) end
   -- at most M.max_bytes: a device or a huge file (/dev/zero) is refused instead of read forever

@@ -837,6 +837,8 @@ static void test_errors(void **state)
     expect_new_error(&sp, LF_EINVAL, "together", NULL);
     m.q[5] = NAN;
     expect_new_error(&m.spec, LF_EINVAL, "charge nan", NULL);
+    m.q[5] = 1e200; /* finite, but its self energy -k q^2 (...) overflows (a fuzz finding: U was -inf) */
+    expect_new_error(&m.spec, LF_EINVAL, "self energy", "not finite");
     m.q[5] = 0.1;
     sp = m.spec;
     sp.max_bytes = 1000;
@@ -883,6 +885,34 @@ static void test_errors(void **state)
     assert_int_equal(lf_sites_eval(s, m.nb - 1, m.x, m.R, &U, NULL, NULL, &e), LF_EINVAL);
     printf("  refused: %s\n", e.msg);
     lf_sites_free(s);
+
+    /* open space, sites spread over a subnormal span (a fuzz finding: nc / span overflowed, the cell index
+     * was NaN and the sort wrote out of bounds): one cell across, the pairs all found */
+    {
+        const int nsub[2] = {1, 1};
+        const double ssub[6] = {0, 0, 0, 0, 0, 0}, qsub[2] = {0.5, -0.5};
+        const lf_sites_spec sub = {.nb = 2,
+                                   .nsites = nsub,
+                                   .s = ssub,
+                                   .charge = qsub,
+                                   .ntypes = 1,
+                                   .cutoff = 1,
+                                   .skin = 0.25,
+                                   .coulomb_alpha = 0.2,
+                                   .coulomb_k = 1};
+        lf_sites *t = new_engine(&sub);
+        const double xs[6] = {0, 0, 0, 1e-300, 0, 0};
+        double Rs[18];
+        for (int b = 0; b < 2; b++) lf_so3_exp((double[3]){0, 0, 0}, Rs + 9 * b);
+        st = lf_sites_eval(t, 2, xs, Rs, &U, NULL, NULL, &e); /* 1e-300 apart: u overflows, refused */
+        assert_int_equal(st, LF_EDOMAIN);
+        const double xt[6] = {0, 0, 0, 0.5, 5e-324, 0};
+        assert_int_equal(lf_sites_eval(t, 2, xt, Rs, &U, NULL, NULL, &e), LF_OK);
+        lf_sites_stats stt;
+        lf_sites_get_stats(t, &stt);
+        assert_int_equal(stt.pairs_in_range, 1);
+        lf_sites_free(t);
+    }
 
     /* a neighbour list above the limit: 125 bodies in a box of 10 with rc 5 and skin 5 */
     make_sys(&m, r, 5, 2.0, 1, LJ, 5.0, 5.0);

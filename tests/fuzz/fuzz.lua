@@ -11,7 +11,10 @@
 -- method added to the API is fuzzed from its first day. The seeds of the corpus (SEED_CALLS) and a
 -- share of the calls (FOCUS) go to the newest features: bodies that translate (masses valid and
 -- invalid, x, v, p, mixes of bodies with and without a mass), potentials of (x, R) and (xs, Rs) in Lua
--- and built in (gravity, central, point_masses), pair kernels of moving centres, sys:force.
+-- and built in (gravity, central, point_masses), pair kernels of moving centres, sys:force; and rigid
+-- molecules (issue 32: md_call): lf.molecule specs valid and not, lf.potential.sites specs valid and
+-- damaged, systems of molecules with site potentials stepped, lf.write_xyz / lf.write_lammps_dump with
+-- valid and hostile options (paths in the sandbox), lf.read_lammps_data of small generated data files.
 --
 -- After every call it checks:
 --   * an error is a message from the library, not a raw Lua runtime error from the module's own
@@ -72,7 +75,8 @@ local clock = lf.core and lf.core.wall_time or os.clock
 -- Calls matching one of these are skipped (counted) unless LIEFLOW_FUZZ_ALL=1. Each names the
 -- file, the finding and a minimal reproducer; delete the entry when the bug is fixed. Empty: every
 -- bug the fuzzer found is fixed, with a regression test.
-local KNOWN = {}
+local KNOWN = {
+}
 -- Findings that are documented behaviour, not bugs, and known bugs whose calls cannot be told apart
 -- before they run (so that KNOWN would skip far more than the bug): reported, but they do not fail the
 -- run unless LIEFLOW_FUZZ_ALL=1. Matched on the finding (message or callee). Delete a bug's entry when
@@ -211,7 +215,9 @@ local KEYS = {"inertia", "R", "omega", "momentum", "potential", "torque", "h", "
               "params", "positions", "record",
               -- forcings and thermostats
               "forcing", "damping", "thermostat", "linear", "angular", "frame", "gamma", "gamma_rot", "seed", "kind",
-              "noise_step"}
+              "noise_step",
+              -- rigid molecules
+              "sites", "templates", "state", "states", "box", "skin", "nsites", "s", "type", "charge", "ntypes", "bodies"}
 
 local gen -- forward
 
@@ -929,6 +935,10 @@ local function run_call(c, argexprs, args_finite)
     local msg = res[3]
     if type(msg) == "string" and msg:find("fuzz watchdog", 1, true) then stats.watchdog = stats.watchdog + 1 end
     if raw_error(msg) then finding("raw error", tostring(msg):match("^[^\n]*"), line, nil, c) end
+    -- a C function's message made with a format lua_pushfstring does not know (%g, %e, %x): Lua's own error
+    if type(msg) == "string" and msg:find("invalid option '%%.-' to 'lua_pushfstring'") then
+      finding("raw error", msg:match("^[^\n]*"), line, nil, c)
+    end
     if before and single then
       local after = snapshot(c.self)
       if after and (after.t ~= before.t or after.R ~= before.R or after.w ~= before.w or after.x ~= before.x or
@@ -1010,6 +1020,18 @@ local SEEDS = {
     "function(t, s) return {torque = -0.1 * s.omega} end}}, {h = 0.05, thermostat = {T = 0.3, seed = 5}})",
   "lf.integrator('split_exact', lf.bodies{{mass = 1, inertia = {1, 2, 3}, x = {-1, 0, 0}}, " ..
     "{mass = 2, inertia = {2, 2, 3}, x = {1, 0, 0}}, potential = function(xs, Rs) return -1 / (xs[1] - xs[2]):norm() end}, {h = 0.05})",
+  -- rigid molecules: a template, a site potential, an integrator over molecules in a box
+  "lf.molecule{name = 'w', sites = {{mass = 16, type = 1, charge = -0.8, x = {0, 0, 0}}, {mass = 1, type = 2, charge = 0.4, " ..
+    "x = {0.8, 0.6, 0}}, {mass = 1, type = 2, charge = 0.4, x = {-0.8, 0.6, 0}}}}",
+  "lf.potential.sites{nsites = {3, 3}, s = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, type = {0, 1, 1, 0, 1, 1}, " ..
+    "ntypes = 2, lj_epsilon = {1, 0.5, 0.5, 0.2}, lj_sigma = {1, 0.9, 0.9, 0.8}, cutoff = 2.5, box = {8, 8, 8}, skin = 0.3}",
+  "lf.integrator('no_squish', lf.bodies(V.md_bodies({lf.molecule{sites = {{mass = 1, x = {0, 0, 0}}, {mass = 1, x = {1, 0, 0}}, " ..
+    "{mass = 1, type = 2, x = {0, 1, 0}}}}, lf.molecule{sites = {{mass = 1, x = {0, 0, 0}}, {mass = 1, x = {1, 0, 0}}, " ..
+    "{mass = 1, x = {0, 1, 0}}, {mass = 2, type = 2, x = {0, 0, 1}}}}}, {{1, 1, 1}, {3.5, 1, 1}}, {{0.1, 0.2, 0.3}, {0, 0, 0}}, " ..
+    "{{0.1, 0, 0}, {-0.1, 0, 0}}, lf.potential.sites(V.sites_spec({lf.molecule{sites = {{mass = 1, x = {0, 0, 0}}, " ..
+    "{mass = 1, x = {1, 0, 0}}, {mass = 1, type = 2, x = {0, 1, 0}}}}, lf.molecule{sites = {{mass = 1, x = {0, 0, 0}}, " ..
+    "{mass = 1, x = {1, 0, 0}}, {mass = 1, x = {0, 1, 0}}, {mass = 2, type = 2, x = {0, 0, 1}}}}}, {box = {7, 7, 7}, skin = 0.3})))), " ..
+    "{h = 0.01})",
 }
 for _, e in ipairs(SEEDS) do
   local ok, v = pcall(eval, e)
@@ -1031,7 +1053,28 @@ end
 -- "@lf.kind" is replaced by a pool object of that kind and "@self" by the call's object.
 local function E(e) return {e = e} end
 local function F(t) return {f = t} end
+local MOL_W = "{{mass = 16, type = 1, charge = -0.8, x = V.vec(0, 0, 0)}, {mass = 1, type = 2, charge = 0.4, x = V.vec(0.8, 0.6, 0)}, " ..
+              "{mass = 1, type = 2, charge = 0.4, x = V.vec(-0.8, 0.6, 0)}}"
+local DATA_MOL = "LAMMPS data: fuzz\n\n6 atoms\n2 atom types\n\n0 8 xlo xhi\n0 8 ylo yhi\n0 8 zlo zhi\n\nMasses\n\n1 1\n2 2\n\n" ..
+  "Atoms # molecular\n\n1 1 1 7.5 1 1 0 0 0\n2 1 1 0.5 1 1 1 0 0\n3 1 2 7.5 2 1 0 0 0\n4 2 1 3 3 3\n5 2 2 4 3 3\n6 2 1 3 4 3.5\n\n" ..
+  "Velocities\n\n1 0.1 0 0\n2 0.1 0 0\n3 0.1 0 0\n4 0 0.1 0\n5 0 0.1 0\n6 0 0.1 0\n"
 local SEED_CALLS = {
+  -- rigid molecules
+  ["lf.molecule"] = {{F{{"sites", MOL_W}, {"name", '"w"'}}}},
+  ["lf.molecule:body"] = {{E"@self", F{{"x", "V.vec(1, 2, 3)"}, {"R", "lf.so3.exp(V.vec(0.1, 0.2, 0.3))"}, {"v", "V.vec(0, 0, 0.1)"}}}},
+  ["lf.molecule:place"] = {{E"@self", E"lf.so3.exp(V.vec(0.3, 0, 0.1))"}},
+  ["lf.molecule:state_of"] = {{E"@self", E"{V.vec(0, 0, 0), V.vec(1, 0, 0), V.vec(0, 1, 0)}", E"{V.vec(0, 0, 0), V.vec(0, 0, 1), V.vec(1, 0, 0)}"}},
+  ["lf.potential.sites"] = {{F{{"nsites", "{3, 3}"}, {"s", "{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}"},
+                              {"type", "{0, 1, 1, 0, 1, 1}"}, {"ntypes", "2"}, {"lj_epsilon", "{1, 0.5, 0.5, 0.2}"},
+                              {"lj_sigma", "{1, 0.9, 0.9, 0.8}"}, {"cutoff", "2.5"}, {"box", "V.vec(8, 8, 8)"}, {"skin", "0.3"},
+                              {"charge", "{-0.8, 0.4, 0.4, -0.8, 0.4, 0.4}"}, {"coulomb_k", "1"}, {"coulomb_alpha", "0.2"}}}},
+  ["lf.potential.sites_stats"] = {{E"@lf.potential"}},
+  ["lf.write_xyz"] = {{E'V.sandbox .. "/w.xyz"', F{{"templates", "{@lf.molecule}"}, {"state", "{x = V.vec(0, 0, 0), R = lf.so3.I}"},
+                                                   {"box", "V.vec(8, 8, 8)"}, {"species", '{"O", "H"}'}}}},
+  ["lf.write_lammps_dump"] = {{E'V.sandbox .. "/w.dump"', F{{"templates", "{@lf.molecule, @lf.molecule}"},
+    {"states", "{{x = {V.vec(0, 0, 0), V.vec(3, 0, 0)}, R = {lf.so3.I, lf.so3.I}}}"}, {"timesteps", "{10}"}}}},
+  ["lf.read_lammps_data"] = {{E(("V.lammps_file(V.sandbox .. '/r.data', %q)"):format(DATA_MOL)), F{{"bodies", '"molecule"'},
+                                                                                                 {"cutoff", "2"}, {"skin", "0.3"}}}},
   ["lf.rigidbody"] = {{F{{"inertia", "V.vec(1, 2, 3)"}, {"R", "lf.so3.exp(V.vec(0.1, 0.2, 0.3))"},
                          {"omega", "V.vec(0, 0.2, 1)"}, {"potential", "function(R) return R[3][3] end"}}},
                       {F{{"inertia", "V.vec(2, 2, 4)"}, {"potential", "lf.potential.stress{alpha = 0.3}"}}},
@@ -1281,6 +1324,271 @@ local function forced_call()
   if chance(0.2) then opt_("t0", pick{"1", "-3", "1e300", "0/0"}, true) end
   return T_INTEGRATOR, {{e = m}, {e = sys}, {f = opts}}, fin
 end
+-- Rigid molecules (issue 32) get a share of their own (3 %): md_call makes, in one call, a molecule
+-- template (lf.molecule: random planar and 3-D molecules of 3-8 sites, or linear, coincident, NaN,
+-- negative masses, unknown fields, huge counts), a site potential (lf.potential.sites of V.sites_spec:
+-- valid, or damaged as SITES_DAMAGE names), a system of molecules with a site potential (lf.bodies) or
+-- an integrator or a run over one (stepped later by step_call), a file of the sites (lf.write_xyz,
+-- lf.write_lammps_dump: valid and hostile options, paths in the sandbox) or lf.read_lammps_data of a
+-- small data file it writes (valid or damaged, with valid or hostile options).
+local function num(x) return ("%.6g"):format(x) end
+local function mol_sites(n, planar)
+  local t = {}
+  for i = 1, n do
+    local p = {(math.random() - 0.5) * 2, (math.random() - 0.5) * 2, planar and 0 or (math.random() - 0.5) * 2}
+    if i == 1 then p = {0, 0, 0} elseif i == 2 then p = {1, 0, 0} elseif i == 3 then p = {0.2, 0.9, 0} end
+    t[i] = {mass = pick{1, 1.008, 12, 16, 0.5, 2}, x = p, type = math.random(1, 3), charge = pick{0, 0, 0.4, -0.8}}
+  end
+  return t
+end
+local function sites_expr(t)
+  local p = {}
+  for i, st in ipairs(t) do
+    local f = {"mass = " .. (type(st.mass) == "string" and st.mass or num(st.mass)),
+               "x = " .. (type(st.x) == "string" and st.x or ("V.vec(%s, %s, %s)"):format(num(st.x[1]), num(st.x[2]), num(st.x[3])))}
+    if st.type then f[#f + 1] = "type = " .. tostring(st.type) end
+    if st.charge and st.charge ~= 0 then f[#f + 1] = "charge = " .. tostring(st.charge) end
+    if st.extra then f[#f + 1] = st.extra end
+    p[i] = "{" .. table.concat(f, ", ") .. "}"
+  end
+  return "{" .. table.concat(p, ", ") .. "}"
+end
+-- a molecule spec (the argument of lf.molecule), valid or hostile; also returns its sites (valid ones)
+local MOL_DAMAGE = {"linear", "coincident", "one", "nan", "inf", "neg_mass", "zero_mass", "nan_mass", "huge_mass", "tiny_mass",
+                    "unknown_site_field", "unknown_field", "many", "type_float", "type_zero", "type_string", "type_huge",
+                    "x_short", "x_string", "empty", "sites_number", "holes", "name_table", "charge_nan", "charge_huge", "huge_x",
+                    "tiny_x", "mass_string"}
+local function molecule_spec(hostile)
+  local n, planar = math.random(3, 8), chance(0.4)
+  local t = mol_sites(n, planar)
+  if not hostile then return ("{sites = %s%s}"):format(sites_expr(t), chance(0.3) and ', name = "m"' or ""), true, t end
+  local d = pick(MOL_DAMAGE)
+  local fin, extra = true, ""
+  if d == "linear" then for i, st in ipairs(t) do st.x = {0.5 * i, 0.25 * i, -0.1 * i} end
+  elseif d == "coincident" then for _, st in ipairs(t) do st.x = {0.3, 0.3, 0.3} end
+  elseif d == "one" then t = {t[1]}
+  elseif d == "nan" then t[2].x = "V.vec(0/0, 0, 0)"; fin = false
+  elseif d == "inf" then t[3].x = "V.vec(0, 1/0, 0)"; fin = false
+  elseif d == "neg_mass" then t[1].mass = -1
+  elseif d == "zero_mass" then t[2].mass = 0
+  elseif d == "nan_mass" then t[1].mass = "0/0"; fin = false
+  elseif d == "huge_mass" then for _, st in ipairs(t) do st.mass = "1e308" end
+  elseif d == "tiny_mass" then for _, st in ipairs(t) do st.mass = "5e-324" end
+  elseif d == "unknown_site_field" then t[1].extra = "chrage = 1"
+  elseif d == "unknown_field" then extra = ", atoms = {}"
+  elseif d == "many" then return ("V.many_sites(%d, %s)"):format(pick{100, 1000, 20000}, tostring(planar)), true
+  elseif d == "type_float" then t[1].type = 1.5
+  elseif d == "type_zero" then t[1].type = 0
+  elseif d == "type_string" then t[1].type = '"1"'
+  elseif d == "type_huge" then t[1].type = "math.maxinteger"
+  elseif d == "x_short" then t[1].x = "{1, 2}"
+  elseif d == "x_string" then t[1].x = '"origin"'
+  elseif d == "empty" then return "{sites = {}}", true
+  elseif d == "sites_number" then return "{sites = 3}", true
+  elseif d == "holes" then return "{sites = V.holes()}", true
+  elseif d == "name_table" then extra = ", name = {}"
+  elseif d == "charge_nan" then t[1].charge = "0/0"; fin = false
+  elseif d == "charge_huge" then t[1].charge = "1e200"
+  elseif d == "huge_x" then t[1].x = "V.vec(1e200, 0, 0)"
+  elseif d == "tiny_x" then for i, st in ipairs(t) do st.x = ("V.vec(%d e-300, %d e-300, 0)"):format(i, i * i):gsub(" e", "e") end
+  elseif d == "mass_string" then t[2].mass = '"1"' end
+  return ("{sites = %s%s}"):format(sites_expr(t), extra), fin
+end
+local SITES_DAMAGE = {"cutoff_half_box", "cutoff_half_box_exact", "box_zero", "box_inf", "box_nan", "box_neg", "box_short",
+  "box_long", "box_huge", "box_tiny", "box_string", "box_strings", "s_short", "s_long", "s_nan", "s_inf", "s_huge", "s_string",
+  "coincident", "type_short", "type_neg", "type_out", "type_huge", "type_float", "charge_short", "charge_nan", "charge_huge",
+  "nsites_zero", "nsites_neg", "nsites_float", "nsites_huge", "nsites_empty", "nsites_missing", "ntypes_small", "ntypes_big",
+  "ntypes_zero", "ntypes_4097", "ntypes_46341", "ntypes_wrap", "ntypes_float", "eps_neg", "eps_nan", "eps_huge", "eps_asym",
+  "eps_only", "sigma_zero", "sigma_huge", "sigma_neg", "eps_short", "skin_neg", "skin_inf", "skin_huge", "cutoff_zero",
+  "cutoff_neg", "cutoff_nan", "cutoff_huge", "cutoff_tiny", "cutoff_missing", "cutoff_string", "alpha_neg", "alpha_huge",
+  "k_zero", "k_huge", "unknown_field", "shift_string", "many_sites"}
+local NONFINITE_DAMAGE = {box_inf = true, box_nan = true, s_nan = true, s_inf = true, charge_nan = true, eps_nan = true,
+                          skin_inf = true, cutoff_nan = true}
+-- a few molecules (expressions of lf.molecule calls) and a valid arrangement of them: centres on a line
+-- 3.5 apart (inside a box of side 4 nb when there is one), attitudes, velocities
+local function md_setup(hostile)
+  local nb = math.random(1, 4)
+  local mols, boxed = {}, chance(0.5)
+  for b = 1, nb do
+    local t = mol_sites(math.random(3, 6), chance(0.4))
+    mols[b] = ("lf.molecule{sites = %s}"):format(sites_expr(t))
+  end
+  if nb > 1 and chance(0.5) then for b = 2, nb do mols[b] = mols[1] end end -- many bodies share one template
+  local L = math.max(4 * nb, 8)
+  local xs, rs, vs = {}, {}, {}
+  for b = 1, nb do
+    xs[b] = ("{%s, %s, %s}"):format(num(1 + 3.5 * (b - 1)), num(L / 2 + math.random() * 0.2), num(L / 2))
+    rs[b] = ("{%s, %s, %s}"):format(num(math.random() * 3), num(math.random()), num(math.random()))
+    vs[b] = ("{%s, %s, 0}"):format(num((math.random() - 0.5) * 0.2), num((math.random() - 0.5) * 0.2))
+  end
+  if hostile and nb > 1 and chance(0.3) then xs[2] = xs[1]; rs[2] = rs[1]; mols[2] = mols[1] end -- sites that coincide
+  if hostile and chance(0.2) then vs[1] = pick{"{1e200, 0, 0}", "{1e154, 1e154, 0}", "{0/0, 0, 0}"} end
+  local o = {("cutoff = %s"):format(pick{"2.5", "2", "3", "1.2"})}
+  if boxed then o[#o + 1] = ("box = {%d, %d, %d}"):format(L, L, L) end
+  if chance(0.5) then o[#o + 1] = "skin = " .. pick{"0", "0.3", "1"} end
+  if chance(0.3) then o[#o + 1] = "shift = true" end
+  if chance(0.4) then o[#o + 1] = "k = " .. pick{"1", "332.06371"}; o[#o + 1] = "alpha = " .. pick{"0", "0.2", "1"} end
+  if chance(0.2) then o[#o + 1] = "lj = {{0.5, 1}, {0, 1}, {1, 0.5}}" end
+  return {nb = nb, mols = "{" .. table.concat(mols, ", ") .. "}", list = mols, xs = "{" .. table.concat(xs, ", ") .. "}",
+          rs = "{" .. table.concat(rs, ", ") .. "}", vs = "{" .. table.concat(vs, ", ") .. "}", opts = "{" .. table.concat(o, ", ") .. "}",
+          L = boxed and L or nil, xsl = xs}
+end
+local function sites_spec_expr(m, damage)
+  return ("V.sites_spec(%s, %s%s)"):format(m.mols, m.opts, damage and (", %q"):format(damage) or "")
+end
+local function md_system_expr(m, damage)
+  return ("lf.bodies(V.md_bodies(%s, %s, %s, %s, lf.potential.sites(%s)))"):format(m.mols, m.xs, m.rs, m.vs, sites_spec_expr(m, damage))
+end
+-- a LAMMPS data file of the arrangement (atom style atomic, molecular or full; image flags in the box;
+-- velocities), and the options that read it; damaged or hostile when asked
+local LAMMPS_DAMAGE = {"no_masses", "no_atoms", "count", "style", "triclinic", "type_out", "image_huge", "box_empty", "dup_id",
+                       "vel_unknown", "field_short", "nan", "huge", "second_atoms", "unexpected"}
+local function lammps_text(hostile)
+  local nb = math.random(1, 3)
+  local style = pick{"atomic", "molecular", "full"}
+  local L = 10
+  local atoms, vel, body, id = {}, {}, {}, 0
+  for b = 1, nb do
+    local t = mol_sites(math.random(3, 5), chance(0.4))
+    local c = {-0.5 + 3.5 * b, 5, 5}
+    for _, st in ipairs(t) do
+      id = id + 1
+      local p, img = {}, {}
+      for d = 1, 3 do
+        local v = c[d] + st.x[d]
+        img[d] = math.floor(v / L)
+        p[d] = num(v - img[d] * L)
+      end
+      local cols = {tostring(id)}
+      if style ~= "atomic" then cols[#cols + 1] = tostring(b) end
+      cols[#cols + 1] = tostring(st.type)
+      if style == "full" then cols[#cols + 1] = num(st.charge) end
+      cols[#cols + 1] = table.concat(p, " ")
+      if chance(0.7) then cols[#cols + 1] = table.concat(img, " ") end
+      atoms[#atoms + 1] = table.concat(cols, " ")
+      vel[#vel + 1] = ("%d %s %s %s"):format(id, num((math.random() - 0.5) * 0.2), num((math.random() - 0.5) * 0.2), num(0))
+      body[id] = b
+    end
+  end
+  local parts = {"LAMMPS data file (fuzz)", "", id .. " atoms", "3 atom types", "",
+                 ("0 %d xlo xhi"):format(L), ("0 %d ylo yhi"):format(L), ("0 %d zlo zhi"):format(L), "",
+                 "Masses", "", "1 1", "2 2", "3 0.5", "", "Atoms # " .. style, "", table.concat(atoms, "\n"), ""}
+  if chance(0.7) then parts[#parts + 1] = "Velocities\n\n" .. table.concat(vel, "\n") .. "\n" end
+  if chance(0.3) then parts[#parts + 1] = "Pair Coeffs\n\n1 1 1\n2 0.5 0.9\n3 0.2 1.1\n" end
+  local text = table.concat(parts, "\n")
+  if hostile then
+    local d = pick(LAMMPS_DAMAGE)
+    if d == "no_masses" then text = text:gsub("Masses\n\n1 1\n2 2\n3 0.5\n", "")
+    elseif d == "no_atoms" then text = text:gsub("Atoms # %a+", "Atomz")
+    elseif d == "count" then text = text:gsub("%d+ atoms", pick{"0 atoms", "1 atoms", "100000000 atoms", "-1 atoms", "1e3 atoms"}, 1)
+    elseif d == "style" then text = text:gsub("Atoms # %a+", "Atoms # " .. pick{"charge", "sphere", "full", "atomic", "molecular", "bond"})
+    elseif d == "triclinic" then text = text:gsub("zlo zhi\n", "zlo zhi\n0 0 0 xy xz yz\n")
+    elseif d == "type_out" then text = text:gsub("\n1 1\n", "\n1 1\n4 1\n")
+    elseif d == "image_huge" then text = text:gsub("(\n1 [^\n]-) 0 0 0\n", "%1 9223372036854775807 0 0\n")
+    elseif d == "box_empty" then text = text:gsub("0 10 ylo yhi", pick{"10 0 ylo yhi", "0 0 ylo yhi", "0 1e-300 ylo yhi", "-1e308 1e308 ylo yhi"})
+    elseif d == "dup_id" then text = text:gsub("\n2 ", "\n1 ", 1)
+    elseif d == "vel_unknown" then text = text .. "\nVelocities\n\n999 0 0 0\n"
+    elseif d == "field_short" then text = text:gsub("(Atoms # %a+\n\n[^\n]-) %S+\n", "%1\n")
+    elseif d == "nan" then text = text:gsub("(Atoms # %a+\n\n%d+ %d+ )", "%1nan ")
+    elseif d == "huge" then text = text:gsub("(\n%d+ )([%d.]+)( [%d.]+ [%d.]+)", "%11e300%3", 1)
+    elseif d == "second_atoms" then text = text .. "\nAtoms\n\n99 1 1 1 1\n"
+    else text = text .. "\nEllipsoids\n\n1 1 1 1\n" end
+  end
+  local bl = {}
+  for i = 1, id do bl[i] = tostring(body[i]) end
+  local bodies = style == "atomic" and ("V.body_of({%s})"):format(table.concat(bl, ", ")) or pick{'"molecule"', ("V.body_of({%s})"):format(table.concat(bl, ", "))}
+  local o = {"bodies = " .. bodies, "cutoff = " .. pick{"2.5", "3", "1"}}
+  if chance(0.5) then o[#o + 1] = "skin = " .. pick{"0", "0.3"} end
+  if chance(0.3) then o[#o + 1] = "shift = true" end
+  if style == "full" and chance(0.6) then o[#o + 1] = "coulomb = {alpha = 0.2, k = 1}" end
+  if chance(0.2) then o[#o + 1] = "lj = {{1, 1}, {0.5, 0.9}, {0.2, 1.1}}" end
+  if chance(0.15) then o[#o + 1] = "box = false" end
+  local fin = true
+  if hostile and chance(0.5) then
+    local h = pick{'bodies = "mol"', "bodies = 3", "bodies = V.fn('const', 0)", "bodies = V.fn('const', 1.5)", "bodies = V.fn('nil')",
+                   "bodies = V.fn('error')", "bodies = V.fn('const', math.maxinteger)", "cutoff = -1", "cutoff = 0/0", "cutoff = 1e300",
+                   "cutoff = '2'", "skin = -1", "lj = {1}", "lj = {{'a', 1}}", "lj = {{-1, 1}}", "lj_pairs = {{1}}",
+                   "coulomb = 3", "coulomb = {alpha = -1, k = 1}", "box = {1}", "box = 3", "box = {1e300, 1, 1}", "kB = 'x'", "kB = 0"}
+    o[#o + 1] = h
+    fin = not h:find("0/0") and not h:find("V.fn")
+  end
+  local opts = "{" .. table.concat(o, ", ") .. "}"
+  if hostile and chance(0.1) then opts = pick{"3", '"molecule"', "nil", "V.cyclic()"} end
+  return text, opts, fin
+end
+local T_MD = {molecule = find_target("lf.molecule"), sites = find_target("lf.potential.sites"),
+              stats = find_target("lf.potential.sites_stats"), xyz = find_target("lf.write_xyz"),
+              dump = find_target("lf.write_lammps_dump"), read = find_target("lf.read_lammps_data"), bodies = find_target("lf.bodies")}
+local XYZ_HOSTILE = {"times = {'a'}", "times = {0/0}", "timesteps = {1.5}", "timesteps = {2^63}", "timesteps = {'x'}",
+                     "box = {1}", "box = {'a', 1, 1}", "box = {0/0, 1, 1}", "box = 3", "species = {{}}", "species = {'a\\nb'}",
+                     "species = 3", "templates = {1, 2}", "templates = {}", "templates = 'x'", "templates = {{}}",
+                     "state = {x = {1, 2, 3}, R = 3}", "state = {x = V.vec(0/0, 0, 0), R = lf.so3.I}", "states = {}",
+                     "states = {3}", "states = V.big_array(3, {})", "append = 'yes'", "state = 3", "state = {x = {}, R = {}}"}
+local XYZ_PATHS = {'V.sandbox .. "/md.xyz"', 'V.sandbox .. "/md.dump"', 'V.sandbox .. "/no/such/dir/md.xyz"',
+                   'V.sandbox .. "/a\\0b.xyz"', '""', "V.sandbox", "3", "nil"}
+local function md_call()
+  local hostile = chance(0.5)
+  local r = math.random()
+  if r < 0.2 and T_MD.molecule then
+    local e, fin = molecule_spec(hostile)
+    return T_MD.molecule, {{e = e}}, fin
+  end
+  local m = md_setup(hostile and chance(0.4))
+  if r < 0.4 and T_MD.sites then
+    local damage = hostile and pick(SITES_DAMAGE) or nil
+    return T_MD.sites, {{e = sites_spec_expr(m, damage)}}, not NONFINITE_DAMAGE[damage]
+  end
+  if r < 0.65 then -- a system, an integrator or a run (valid potentials: a refused one is skipped)
+    local sys = md_system_expr(m)
+    if chance(0.2) and T_MD.bodies then return T_MD.bodies, {{e = ("V.md_bodies(%s, %s, %s, %s, lf.potential.sites(%s))"):format(
+      m.mols, m.xs, m.rs, m.vs, sites_spec_expr(m))}}, true end
+    local opts = {{"h", pick{"0.01", "0.005", "0.05"}}}
+    if hostile and chance(0.3) then opts[1][2] = pick{"0", "-0.01", "1e300", "0/0", "5e-324"} end
+    if T_RUN and chance(0.3) then
+      opts[#opts + 1] = {"method", FIELD_GEN.method()}
+      opts[#opts + 1] = {"T", pick{"0.05", "0.1"}}
+      if chance(0.3) then opts[#opts + 1] = {"thermostat", "{T = 0.5, gamma = 1, seed = 3}"} end
+      return T_RUN, {{e = sys}, {f = opts}}, not opts[1][2]:find("0/0")
+    end
+    if chance(0.2) then opts[#opts + 1] = {"thermostat", gen_thermostat(hostile and chance(0.3))} end
+    return T_INTEGRATOR, {{e = pick{'"no_squish"', '"split_exact"', '"dlm"', '"dlm_s4"', '"split_exact_s4"', '"vlv"', '"rkmk4"'}},
+                          {e = sys}, {f = opts}}, not opts[1][2]:find("0/0")
+  end
+  if r < 0.85 and T_MD.xyz and T_MD.dump then -- the sites to a file
+    local st = {}
+    for b = 1, m.nb do st[b] = ("{x = %s, R = lf.so3.exp(V.vec(0.1, %d, 0.2))}"):format("V.vec(" .. m.xsl[b]:sub(2, -2) .. ")", b) end
+    local state = m.nb == 1 and st[1] or ("{x = {%s}, R = {%s}}"):format(
+      table.concat((function() local t = {} for b = 1, m.nb do t[b] = "V.vec(" .. m.xsl[b]:sub(2, -2) .. ")" end return t end)(), ", "),
+      table.concat((function() local t = {} for b = 1, m.nb do t[b] = ("lf.so3.exp(V.vec(0.1, %d, 0.2))"):format(b) end return t end)(), ", "))
+    local i = pool_pick("lf.integrator")
+    if i and okind[i] == "lf.integrator" and chance(0.2) then state = ("o[%d]:state()"):format(i) end
+    local o = {{"templates", m.mols}, {chance(0.3) and "states" or "state", state}}
+    if o[2][1] == "states" then o[2][2] = "{" .. state .. ", " .. state .. "}" end
+    if m.L and chance(0.7) then o[#o + 1] = {"box", ("{%d, %d, %d}"):format(m.L, m.L, m.L)} end
+    if chance(0.3) then o[#o + 1] = {"species", '{"O", "H", "C"}'} end
+    if chance(0.2) then o[#o + 1] = {"append", "true"} end
+    if chance(0.2) then o[#o + 1] = {"times", "{0.5, 1}"}; o[#o + 1] = {"timesteps", "{5, 10}"} end
+    local path = pick{'V.sandbox .. "/md.xyz"', 'V.sandbox .. "/md.dump"'}
+    local fin = true
+    if hostile then
+      if chance(0.3) then path = pick(XYZ_PATHS) end
+      local h = pick(XYZ_HOSTILE)
+      local k, v = h:match("^(%w+) = (.*)$")
+      o[#o + 1] = {k, v}
+      fin = not h:find("0/0")
+    end
+    return chance(0.5) and T_MD.xyz or T_MD.dump, {{e = path}, {f = o}}, fin
+  end
+  if r < 0.95 and T_MD.read then
+    local text, opts, fin = lammps_text(hostile)
+    return T_MD.read, {{e = ("V.lammps_file(V.sandbox .. '/md.data', %q)"):format(text):gsub("\\\n", "\\n")}, {e = opts}}, fin
+  end
+  if T_MD.stats then -- the statistics of a site potential of the pool (after the evaluations of its integrators)
+    local cand = {}
+    for j = 1, #o do if okind[j] == "lf.potential" and safe_tostring(o[j]) == "lf.potential.sites" then cand[#cand + 1] = j end end
+    return T_MD.stats, {{e = #cand > 0 and ("o[%d]"):format(pick(cand)) or "@lf.potential"}}, true
+  end
+end
 local STEP_CALLS = {
   step = {{}, {"1"}, {"1"}, {"3"}, {"20"}, {"-1"}, {"0"}, {"1.5"}},
   advance_to = {{"@self.t + 0.3"}, {"@self.t - 0.3"}, {"1/0"}, {"0/0"}},
@@ -1315,7 +1623,8 @@ while k < opt.calls and clock() - t_start < opt.seconds do
   local q = math.random()
   local c, preset, pfin
   if q < 0.04 then c, preset, pfin = forced_call()
-  elseif q < 0.07 then c, preset, pfin = step_call() end
+  elseif q < 0.07 then c, preset, pfin = step_call()
+  elseif q < 0.10 then c, preset, pfin = md_call() end
   local r = c and 2 or math.random()
   if c then -- (chosen above)
   elseif r < 0.08 and #focus > 0 then
@@ -1369,13 +1678,14 @@ while k < opt.calls and clock() - t_start < opt.seconds do
     exprs[i] = e:gsub("gnuplot = [^,}]+", function() return "gnuplot = " .. pick(V.safe_exe) end)
   end
   c.uses_finalize = uses_fin
+  c.argtext = table.concat(exprs, ", ")
   local kn = known(c)
   if kn then
     stats.skipped = stats.skipped + 1
   else
     if run_call(c, exprs, fin) and entry then corpus_add(key, entry) end
   end
-  c.uses_finalize = nil
+  c.uses_finalize, c.argtext = nil, nil
   if k % 200 == 0 then collectgarbage() end
 end
 

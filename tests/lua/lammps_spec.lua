@@ -105,6 +105,9 @@ describe("lf.molecule", function()
     has(errmsg(lf.molecule, {sites = {{mass = 1, x = {0, 0, 0}, chrage = 1}}}), "unknown field 'chrage'")
     has(errmsg(lf.molecule, {atoms = {}}), "unknown field 'atoms'")
     has(errmsg(lf.molecule, {sites = {{mass = 1, x = {0, 0, 0}}}}), "lie on a line")
+    local water = lf.molecule{sites = {{mass = 16, x = {0, 0, 0}}, {mass = 1, x = {1, 0, 0}}, {mass = 1, x = {0, 1, 0}}}}
+    has(errmsg(water.body, 0.5), "call it as a method") -- (a fuzz finding: the methods indexed any self)
+    has(errmsg(water.place, water, 5), "a rotation (mat3) expected")
   end)
 end)
 
@@ -155,6 +158,17 @@ describe("lf.read_lammps_data", function()
     refuses(head .. atoms, "no molecule IDs", {cutoff = 1})
     refuses(head .. atoms, "bodies(1) returned nil", {bodies = function() return nil end, cutoff = 1})
     refuses("title\n\n1 atom types\n", "no 'N atoms'")
+    -- options (fuzz findings: a misspelt option was ignored, a negative epsilon accepted, 10^5 types
+    -- allocated their K^2 tables)
+    refuses(head .. atoms, "unknown option 'cutof'", {bodies = function() return 1 end, cutof = 1})
+    refuses(head .. atoms, "option 'kB' must be a positive number", {bodies = function() return 1 end, kB = -1})
+    refuses(head .. atoms, "epsilon", {bodies = function() return 1 end, cutoff = 1, lj = {{-1, 1}}})
+    refuses(head:gsub("1 atom types", "1025 atom types"):gsub("Masses\n\n1 1\n", "Masses\n\n1 1\n1025 1\n") ..
+            atoms:gsub("3 1 1 2 1", "3 1025 1 2 1"),
+            "atom type 1025: at most 1024 types")
+    local p = file(head .. "Atoms # atomic\n\n1 1 1 1 1\n")
+    has(errmsg(lf.read_lammps_data, p, {bodies = function() return 1 end, cutoff = 1}), "lf.read_lammps_data: ")
+    os.remove(p)
     has(errmsg(lf.read_lammps_data, "/nonexistent/data"), "cannot open")
   end)
 end)

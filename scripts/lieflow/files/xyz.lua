@@ -31,6 +31,8 @@ function M.sites(templates, state, fn)
   local out = {}
   for b, t in ipairs(templates) do
     local x, R = xs[b], Rs[b]
+    local okR = pcall(function() return R * t.sites[1].x + x end)
+    if not okR then fail(fn, "body %d: x must be a vec3 and R a mat3", b) end
     for i, s in ipairs(t.sites) do
       local r = R * s.x
       out[#out + 1] = {x[1] + r[1], x[2] + r[2], x[3] + r[3], type = s.type, body = b, site = i}
@@ -39,10 +41,35 @@ function M.sites(templates, state, fn)
   return out
 end
 
+-- an optional array of n numbers (integers when `integer`) named key
+local function numbers(o, key, n, integer, fn)
+  local v = o[key]
+  if v == nil then return end
+  if type(v) ~= "table" or (n and #v ~= n) then
+    fail(fn, "'%s' must be an array of %s numbers, got %s", key, n and tostring(n) or "the frames'", type(v))
+  end
+  for i = 1, #v do
+    if type(v[i]) ~= "number" or v[i] ~= v[i] or math.abs(v[i]) == math.huge or (integer and math.type(v[i]) ~= "integer"
+        and v[i] ~= math.floor(v[i])) then
+      fail(fn, "'%s'[%d] is %s, expected a finite %s", key, i, tostring(v[i]), integer and "integer" or "number")
+    end
+  end
+end
+
 local function frames(o, fn)
   if type(o) ~= "table" then fail(fn, "options {templates =, states = | state =, ...} expected, got %s", type(o)) end
   local states = o.states or (o.state and {o.state})
   if type(states) ~= "table" or #states < 1 then fail(fn, "'states' (an array of states) or 'state' is required") end
+  if type(o.templates) ~= "table" then fail(fn, "'templates' must be an array of lf.molecule, got %s", type(o.templates)) end
+  for b, t in ipairs(o.templates) do
+    if type(t) ~= "table" or type(t.sites) ~= "table" then fail(fn, "templates[%d] is not an lf.molecule", b) end
+  end
+  numbers(o, "times", #states, false, fn)
+  numbers(o, "timesteps", #states, true, fn)
+  if o.box ~= nil and not (type(o.box) == "table" and (#o.box == 3 or #o.box == 6)) then
+    fail(fn, "'box' must be {Lx, Ly, Lz} or {xlo, xhi, ylo, yhi, zlo, zhi}")
+  end
+  numbers(o, "box", nil, false, fn)
   return states
 end
 
@@ -90,7 +117,7 @@ function M.write_lammps_dump(path, o)
   for k, st in ipairs(states) do
     local sites = M.sites(o.templates, st, fn)
     chunks[#chunks + 1] = ("ITEM: TIMESTEP\n%d\nITEM: NUMBER OF ATOMS\n%d\nITEM: BOX BOUNDS pp pp pp\n"):format(
-      o.timesteps and o.timesteps[k] or k - 1, #sites)
+      math.tointeger(o.timesteps and o.timesteps[k] or k - 1), #sites)
     chunks[#chunks + 1] = ("%.17g %.17g\n%.17g %.17g\n%.17g %.17g\nITEM: ATOMS id mol type xu yu zu\n"):format(
       box[1], box[2], box[3], box[4], box[5], box[6])
     for id, s in ipairs(sites) do
