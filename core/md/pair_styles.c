@@ -65,7 +65,10 @@ int lf_md_pairs_init(lf_md_pairs *p, const lf_sites_spec *spec, lf_error *err)
     if (!spec->lj_epsilon != !spec->lj_sigma)
         return lf_error_set(err, LF_EINVAL, "sites: lj_epsilon and lj_sigma must be given together (or neither)");
     int st = spec->lj_epsilon ? check_lj(spec, err) : LF_OK;
-    if (st == LF_OK && spec->charge) st = check_coulomb(spec, err);
+    if (spec->charges_only && (!spec->charge || !spec->pair_fn))
+        return lf_error_set(err, LF_EINVAL,
+                            "sites: charges_only needs the charges and a pair_fn (else they do nothing)");
+    if (st == LF_OK && spec->charge && !spec->charges_only) st = check_coulomb(spec, err);
     if (st != LF_OK) return st;
     const size_t n = (size_t)nt * (size_t)nt;
     p->lj12 = calloc(n, sizeof *p->lj12);
@@ -88,7 +91,7 @@ int lf_md_pairs_init(lf_md_pairs *p, const lf_sites_spec *spec, lf_error *err)
             p->ljshift[i] = ir6 * (p->lj12[i] * ir6 - p->lj6[i]);
         }
     }
-    p->coulomb = spec->charge != NULL;
+    p->coulomb = spec->charge != NULL && !spec->charges_only;
     if (p->coulomb) {
         const double a = spec->coulomb_alpha, rc = p->rc;
         p->k = spec->coulomb_k;

@@ -32,6 +32,8 @@ struct lf_sites {
     int *type;      /* ns, by site */
     double *q;      /* ns, by site (NULL: no charges) */
     lf_md_pairs pairs;
+    lf_sites_pair_fn pair_fn; /* the user's pair function (NULL: none) and its context */
+    void *pair_ctx;
     lf_md_cells cells;
     double skin;   /* in use */
     double u_self; /* the DSF self energy */
@@ -196,9 +198,11 @@ lf_sites *lf_sites_new(const lf_sites_spec *spec, lf_error *err)
         lf_sites_free(e);
         return NULL;
     }
-    e->u_self = spec->charge ? lf_sites_self(spec->coulomb_self, spec->cutoff, spec->coulomb_alpha, spec->coulomb_k, ns,
-                                             spec->charge)
-                             : 0;
+    e->pair_fn = spec->pair_fn;
+    e->pair_ctx = spec->pair_ctx;
+    e->u_self = e->pairs.coulomb ? lf_sites_self(spec->coulomb_self, spec->cutoff, spec->coulomb_alpha, spec->coulomb_k,
+                                                 ns, spec->charge)
+                                 : 0;
     if (!isfinite(e->u_self)) { /* charges whose energies overflow: refused here, not U = -inf at each evaluation */
         lf_error_set(err, LF_EINVAL,
                      "sites: the Coulomb self energy of the charges is not finite (%g): charges too large", e->u_self);
@@ -280,14 +284,30 @@ static double place(lf_sites *e, const double *x, const double *R)
 }
 
 typedef struct {
-    double ulj, uc, w;
+    double ulj, uc, uu, w;
     long count;
     int bad_k, bad_j; /* a pair at distance 0 */
+    int status;       /* of the user's pair function (LF_OK), its message in *err */
+    lf_error *err;
 } loop_out;
 
+/* the user's pair function at r = sqrt(r2) for the sites of types ta, tb with charges qa, qb: u added to
+ * *uu, returns fpair = -du/dr / r (the force on a is fpair (r_a - r_b)) */
+static inline double user_pair(const lf_sites *e, int ta, int tb, double qa, double qb, double r2, double *uu,
+                               loop_out *o)
+{
+    const double r = sqrt(r2);
+    double u = 0, du = 0;
+    const int st = ta <= tb ? e->pair_fn(e->pair_ctx, ta, tb, r, qa, qb, &u, &du, o->err)
+                            : e->pair_fn(e->pair_ctx, tb, ta, r, qb, qa, &u, &du, o->err);
+    if (st != LF_OK) o->status = st;
+    *uu += u;
+    return -du / r;
+}
+
 /* the pair loop over the list: site forces f (zeroed first), energies, atomic virial, pairs in range.
- * lj and coul are constants at each call (the compiler makes one loop of each). */
-static inline void pair_loop(lf_sites *e, const int lj, const int coul, loop_out *o)
+ * lj, coul and user are constants at each call (the compiler makes one loop of each). */
+static inline void pair_loop(lf_sites *e, const int lj, const int coul, const int user, loop_out *o)
 {
     const lf_md_pairs *P = &e->pairs;
     const int n = e->ns, nt = P->ntypes;
@@ -300,11 +320,11 @@ static inline void pair_loop(lf_sites *e, const int lj, const int coul, loop_out
     /* the gathered pairs' buffers (none before the list has held a pair: no pointer arithmetic on NULL) */
     double *cx = e->cd, *cy = cx ? cx + e->cap_c : NULL, *cz = cy ? cy + e->cap_c : NULL,
            *cr = cz ? cz + e->cap_c : NULL;
-    double *fx = e->f[0], *fy = e->f[1], *fz = e->f[2], ulj = 0, uc = 0, w = 0;
+    double *fx = e->f[0], *fy = e->f[1], *fz = e->f[2], ulj = 0, uc = 0, uu = 0, w = 0;
     long count = 0;
     memset(e->dbl + 6 * (size_t)n, 0, 3 * (size_t)n * sizeof(double)); /* f */
     for (int k = 0; k < n; k++) {
-        const double xk = px[k], yk = py[k], zk = pz[k], qk = coul ? q[k] : 0;
+        const double xk = px[k], yk = py[k], zk = pz[k], qk = coul || user ? q[k] : 0;
         const int row = tk[k] * nt;
         double fxk = 0, fyk = 0, fzk = 0;
         int nin = 0; /* the pairs in range, gathered without a branch (the cutoff test is unpredictable) */
@@ -335,6 +355,10 @@ static inline void pair_loop(lf_sites *e, const int lj, const int coul, loop_out
                 const double qq = qk * q[j];
                 if (qq != 0) fp += lf_md_dsf(P, qq, sqrt(r2), ir2, &uc);
             }
+            if (user) {
+                fp += user_pair(e, tk[k], tk[j], qk, q[j], r2, &uu, o);
+                if (o->status != LF_OK) return;
+            }
             w += fp * r2;
             fxk += fp * dx;
             fyk += fp * dy;
@@ -350,6 +374,7 @@ static inline void pair_loop(lf_sites *e, const int lj, const int coul, loop_out
     }
     o->ulj = ulj;
     o->uc = uc;
+    o->uu = uu;
     o->w = w;
     o->count = count;
 }
@@ -430,12 +455,18 @@ static int eval_locked(lf_sites *e, const double *x, const double *R, double *U,
         if (st != LF_OK) return st;
         place(e, x, R);
     }
-    loop_out o = {0, 0, 0, 0, -1, -1};
+    loop_out o = {.bad_k = -1, .bad_j = -1, .status = LF_OK, .err = err};
     const int lj = e->pairs.lj, coul = e->pairs.coulomb;
-    if (lj && coul) pair_loop(e, 1, 1, &o);
-    else if (lj) pair_loop(e, 1, 0, &o);
-    else if (coul) pair_loop(e, 0, 1, &o);
-    else pair_loop(e, 0, 0, &o);
+    if (e->pair_fn) { /* a call per pair in range: the built-in styles' loops stay as they are */
+        if (lj && coul) pair_loop(e, 1, 1, 1, &o);
+        else if (lj) pair_loop(e, 1, 0, 1, &o);
+        else if (coul) pair_loop(e, 0, 1, 1, &o);
+        else pair_loop(e, 0, 0, 1, &o);
+    } else if (lj && coul) pair_loop(e, 1, 1, 0, &o);
+    else if (lj) pair_loop(e, 1, 0, 0, &o);
+    else if (coul) pair_loop(e, 0, 1, 0, &o);
+    else pair_loop(e, 0, 0, 0, &o);
+    if (o.status != LF_OK) return o.status;
     if (o.bad_k >= 0) {
         const int i = e->cells.perm[o.bad_k], j = e->cells.perm[o.bad_j], bi = e->site_body[i], bj = e->site_body[j];
         return lf_error_set(err, LF_EDOMAIN,
@@ -443,9 +474,10 @@ static int eval_locked(lf_sites *e, const double *x, const double *R, double *U,
                             i - e->first[bi] + 1, bi + 1, j - e->first[bj] + 1, bj + 1);
     }
     const double af = reduce(e, R, F, tau);
-    if (!isfinite(o.ulj + o.uc) || !isfinite(o.w) || !isfinite(af)) return closest(e, err);
+    if (!isfinite(o.ulj + o.uc + o.uu) || !isfinite(o.w) || !isfinite(af)) return closest(e, err);
     e->st.lj_energy = o.ulj;
-    e->st.pair_energy = o.ulj + o.uc;
+    e->st.user_energy = o.uu;
+    e->st.pair_energy = o.ulj + o.uc + o.uu;
     e->st.energy = e->st.pair_energy + e->u_self;
     e->st.atomic_virial = o.w;
     e->st.virial = o.w - af;

@@ -16,6 +16,8 @@
  *    Chebyshev approximations (Math. Comp. 23 (1969)), within 3.5 eps of erfc (pair_styles_internal.h); LAMMPS
  *    uses the 1.5e-7 approximation of Abramowitz & Stegun 7.1.26: energies agree with LAMMPS's to about that
  *    relative precision (1.7e-7 on SPC/E water, bench/water.lua).
+ *  - a pair function of the user's (lf_sites_pair_fn; from Lua a site_pair function compiled once per pair
+ *    of site types), u(r) and du/dr for r < rc, added to the others, used as written (no shift).
  * The forces on the sites give each body its force F_b = sum f_i (spatial) and its body-frame torque
  * tau_b = sum s_i x (R_b^T f_i) (potential.h's convention: tau . y = -d/de U(R_b exp(e hat y))).
  *
@@ -48,6 +50,13 @@ LF_BEGIN_DECLS
  * LF_SITES_SELF_NONE: none (U is the sum over pairs). */
 enum { LF_SITES_SELF_LAMMPS = 0, LF_SITES_SELF_FG = 1, LF_SITES_SELF_NONE = 2 };
 
+/* A pair function of the user's: for two sites of types ta <= tb with charges qa, qb (in the same order; 0
+ * without charges) at distance r, 0 < r < rc: *u = u(r) and *du = du/dr. A status other than LF_OK fails
+ * the evaluation with the message it put in err. Called from the evaluation's thread, under the engine's
+ * lock. */
+typedef int (*lf_sites_pair_fn)(void *ctx, int ta, int tb, double r, double qa, double qb, double *u, double *du,
+                                lf_error *err);
+
 typedef struct lf_sites_spec {
     int nb;               /* bodies (>= 1) */
     const int *nsites;    /* sites per body (nb entries, each >= 1) */
@@ -60,11 +69,14 @@ typedef struct lf_sites_spec {
     double cutoff;                       /* the pair cutoff rc > 0 */
     int lj_shift;                        /* 1: LJ shifted to 0 at rc */
     double coulomb_alpha;                /* the DSF damping a >= 0 (0: the shifted force Coulomb) */
-    double coulomb_k;  /* the Coulomb constant of the units (qqrd2e: 332.06371 in LAMMPS real units), > 0 */
-    int coulomb_self;  /* LF_SITES_SELF_LAMMPS (0, the default), _FG or _NONE */
-    const double *box; /* Lx, Ly, Lz of an orthorhombic periodic box, rc <= L/2 (NULL: open space) */
-    double skin;       /* the Verlet skin >= 0 (0: no list kept); in a box at most min L - rc is used */
-    size_t max_bytes;  /* memory limit of the neighbour search (0: 1 GB); above it an evaluation fails */
+    double coulomb_k;         /* the Coulomb constant of the units (qqrd2e: 332.06371 in LAMMPS real units), > 0 */
+    int coulomb_self;         /* LF_SITES_SELF_LAMMPS (0, the default), _FG or _NONE */
+    const double *box;        /* Lx, Ly, Lz of an orthorhombic periodic box, rc <= L/2 (NULL: open space) */
+    double skin;              /* the Verlet skin >= 0 (0: no list kept); in a box at most min L - rc is used */
+    size_t max_bytes;         /* memory limit of the neighbour search (0: 1 GB); above it an evaluation fails */
+    lf_sites_pair_fn pair_fn; /* a pair function added to LJ and Coulomb (NULL: none), with its context */
+    void *pair_ctx;
+    int charges_only; /* 1: the charges are for pair_fn only (no Coulomb; coulomb_* unused) */
 } lf_sites_spec;
 
 typedef struct lf_sites lf_sites;
@@ -94,8 +106,9 @@ int lf_sites_eval(lf_sites *s, int nb, const double *x, const double *R, double 
 /* What the last evaluation measured, and the neighbour search's counts. */
 typedef struct lf_sites_stats {
     double energy;        /* U (pair_energy + self_energy) */
-    double pair_energy;   /* the sum over the pairs in range (LJ and Coulomb) */
+    double pair_energy;   /* the sum over the pairs in range (LJ, Coulomb and pair_fn) */
     double lj_energy;     /* its LJ part */
+    double user_energy;   /* its part from pair_fn */
     double self_energy;   /* the DSF self energy (a constant) */
     double virial;        /* the molecular virial W = sum over site pairs (i of body I, j of body J) of
                              * (x_I - x_J - n L) . f_ij, n L the image of the pair (the minimum image of

@@ -11,9 +11,8 @@
 #include "shared/bind.h"
 #include "lib/open.h"
 #include "shared/trace.h"
+#include "shared/model.h"
 #include "model/model_graph.h"
-
-#define LFB_COMPILED "lf.compiled"
 
 /* core.time_potential(sys [, reps]) -> seconds per evaluation of U, of the torques, of both, at the
  * system's initial attitudes (CPU time over reps evaluations; for benchmarks: bench/compile.lua) */
@@ -47,23 +46,16 @@ static int l_time_potential(lua_State *L)
 }
 
 /* ---------------------------------------------------------------- lf.compile */
-typedef struct {
-    lf_gmodule *m;
-    int nargs, nin, nout, npar, scalar;
-    int argkind[LF_GPROG_MAXSEG]; /* 1 number, 3 vec3, 9 mat3; -n an array of n numbers */
-    double par[];
-} compiled_fn;
-
-static compiled_fn *checkcompiled(lua_State *L, int idx)
+static lfb_compiled *checkcompiled(lua_State *L, int idx)
 {
-    compiled_fn *c = luaL_checkudata(L, idx, LFB_COMPILED);
+    lfb_compiled *c = luaL_checkudata(L, idx, LFB_COMPILED);
     if (!c->m) luaL_error(L, "the compiled function has been finalized");
     return c;
 }
 
 static int cf_gc(lua_State *L)
 {
-    compiled_fn *c = luaL_checkudata(L, 1, LFB_COMPILED);
+    lfb_compiled *c = luaL_checkudata(L, 1, LFB_COMPILED);
     lf_gmodule_free(c->m);
     c->m = NULL;
     return 0;
@@ -124,7 +116,7 @@ static void push_shaped(lua_State *L, int kind, const double *v)
 
 static int cf_eval(lua_State *L, int gradient)
 {
-    compiled_fn *c = checkcompiled(L, 1);
+    lfb_compiled *c = checkcompiled(L, 1);
     if (gradient && !c->scalar) return luaL_error(L, "compiled function: gradient needs a function returning a number");
     double *x = lua_newuserdatauv(L, ((size_t)c->nin + (size_t)c->nout + (size_t)c->nin + 1) * sizeof(double), 0);
     double *y = x + c->nin;
@@ -158,7 +150,7 @@ static int cf_gradient(lua_State *L) { return cf_eval(L, 1); }
 
 static int cf_index(lua_State *L)
 {
-    compiled_fn *c = checkcompiled(L, 1);
+    lfb_compiled *c = checkcompiled(L, 1);
     const char *k = luaL_checkstring(L, 2);
     if (strcmp(k, "backend") == 0) lua_pushstring(L, lf_gmodule_backend(c->m) == LF_BACKEND_NATIVE ? "native" : "tape");
     else if (strcmp(k, "report") == 0) lua_pushstring(L, lf_gmodule_report(c->m));
@@ -176,7 +168,7 @@ static int cf_index(lua_State *L)
 
 static int cf_tostring(lua_State *L)
 {
-    compiled_fn *c = luaL_checkudata(L, 1, LFB_COMPILED);
+    lfb_compiled *c = luaL_checkudata(L, 1, LFB_COMPILED);
     if (!c->m) lua_pushliteral(L, "lf.compiled (finalized)");
     else lua_pushfstring(L, "lf.compiled(%s)", lf_gmodule_report(c->m));
     return 1;
@@ -305,7 +297,7 @@ static int l_compile(lua_State *L)
     lua_call(L, n, 1); /* errors (a traced comparison ...) go to the caller as they are */
     int nout;
     lf_gmodule *m = module_of(L, t, tidx, nargs, kind, nin, backend, &nout, fn);
-    compiled_fn *c = lua_newuserdatauv(L, sizeof *c + ((size_t)npar + 1) * sizeof(double), 1);
+    lfb_compiled *c = lua_newuserdatauv(L, sizeof *c + ((size_t)npar + 1) * sizeof(double), 1);
     memset(c, 0, sizeof *c);
     c->m = m;
     luaL_setmetatable(L, LFB_COMPILED);

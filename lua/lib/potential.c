@@ -4,10 +4,12 @@
  * reads the class's parameter schema (lf.potential.stress{alpha = 0.3}); lf.potential.free; and the
  * registry itself for the tests, core.potential_classes() and core.potential_create(name, par). The
  * potential objects (pot:energy, pot:torque, their lifetime) belong to the object layer (shared/object.c). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "shared/bind.h"
+#include "shared/model.h"
 #include "lib/open.h"
 
 /* Reading a parameter into v (untouched when absent): numbers finite, rotations checked, errors
@@ -283,14 +285,96 @@ static double *numbers_field(lua_State *L, int t, const char *key, int required,
     return v;
 }
 
+/* The compiled site_pair functions of a site potential (lf.potential.sites{pair_functions =}): f[ta nt + tb]
+ * for ta <= tb (NULL: the pair has none), each of (r, qa, qb) compiled with its gradient (lf.compile). The
+ * potential's user value keeps them and this context alive. */
+typedef struct {
+    int nt, base; /* types; the first type's number in messages (0, or 1 for LAMMPS's types) */
+    const lfb_compiled *f[];
+} site_pairs;
+#define LFB_SITE_PAIR_MAXTYPES 32
+
+static int site_pair_eval(void *ctx, int ta, int tb, double r, double qa, double qb, double *u, double *du,
+                          lf_error *err)
+{
+    const site_pairs *c = ctx;
+    const lfb_compiled *f = c->f[ta * c->nt + tb];
+    if (!f) {
+        *u = *du = 0;
+        return LF_OK;
+    }
+    if (!f->m) /* (finalized by hand: the potential holds it otherwise) */
+        return lf_error_set(err, LF_EINVAL, "site_pair of types %d and %d: its compiled function has been finalized",
+                            ta + c->base, tb + c->base);
+    const double in[3] = {r, qa, qb}, *seg[3] = {in, in + 1, in + 2};
+    double out[4];
+    lf_gmodule_eval(f->m, 1, seg, f->par, out, NULL);
+    if (!isfinite(out[0]) || !isfinite(out[1]))
+        return lf_error_set(err, LF_EDOMAIN,
+                            "site_pair(r = %g) of sites of types %d and %d (charges %g, %g) is not finite: u = %g, "
+                            "du/dr = %g",
+                            r, ta + c->base, tb + c->base, qa, qb, out[0], out[1]);
+    *u = out[0], *du = out[1];
+    return LF_OK;
+}
+
+/* Field pair_functions of the spec at 1 ({[ta nt + tb + 1] = compiled function of (r, qa, qb)}, ta <= tb
+ * 0-based; type_base: the number of the first type in messages): a context pushed, or nothing (0) */
+static site_pairs *site_pairs_of(lua_State *L, int nt, const char *fn)
+{
+    if (lua_getfield(L, 1, "pair_functions") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    const int t = lua_gettop(L);
+    if (lua_type(L, t) != LUA_TTABLE) return luaL_error(L, "%s: field 'pair_functions' must be a table", fn), NULL;
+    if (nt > LFB_SITE_PAIR_MAXTYPES)
+        return luaL_error(L, "%s: site pair functions take at most %d site types, got ntypes = %d", fn,
+                          LFB_SITE_PAIR_MAXTYPES, nt),
+               NULL;
+    lua_getfield(L, 1, "type_base");
+    const lua_Integer base = lua_isnil(L, -1) ? 0 : luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+    site_pairs *c = lua_newuserdatauv(L, sizeof *c + (size_t)nt * (size_t)nt * sizeof c->f[0], 1);
+    c->nt = nt;
+    c->base = base == 1;
+    lua_pushvalue(L, t);
+    lua_setiuservalue(L, -2, 1); /* the context keeps the functions */
+    for (int k = 0; k < nt * nt; k++) c->f[k] = NULL;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        const lua_Integer k = lua_isinteger(L, -2) ? lua_tointeger(L, -2) : 0;
+        const int ta = (int)((k - 1) / nt), tb = (int)((k - 1) % nt);
+        if (k < 1 || k > (lua_Integer)nt * nt || ta > tb)
+            return luaL_error(L, "%s: pair_functions: key %s, expected ta ntypes + tb + 1 with 0 <= ta <= tb < %d", fn,
+                              luaL_tolstring(L, -2, NULL), nt),
+                   NULL;
+        const lfb_compiled *f = lfb_testcompiled(L, -1);
+        if (!f || f->nargs != 3 || f->argkind[0] != 1 || f->argkind[1] != 1 || f->argkind[2] != 1)
+            return luaL_error(L,
+                              "%s: pair_functions[%d] must be a compiled function of three numbers (r, qa, qb), got %s",
+                              fn, (int)k, lfb_typename(L, -1)),
+                   NULL;
+        if (!f->scalar)
+            return luaL_error(L, "%s: site_pair of the site types %d and %d must return a number, got %d numbers", fn,
+                              ta + c->base, tb + c->base, f->nout),
+                   NULL;
+        c->f[k - 1] = f;
+        lua_pop(L, 1);
+    }
+    lua_remove(L, t);
+    return c;
+}
+
 /* lf.potential.sites{nsites =, s =, type =, charge =, ntypes =, lj_epsilon =, lj_sigma =, cutoff =, lj_shift =,
  * coulomb_alpha =, coulomb_k =, box =, skin =}: the site–site potential of bodies made of sites, in the
  * flat layout of lf_sites_spec (md/sites.h; lf.molecule builds it from molecules) */
 static int pot_sites(lua_State *L)
 {
-    static const char *const keys[] = {"nsites",     "s",        "type",   "charge",   "ntypes",
-                                       "lj_epsilon", "lj_sigma", "cutoff", "lj_shift", "coulomb_alpha",
-                                       "coulomb_k",  "box",      "skin",   NULL};
+    static const char *const keys[] = {"nsites",     "s",        "type",   "charge",         "ntypes",
+                                       "lj_epsilon", "lj_sigma", "cutoff", "lj_shift",       "coulomb_alpha",
+                                       "coulomb_k",  "box",      "skin",   "pair_functions", "type_base",
+                                       NULL};
     const char *fn = "lf.potential.sites";
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
@@ -346,12 +430,22 @@ static int pot_sites(lua_State *L)
     }
     if (isnan(val[0])) return luaL_error(L, "%s: field 'cutoff' (the pair cutoff) is required", fn);
     spec.cutoff = val[0], spec.coulomb_alpha = val[1], spec.coulomb_k = val[2], spec.skin = val[3];
-    if (q && !(spec.coulomb_k > 0)) spec.charge = NULL; /* charges without a Coulomb constant: no Coulomb */
     lua_getfield(L, 1, "lj_shift");
     spec.lj_shift = lua_toboolean(L, -1) && !(lua_isinteger(L, -1) && lua_tointeger(L, -1) == 0);
     lua_pop(L, 1);
+    site_pairs *sp = site_pairs_of(L, spec.ntypes, fn); /* (pushed: a context, if any) */
+    if (sp) spec.pair_fn = site_pair_eval, spec.pair_ctx = sp;
+    /* charges without a Coulomb constant: for the pair functions only, or nothing */
+    if (q && !(spec.coulomb_k > 0)) {
+        if (sp) spec.charges_only = 1;
+        else spec.charge = NULL;
+    }
     lf_error e;
     lfb_newpotential(L, lf_potential_sites(&spec, &e), 0, &e);
+    if (sp) { /* the potential keeps the context (and through it the functions) */
+        lua_pushvalue(L, -2);
+        lua_setiuservalue(L, -2, 1);
+    }
     return 1;
 }
 
@@ -370,6 +464,7 @@ static int pot_sites_stats(lua_State *L)
     } f[] = {{"energy", st.energy},
              {"pair_energy", st.pair_energy},
              {"lj_energy", st.lj_energy},
+             {"user_energy", st.user_energy},
              {"self_energy", st.self_energy},
              {"virial", st.virial},
              {"atomic_virial", st.atomic_virial},

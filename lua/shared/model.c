@@ -296,3 +296,9 @@ int lfb_compile_spheres(lua_State *L, lfb_system *s, int n, const double *q0, in
     else trace_failed(L, backend, fn, reason, report, size);
     return ok;
 }
+
+lfb_compiled *lfb_testcompiled(lua_State *L, int idx)
+{
+    lfb_compiled *c = luaL_testudata(L, idx, LFB_COMPILED);
+    return c && c->m ? c : NULL;
+}

@@ -32,4 +32,17 @@ lf_potential *lfb_pairs_rigid(lua_State *L, lfb_system *s, int t, int nb, const 
 int lfb_pairs_spheres(lua_State *L, lfb_system *s, int t, int n, const double *q0, lf_spheres_def *inner, int backend,
                       lf_spheres_def *def, const char *fn, char *report, size_t size);
 
+/* A compiled function (lf.compile, lib/compile.c): the userdata LFB_COMPILED over its module (value:
+ * function 0; value and gradient with respect to every input: function 1), the kinds of its arguments
+ * (1 number, 3 vec3, 9 mat3, -n an array of n numbers) and its parameters' values. */
+#define LFB_COMPILED "lf.compiled"
+typedef struct lfb_compiled {
+    lf_gmodule *m; /* NULL once finalized */
+    int nargs, nin, nout, npar, scalar;
+    int argkind[LF_GPROG_MAXSEG];
+    double par[];
+} lfb_compiled;
+/* The compiled function at idx, or NULL if the value is not one or has been finalized. */
+lfb_compiled *lfb_testcompiled(lua_State *L, int idx);
+
 #endif

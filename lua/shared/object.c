@@ -59,7 +59,7 @@ lfb_potential *lfb_checkpotential(lua_State *L, int idx)
 void lfb_newpotential(lua_State *L, lf_potential *p, int free_body, const lf_error *e)
 {
     if (!p && !free_body) lfb_error(L, e);
-    lfb_potential *u = lua_newuserdatauv(L, sizeof *u, 0);
+    lfb_potential *u = lua_newuserdatauv(L, sizeof *u, 1); /* a user value: what the C potential uses (if any) */
     memset(u, 0, sizeof *u);
     u->p = p;
     u->free_body = free_body;

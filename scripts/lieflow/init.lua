@@ -28,7 +28,7 @@ local lf = {
   version = core.version, _VERSION = "lieflow " .. core.version,
   vec3 = core.vec3, mat3 = core.mat3,
   so3 = core.so3, s2 = core.s2, quat = core.quat,
-  potential = core.potential, forcing = core.forcing,
+  potential = molecule.potentials(core.potential), forcing = core.forcing,
   rkmk = core.rkmk,
   reference = core.reference, exact = core.exact,
   math = core.math, autodiff = ad, compile = core.compile,

@@ -22,6 +22,7 @@ local lammps = require "lieflow.files.lammps"
 local M = {max_bytes = 1 << 28}
 
 local function fail(fmt, ...) error("lf.molecule: " .. fmt:format(...), 3) end
+local function raise(fmt, ...) error(fmt:format(...), 0) end -- (the message names its function)
 
 -- the eigenvalues and eigenvectors of a symmetric 3x3 matrix a (a[i][j]) by cyclic Jacobi rotations
 local function jacobi3(a)
@@ -233,6 +234,81 @@ local function lj_pair(v, what)
   return v[1], v[2]
 end
 
+--- M.site_pair_functions(site_pair, ntypes, used, base, opts, who) -> {[a ntypes + b + 1] = f}: the Lua
+--- function site_pair(r, si, sj [, p]) -> u compiled (lf.compile, with its derivative in r from the same
+--- graph) once per pair of the site types a <= b present (0-based; used[a] true), the charges as inputs:
+--- si = {type = a + base, charge = qa}. opts.params (p), opts.compile ("auto" | "native" | "tape"),
+--- opts.cutoff (the trace point is r = cutoff/2). Errors name who and the pair of types.
+function M.site_pair_functions(site_pair, ntypes, used, base, opts, who)
+  if type(site_pair) ~= "function" then raise("%s: site_pair must be a function (r, si, sj [, p]) -> u, got %s", who,
+    type(site_pair)) end
+  if ntypes > 32 then raise("%s: site_pair takes at most 32 site types, got %d", who, ntypes) end
+  if opts.params ~= nil and type(opts.params) ~= "table" then
+    raise("%s: params must be a table, got %s", who, type(opts.params))
+  end
+  local backend = opts.compile
+  if backend ~= nil and backend ~= "auto" and backend ~= "native" and backend ~= "tape" then
+    raise("%s: compile must be \"auto\", \"native\" or \"tape\" (site_pair is always compiled), got %s", who,
+      tostring(backend))
+  end
+  local rc = type(opts.cutoff) == "number" and opts.cutoff > 0 and opts.cutoff < math.huge and opts.cutoff or 1
+  local fns = {}
+  for a = 0, ntypes - 1 do
+    for b = a, ntypes - 1 do
+      if used[a] and used[b] then
+        local ta, tb = a + base, b + base
+        local ok, f = pcall(core.compile, function(r, qa, qb, p)
+          return site_pair(r, {type = ta, charge = qa}, {type = tb, charge = qb}, p)
+        end, {args = {"number", "number", "number"}, params = opts.params, backend = backend, at = {0.5 * rc, 1, 1}})
+        if not ok then
+          raise("%s: site_pair of the site types %d and %d: %s", who, ta, tb, tostring(f):gsub("^lf%.compile: ", ""))
+        end
+        fns[a * ntypes + b + 1] = f
+      end
+    end
+  end
+  return fns
+end
+
+--- M.potential_sites(spec, c_sites) -> lf.potential.sites{...} (c_sites: the C constructor), with
+--- spec.site_pair (and params, compile) compiled by M.site_pair_functions first.
+local SITE_PAIR_KEYS = {site_pair = true, params = true, compile = true}
+function M.potential_sites(spec, c_sites)
+  if type(spec) ~= "table" or spec.site_pair == nil then
+    if type(spec) == "table" and (spec.params ~= nil or spec.compile ~= nil) then
+      error("lf.potential.sites: params and compile go with a site_pair function", 2)
+    end
+    return c_sites(spec)
+  end
+  local ok, res = pcall(function()
+    local c, used, ntypes = {}, {}, 1
+    for k, v in pairs(spec) do if not SITE_PAIR_KEYS[k] then c[k] = v end end
+    if spec.ntypes ~= nil then
+      if math.type(spec.ntypes) ~= "integer" or spec.ntypes < 1 then
+        raise("lf.potential.sites: ntypes = %s, expected an integer >= 1", tostring(spec.ntypes))
+      end
+      ntypes = spec.ntypes
+    end
+    if type(spec.type) == "table" then
+      for _, t in ipairs(spec.type) do if math.type(t) == "integer" and t >= 0 and t < ntypes then used[t] = true end end
+    else
+      used[0] = true
+    end
+    c.pair_functions = M.site_pair_functions(spec.site_pair, ntypes, used, 0, spec, "lf.potential.sites")
+    return c_sites(c)
+  end)
+  if not ok then error(tostring(res):gsub("^[^:]*lieflow/[%w_/]+%.lua:%d+: ", ""), 2) end
+  return res
+end
+
+--- M.potentials(c) -> lf.potential: the C constructors of table c, with sites taking a site_pair function
+function M.potentials(c)
+  local t = {}
+  for k, v in pairs(c) do t[k] = v end
+  t.sites = function(spec) return M.potential_sites(spec, c.sites) end
+  return t
+end
+
 function M.sites_potential(templates, opts)
   local sites = core.potential and core.potential.sites
   local nsites, s, ty, q, ntypes, charged = {}, {}, {}, {}, 0, false
@@ -265,20 +341,28 @@ function M.sites_potential(templates, opts)
       eps[#eps + 1], sig[#sig + 1] = e, g
     end
   end
+  local pair_functions
+  if opts.site_pair ~= nil then
+    local used = {}
+    for _, t in ipairs(ty) do used[t] = true end
+    pair_functions = M.site_pair_functions(opts.site_pair, ntypes, used, 1, opts, "site_pair")
+  end
   return sites{nsites = nsites, s = s, type = ty, charge = charged and q or nil, ntypes = ntypes,
                               lj_epsilon = eps, lj_sigma = sig, cutoff = opts.cutoff, lj_shift = opts.shift and 1 or 0,
                               coulomb_alpha = opts.coulomb and opts.coulomb.alpha or 0,
-                              coulomb_k = opts.coulomb and opts.coulomb.k or 0, box = opts.box, skin = opts.skin or 0}
+                              coulomb_k = opts.coulomb and opts.coulomb.k or 0, box = opts.box, skin = opts.skin or 0,
+                              pair_functions = pair_functions, type_base = pair_functions and 1 or nil}
 end
 
 --- M.read_lammps_data(path, opts, bodies_fn) -> system, info: the bodies of a LAMMPS data file. opts.bodies =
 --- "molecule" (by molecule ID) or function(id) -> body index (1-based); the atoms of a body are unwrapped
 --- with their image flags; each body's template (lf.molecule of its atoms), state (the centre of mass,
 --- the principal axes fitted to the atoms, v_cm = sum m v / M, L = sum m (r - x_cm) x v as LAMMPS's fix
---- rigid computes them); Lennard-Jones from opts.lj or the file's Pair Coeffs, the box from the file
+--- rigid computes them); Lennard-Jones from opts.lj or the file's Pair Coeffs (not with opts.lj_pairs or
+--- opts.site_pair, a Lua site-site pair function), the box from the file
 --- (opts.box = false: none). info = {data = the parsed file, templates, atoms = atom ids per body}.
 local READ_KEYS = {bodies = true, cutoff = true, skin = true, shift = true, lj = true, lj_pairs = true, coulomb = true,
-                   box = true, kB = true}
+                   box = true, kB = true, site_pair = true, params = true, compile = true}
 
 function M.read_lammps_data(path, opts, bodies_fn)
   if type(path) ~= "string" then error(("lf.read_lammps_data: path (string) expected, got %s"):format(type(path)), 2) end
@@ -286,7 +370,7 @@ function M.read_lammps_data(path, opts, bodies_fn)
   if type(opts) ~= "table" then error(("lf.read_lammps_data: options (a table) expected, got %s"):format(type(opts)), 2) end
   for k in pairs(opts) do
     if not READ_KEYS[k] then
-      error(("lf.read_lammps_data: unknown option '%s' (options: bodies, cutoff, skin, shift, lj, lj_pairs, coulomb, box, kB)")
+      error(("lf.read_lammps_data: unknown option '%s' (options: bodies, cutoff, skin, shift, lj, lj_pairs, coulomb, site_pair, params, compile, box, kB)")
         :format(tostring(k)), 2)
     end
   end
@@ -354,10 +438,12 @@ function M.build_lammps(path, opts, bodies_fn)
     bodies[k] = {mass = t.mass, inertia = t.inertia, x = st.x, v = st.v, R = st.R, omega = st.omega}
   end
   local lj = opts.lj
-  if not lj and next(d.pair_coeffs) then lj = d.pair_coeffs end
+  -- the file's Pair Coeffs unless the pair interaction is given (opts.lj, lj_pairs, or a site_pair of its own)
+  if not lj and not opts.lj_pairs and opts.site_pair == nil and next(d.pair_coeffs) then lj = d.pair_coeffs end
   local pot = M.sites_potential(templates, {lj = lj, lj_pairs = opts.lj_pairs, cutoff = opts.cutoff, shift = opts.shift,
                                             coulomb = opts.coulomb, box = opts.box ~= false and (opts.box or L) or nil,
-                                            skin = opts.skin})
+                                            skin = opts.skin, site_pair = opts.site_pair, params = opts.params,
+                                            compile = opts.compile})
   bodies.potential = pot
   local sys = bodies_fn(bodies)
   local box = opts.box ~= false and (opts.box or L) or nil

@@ -926,13 +926,102 @@ static void test_errors(void **state)
     gsl_rng_free(r);
 }
 
+/* A pair function of the user's: Lennard-Jones (unshifted) between the types and, when qk != 0, a plain
+ * Coulomb k qa qb / r (its call count in the context) */
+typedef struct {
+    double qk;
+    long calls;
+    double fail_r; /* r below it: LF_EDOMAIN */
+} user_lj;
+
+static int user_lj_pair(void *ctx, int ta, int tb, double r, double qa, double qb, double *u, double *du, lf_error *err)
+{
+    user_lj *c = ctx;
+    c->calls++;
+    if (ta > tb) return lf_error_set(err, LF_EINVAL, "called with ta %d > tb %d", ta, tb);
+    if (r < c->fail_r) return lf_error_set(err, LF_EDOMAIN, "user pair: r = %g below %g", r, c->fail_r);
+    const double e = eps2[2 * ta + tb], sr6 = pow(sig2[2 * ta + tb] / r, 6);
+    *u = 4 * e * (sr6 * sr6 - sr6) + c->qk * qa * qb / r;
+    *du = -4 * e * (12 * sr6 * sr6 - 6 * sr6) / r - c->qk * qa * qb / (r * r);
+    return LF_OK;
+}
+
+/* a user's pair function against the built-in styles: LJ written as a pair function equals the built-in
+ * (unshifted) to round-off, added to the built-in LJ it doubles the energy; charges for the pair function
+ * only (charges_only: no DSF); its failure stops the evaluation with its message */
+static void test_user_pair(void **state)
+{
+    (void)state;
+    gsl_rng *r = new_rng(21);
+    static msys m;
+    make_sys(&m, r, 4, 2.0, 1, LJ, 2.5, 0.5);
+    m.spec.lj_shift = 0;
+    lf_sites *ref = new_engine(&m.spec);
+    user_lj c = {0};
+    lf_sites_spec sp = m.spec;
+    sp.lj_epsilon = sp.lj_sigma = NULL;
+    sp.pair_fn = user_lj_pair;
+    sp.pair_ctx = &c;
+    lf_sites *usr = new_engine(&sp);
+    sp.lj_epsilon = eps2, sp.lj_sigma = sig2;
+    lf_sites *both = new_engine(&sp);
+    double U0, U1, U2, F0[3 * 64], F1[3 * 64], T0[3 * 64], T1[3 * 64];
+    eval(ref, &m, m.x, m.R, &U0, F0, T0);
+    eval(usr, &m, m.x, m.R, &U1, F1, T1);
+    eval(both, &m, m.x, m.R, &U2, NULL, NULL);
+    lf_sites_stats st;
+    lf_sites_get_stats(usr, &st);
+    double dF = 0, Fmax = 0;
+    for (int i = 0; i < 3 * m.nb; i++) {
+        dF = fmax(dF, fmax(fabs(F1[i] - F0[i]), fabs(T1[i] - T0[i])));
+        Fmax = fmax(Fmax, fmax(fabs(F0[i]), fabs(T0[i])));
+    }
+    printf("  user LJ against the built-in: U %.17g, %.1e relative; forces and torques %.1e relative; %ld calls for "
+           "%ld pairs in range\n",
+           U0, fabs(U1 - U0) / fabs(U0), dF / Fmax, c.calls, st.pairs_in_range);
+    assert_true(fabs(U1 - U0) <= 1e-13 * fabs(U0) && dF <= 1e-13 * Fmax);
+    assert_true(st.pairs_in_range > 100 && c.calls == 2 * st.pairs_in_range); /* (both engines called it) */
+    assert_true(fabs(st.user_energy - U0) <= 1e-13 * fabs(U0) && st.lj_energy == 0);
+    assert_true(fabs(U2 - 2 * U0) <= 1e-13 * fabs(U0));
+    lf_sites_free(both);
+
+    /* charges for the pair function only: plain Coulomb through the pair function, no DSF (no self energy) */
+    c.qk = 1.3;
+    sp = m.spec;
+    sp.lj_epsilon = sp.lj_sigma = NULL;
+    sp.pair_fn = user_lj_pair;
+    sp.pair_ctx = &c;
+    sp.charge = m.q;
+    sp.charges_only = 1;
+    lf_sites *q = new_engine(&sp);
+    double Uq;
+    eval(q, &m, m.x, m.R, &Uq, NULL, NULL);
+    lf_sites_get_stats(q, &st);
+    assert_true(st.self_energy == 0 && Uq != U1 && st.user_energy == Uq);
+    /* a failure of the pair function: its status and message, and the engine works on */
+    c.fail_r = 1e9;
+    lf_error e;
+    assert_int_equal(lf_sites_eval(q, m.nb, m.x, m.R, &Uq, NULL, NULL, &e), LF_EDOMAIN);
+    printf("  refused: %s\n", e.msg);
+    assert_non_null(strstr(e.msg, "user pair: r = "));
+    c.fail_r = 0;
+    eval(q, &m, m.x, m.R, &Uq, NULL, NULL);
+    lf_sites_free(q);
+    /* charges_only without a pair function, or without charges: refused */
+    sp.pair_fn = NULL;
+    expect_new_error(&sp, LF_EINVAL, "charges_only", NULL);
+    lf_sites_free(ref);
+    lf_sites_free(usr);
+    gsl_rng_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_direct), cmocka_unit_test(test_fd),       cmocka_unit_test(test_virial),
-        cmocka_unit_test(test_newton), cmocka_unit_test(test_rebuilds), cmocka_unit_test(test_trajectory),
-        cmocka_unit_test(test_cutoff), cmocka_unit_test(test_erfc),     cmocka_unit_test(test_scaling),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_direct), cmocka_unit_test(test_fd),        cmocka_unit_test(test_virial),
+        cmocka_unit_test(test_newton), cmocka_unit_test(test_rebuilds),  cmocka_unit_test(test_trajectory),
+        cmocka_unit_test(test_cutoff), cmocka_unit_test(test_erfc),      cmocka_unit_test(test_scaling),
+        cmocka_unit_test(test_errors), cmocka_unit_test(test_user_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

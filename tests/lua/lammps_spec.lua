@@ -229,3 +229,100 @@ for name, fmt in ((sys.argv[1], 'extxyz'), (sys.argv[2], 'lammps-dump-text')):
         "the state has 0 centres")
   end)
 end)
+
+describe("site_pair: site-site pair potentials written in Lua", function()
+  -- three bodies of three sites (types 0, 1, 1 with charges) in a box, close enough for every pair type
+  local s9 = {0, 0, 0.5, 0, 0, -0.5, 0.3, 0, 0}
+  local function spec(extra)
+    local t = {nsites = {3, 3, 3}, s = {}, type = {}, charge = {}, ntypes = 2, cutoff = 2.5, box = {10, 10, 10}, skin = 0.4}
+    for b = 1, 3 do
+      for k = 1, 9 do t.s[#t.s + 1] = s9[k] end
+      t.type[#t.type + 1], t.type[#t.type + 2], t.type[#t.type + 3] = 0, 1, 1
+      t.charge[#t.charge + 1], t.charge[#t.charge + 2], t.charge[#t.charge + 3] = -0.8, 0.4, 0.4
+    end
+    for k, v in pairs(extra) do t[k] = v end
+    return t
+  end
+  local function bodies(p)
+    return lf.bodies{{inertia = {1, 1, 0.5}, mass = 2, x = {0, 0, 0}, omega = {0.3, -0.2, 0.5}},
+      {inertia = {1, 1, 0.5}, mass = 2, x = {1.4, 0.2, 0}, v = {0.1, 0, 0}},
+      {inertia = {1, 1, 0.5}, mass = 2, x = {0.1, 1.5, 0.3}, omega = {0, 1, 0}}, potential = p}
+  end
+  local eps, sig = {1, 0.7, 0.7, 0.5}, {1, 0.9, 0.9, 0.8}
+
+  it("equal the built-in Lennard-Jones and Coulomb (shifted force) to round-off, compiled once per pair of types", function()
+    local traces = 0
+    local user = lf.potential.sites(spec{site_pair = function(r, si, sj, p)
+      traces = traces + 1
+      local k = 2 * si.type + sj.type + 1
+      local sr6 = (sig[k] / r) ^ 6
+      -- plain shifted force Coulomb: DSF with alpha = 0, k q_i q_j (1/r - 1/rc + (r - rc)/rc^2)
+      return 4 * eps[k] * (sr6 * sr6 - sr6) + p.k * si.charge * sj.charge * (1 / r - 1 / 2.5 + (r - 2.5) / 2.5 ^ 2)
+    end, params = {k = 1.7}})
+    local builtin = lf.potential.sites(spec{lj_epsilon = eps, lj_sigma = sig, coulomb_k = 1.7, coulomb_alpha = 0})
+    assert.are.equal(3, traces) -- (0, 0), (0, 1), (1, 1): traced once each, then compiled
+    local a = lf.integrator("no_squish", bodies(builtin), {h = 0.002})
+    local b = lf.integrator("no_squish", bodies(user), {h = 0.002})
+    local su, sb = lf.potential.sites_stats(user), lf.potential.sites_stats(builtin)
+    local dU, dx = 0, 0
+    for _ = 1, 10 do
+      a:step(50); b:step(50)
+      su, sb = lf.potential.sites_stats(user), lf.potential.sites_stats(builtin)
+      dU = math.max(dU, math.abs(su.pair_energy - sb.pair_energy) / math.abs(sb.pair_energy))
+      for i = 1, 3 do dx = math.max(dx, (a.x[i] - b.x[i]):norm(), (a.R[i] - b.R[i]):norm()) end
+    end
+    print(("  site_pair LJ + Coulomb in Lua against the built-in styles: pair energy %.1e relative, x and R after "
+      .. "500 steps %.1e (%d pairs in range); traced %d times"):format(dU, dx, sb.pairs_in_range, traces))
+    assert.is_true(dU < 1e-13 and dx < 1e-12 and sb.pairs_in_range > 10 and su.self_energy == 0)
+    assert.are.equal(3, traces)
+    assert.is_true(math.abs(su.user_energy - su.pair_energy) < 1e-15 and su.lj_energy == 0)
+  end)
+
+  it("give forces that are their energy's: a Morse potential conserved to order 2 (error ratio 4 at h/2)", function()
+    local user = lf.potential.sites(spec{site_pair = function(r, si, sj)
+      local e = math.exp(-1.5 * (r - 1.1))
+      return 0.8 * (e * e - 2 * e)
+    end})
+    local sys = bodies(user)
+    local it = lf.integrator("split_exact", sys, {h = 1e-3})
+    local E0 = it:energy()
+    local worst = 0
+    for _ = 1, 20 do it:step(100); worst = math.max(worst, math.abs(it:energy() - E0)) end
+    -- halving h divides the energy error by 4 (order 2): the forces are the energy's
+    local it2 = lf.integrator("split_exact", sys, {h = 5e-4})
+    local worst2 = 0
+    for _ = 1, 20 do it2:step(200); worst2 = math.max(worst2, math.abs(it2:energy() - E0)) end
+    print(("  Morse site_pair, split_exact over T = 2: max |E - E0| %.2e at h = 1e-3, %.2e at h/2 (ratio %.2f)")
+      :format(worst, worst2, worst / worst2))
+    assert.is_true(worst < 1e-4 * math.abs(E0) and worst / worst2 > 3.5 and worst / worst2 < 4.5)
+  end)
+
+  it("take LAMMPS's types in lf.read_lammps_data (1, 2, ...) and reproduce its Lennard-Jones", function()
+    local lj = function(r, si, sj)
+      assert(si.type == 1 and sj.type == 1)
+      local sr6 = (1 / r) ^ 6
+      return 4 * (sr6 * sr6 - sr6)
+    end
+    local a = lf.read_lammps_data(FIX .. "data.rigid.start", {bodies = clump, cutoff = 2.5, lj = {{1, 1}}})
+    local b = lf.read_lammps_data(FIX .. "data.rigid.start", {bodies = clump, cutoff = 2.5, site_pair = lj})
+    assert.is_true(math.abs(a:energy() - b:energy()) < 1e-13 * math.abs(a:energy()))
+  end)
+
+  it("refuse what cannot be compiled or is not finite, naming the pair of types", function()
+    has(errmsg(lf.potential.sites, spec{site_pair = 5}), "site_pair must be a function")
+    has(errmsg(lf.potential.sites, spec{site_pair = function(r) if r < 1 then return 0 end return 1 / r end}),
+        "site_pair of the site types 0 and 0")
+    has(errmsg(lf.potential.sites, spec{site_pair = function(r) return lf.vec3(r, 0, 0) end}), "site types 0 and 0")
+    has(errmsg(lf.potential.sites, spec{site_pair = function(r) return 1 / r end, compile = "fast"}),
+        "compile must be")
+    has(errmsg(lf.potential.sites, spec{lj_epsilon = eps, lj_sigma = sig, params = {k = 1}}),
+        "params and compile go with a site_pair")
+    has(errmsg(lf.potential.sites, spec{site_pair = function(r) return 1 / r end, ntypes = 40}),
+        "at most 32 site types")
+    -- not finite at a configuration: log(r - 2) at r < 2
+    local p = lf.potential.sites(spec{site_pair = function(r) return math.log(r - 2) end})
+    has(errmsg(function() return bodies(p):energy() end), "is not finite")
+    has(errmsg(lf.read_lammps_data, FIX .. "data.rigid.start", {bodies = clump, cutoff = 2.5, site_pair = "lj"}),
+        "lf.read_lammps_data: site_pair: site_pair must be a function")
+  end)
+end)
