@@ -27,6 +27,10 @@ function M.sites(templates, state, fn)
   end
   local nb = #templates
   local xs, Rs = blocks(state.x, nb), blocks(state.R, nb)
+  if type(xs) ~= "table" or type(Rs) ~= "table" then
+    fail(fn, "the state's x and R must be vec3 and mat3 (arrays of them for several bodies), got %s and %s", type(xs),
+      type(Rs))
+  end
   if #xs ~= nb or #Rs ~= nb then fail(fn, "the state has %d centres and %d attitudes for %d templates", #xs, #Rs, nb) end
   local out = {}
   for b, t in ipairs(templates) do
