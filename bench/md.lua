@@ -12,10 +12,12 @@ local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local FIX = here .. "/../tests/fixtures/lammps/rigid_nve/"
 local TOOL = here .. "/../tools/lammps/rigid_nve/"
 
--- the Lennard-Jones of the example (epsilon = sigma = 1, unshifted) as a site_pair
+-- the Lennard-Jones of the example (epsilon = sigma = 1, unshifted) as a site_pair; the powers as products
+-- ((1 / r) ^ 6 is a call of pow in the compiled code: 0.78 of the built-in instead of 0.89)
 local function lj(r)
-  local sr6 = (1 / r) ^ 6
-  return 4 * (sr6 * sr6 - sr6)
+  local i2 = 1 / (r * r)
+  local i6 = i2 * i2 * i2
+  return 4 * i6 * (i6 - 1)
 end
 
 local function lieflow_rate(site_pair)
