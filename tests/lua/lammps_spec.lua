@@ -297,6 +297,43 @@ describe("site_pair: site-site pair potentials written in Lua", function()
     assert.is_true(worst < 1e-4 * math.abs(E0) and worst / worst2 > 3.5 and worst / worst2 < 4.5)
   end)
 
+  it("give forces, torques and the virial of their energy (a Buckingham site_pair against central differences)", function()
+    local function buck(box)
+      return lf.potential.sites(spec{box = box, charge = nil, site_pair = function(r, si, sj, p)
+        local A = si.type == sj.type and p.A or 0.5 * p.A
+        return A * math.exp(-r / 0.3) - p.C / (r * r * r * r * r * r)
+      end, params = {A = 40, C = 0.2}})
+    end
+    local sys = bodies(buck{10, 10, 10})
+    local xs = {lf.vec3{0, 0, 0}, lf.vec3{1.4, 0.2, 0}, lf.vec3{0.1, 1.5, 0.3}}
+    local Rs = {lf.so3.exp{0.1, 0.2, 0.3}, lf.so3.exp{-0.3, 0.1, 0}, lf.so3.exp{0, 0.4, -0.2}}
+    local F, tau = sys:force(xs, Rs), sys:torque(xs, Rs)
+    local d, worst = 1e-6, 0
+    for b = 1, 3 do
+      for k = 1, 3 do
+        local e = lf.vec3{k == 1 and d or 0, k == 2 and d or 0, k == 3 and d or 0}
+        local xp, xm, Rp, Rm = {table.unpack(xs)}, {table.unpack(xs)}, {table.unpack(Rs)}, {table.unpack(Rs)}
+        xp[b], xm[b] = xs[b] + e, xs[b] - e
+        Rp[b], Rm[b] = Rs[b] * lf.so3.exp(e), Rs[b] * lf.so3.exp(-e)
+        local fd = -(sys:potential(xp, Rs) - sys:potential(xm, Rs)) / (2 * d)
+        local td = -(sys:potential(xs, Rp) - sys:potential(xs, Rm)) / (2 * d)
+        worst = math.max(worst, math.abs(fd - F[b][k]) / (1 + math.abs(F[b][k])), math.abs(td - tau[b][k]) / (1 + math.abs(tau[b][k])))
+      end
+    end
+    -- the molecular virial W = -dU/de of U(x (1 + e)) in the box scaled by 1 + e, the attitudes fixed
+    local function U_scaled(f)
+      local sc = bodies(buck{10 * f, 10 * f, 10 * f})
+      return sc:potential({xs[1] * f, xs[2] * f, xs[3] * f}, Rs)
+    end
+    local pot = buck{10, 10, 10}
+    bodies(pot):potential(xs, Rs)
+    local W = lf.potential.sites_stats(pot).virial
+    local Wd = -(U_scaled(1 + d) - U_scaled(1 - d)) / (2 * d)
+    print(("  Buckingham site_pair: forces and torques against central differences %.1e, virial %.10g against %.10g")
+      :format(worst, W, Wd))
+    assert.is_true(worst < 1e-7 and math.abs(W - Wd) < 1e-7 * (1 + math.abs(W)))
+  end)
+
   it("take LAMMPS's types in lf.read_lammps_data (1, 2, ...) and reproduce its Lennard-Jones", function()
     local lj = function(r, si, sj)
       assert(si.type == 1 and sj.type == 1)
