@@ -69,9 +69,7 @@ static int explicit_kick(lf_stepper *s, double t, double c, double *ang, int mom
 int lf_forced_explicit(lf_stepper *s, double t, double c, double *ang, int momentum)
 {
     if (!s->forced) return LF_OK;
-    const double T0 = kinetic(s, ang, momentum);
-    const int rc = explicit_kick(s, t, c, ang, momentum);
-    s->work_done += kinetic(s, ang, momentum) - T0;
+    const int rc = explicit_kick(s, t, c, ang, momentum); /* (its work added) */
     return rc == LF_OK ? lf_forced_check_work(s) : rc;
 }
 
@@ -99,8 +97,20 @@ static int explicit_kick(lf_stepper *s, double t, double c, double *ang, int mom
         int rc = lf_stepper_forcing(s, t, velocities(s, ang, momentum, w), s->v, Q);
         if (rc != LF_OK) return rc;
     }
-    for (int i = 0; i < n3; i++) ang[i] += momentum ? c * Q[i] : c * Q[i] * s->inv_inertia[i];
-    lf_translate_kick(s, c, Q + n3);
+    /* the kick, and its work from the kinetic energy's differences: (a1^2 - a0^2)/2J for momenta a, J (a1^2 -
+     * a0^2)/2 for angular velocities, m (v1^2 - v0^2)/2 */
+    double W = 0;
+    for (int i = 0; i < n3; i++) {
+        const double a0 = ang[i], a1 = a0 + (momentum ? c * Q[i] : c * Q[i] * s->inv_inertia[i]);
+        W += (momentum ? s->inv_inertia[i] : s->J[i]) * ((a1 - a0) * (a1 + a0));
+        ang[i] = a1;
+    }
+    for (int i = 0; s->trans && i < n3; i++) {
+        const double v0 = s->v[i], v1 = v0 + c * Q[n3 + i] * s->inv_mass[i];
+        W += s->rigid->mass[i / 3] * ((v1 - v0) * (v1 + v0));
+        s->v[i] = v1;
+    }
+    s->work_done += 0.5 * W;
     return LF_OK;
 }
 
@@ -181,11 +191,20 @@ static int diagonal_kick(lf_stepper *s, double t, double c, double *ang, int mom
     if (s->trans) memcpy(ua + n3, s->v, (size_t)n3 * sizeof *ua);
     int rc = eval_diagonal(s, t, ua, s->trans ? ua + n3 : NULL, Q, D);
     if (rc != LF_OK) return rc;
+    double W = 0; /* the work from the kinetic energy's differences, as in explicit_kick */
     for (int i = 0; i < n; i++) {
         const double cim = c * inv_inertia(s, i), d = cim * Q[i] / (1 - cim * D[i]);
-        if (i < n3) ang[i] += momentum ? s->J[i] * d : d;
-        else s->v[i - n3] += d;
+        if (i < n3) {
+            const double a0 = ang[i], a1 = a0 + (momentum ? s->J[i] * d : d);
+            W += (momentum ? s->inv_inertia[i] : s->J[i]) * ((a1 - a0) * (a1 + a0));
+            ang[i] = a1;
+        } else {
+            const double v0 = s->v[i - n3], v1 = v0 + d;
+            W += s->rigid->mass[(i - n3) / 3] * ((v1 - v0) * (v1 + v0));
+            s->v[i - n3] = v1;
+        }
     }
+    s->work_done += 0.5 * W;
     return LF_OK;
 }
 
@@ -195,6 +214,10 @@ int lf_forced_implicit(lf_stepper *s, double t, double c, double *ang, int momen
 {
     if (!s->forced) return LF_OK;
     if (!(s->rigid->forcing_depends & LF_FORCING_VELOCITY)) return lf_forced_explicit(s, t, c, ang, momentum);
+    if (s->rigid->forcing_depends & LF_FORCING_DIAGONAL) { /* (its work added) */
+        const int rc = diagonal_kick(s, t, c, ang, momentum);
+        return rc == LF_OK ? lf_forced_check_work(s) : rc;
+    }
     const double T0 = kinetic(s, ang, momentum);
     const int rc = implicit_kick(s, t, c, ang, momentum);
     s->work_done += kinetic(s, ang, momentum) - T0;
@@ -203,7 +226,6 @@ int lf_forced_implicit(lf_stepper *s, double t, double c, double *ang, int momen
 
 static int implicit_kick(lf_stepper *s, double t, double c, double *ang, int momentum)
 {
-    if (s->rigid->forcing_depends & LF_FORCING_DIAGONAL) return diagonal_kick(s, t, c, ang, momentum);
     if ((s->rigid->forcing_depends & LF_FORCING_AFFINE) && nvel(s) <= LF_FORCED_NEWTON_MAX)
         return affine_kick(s, t, c, ang, momentum);
     const int n = nvel(s), n3 = 3 * s->nb;
@@ -225,28 +247,29 @@ static int implicit_kick(lf_stepper *s, double t, double c, double *ang, int mom
 
 /* The trapezoidal kick of a forcing with a diagonal Jacobian from one evaluation at u0 (Q is affine:
  * Q(u1) = Q(u0) + D (u1 - u0)): Pi_k = Pi0 + c/2 Q0 + c tau, then the implicit half in closed form,
- * Pi1 - Pi_k = c/2 (Q0 + D (w_k - w0)) / (1 - c/2 D / J) (v likewise with m) */
+ * Pi1 - Pi_k = c/2 (Q0 + D (w_k - w0)) / (1 - c/2 D / J) (v likewise with m). One pass per component; the
+ * work of the two halves from the kinetic energy's differences, (p1^2 - p0^2)/2J = (p1 - p0)(p1 + p0)/2J
+ * (no sum of the whole kinetic energy before and after: cheaper, and without its cancellation). */
 static void diagonal_trapezoid(lf_stepper *s, double c, double *Pi, const double *tau, const double *F,
                                const double *u0, const double *Q, const double *D)
 {
     const int n3 = 3 * s->nb;
-    const double T0 = kinetic(s, Pi, 1);
-    for (int b = 0; b < s->nb; b++)
-        for (int k = 0; k < 3; k++) Pi[3 * b + k] += 0.5 * c * Q[3 * b + k];
-    for (int i = 0; s->trans && i < n3; i++) s->v[i] += 0.5 * c * Q[n3 + i] * s->inv_mass[i];
-    const double T1 = kinetic(s, Pi, 1); /* the work of the first half, then the potential's kick */
-    for (int b = 0; b < s->nb; b++) lf_v3_axpy(Pi + 3 * b, c, tau + 3 * b, Pi + 3 * b);
-    lf_translate_kick(s, c, F);
-    const double T2 = kinetic(s, Pi, 1);
+    const double h2 = 0.5 * c, *im = s->inv_inertia;
+    double W = 0;
     for (int i = 0; i < n3; i++) {
-        const double wk = Pi[i] * s->inv_inertia[i], h2 = 0.5 * c;
-        Pi[i] += h2 * (Q[i] + D[i] * (wk - u0[i])) / (1 - h2 * D[i] * s->inv_inertia[i]);
+        const double p0 = Pi[i], p1 = p0 + 0.5 * c * Q[i], p2 = p1 + c * tau[i];
+        const double p3 = p2 + h2 * (Q[i] + D[i] * (p2 * im[i] - u0[i])) / (1 - h2 * D[i] * im[i]);
+        W += im[i] * ((p1 - p0) * (p1 + p0) + (p3 - p2) * (p3 + p2));
+        Pi[i] = p3;
     }
     for (int i = 0; s->trans && i < n3; i++) {
-        const double h2 = 0.5 * c * s->inv_mass[i];
-        s->v[i] += h2 * (Q[n3 + i] + D[n3 + i] * (s->v[i] - u0[n3 + i])) / (1 - h2 * D[n3 + i]);
+        const double mi = s->inv_mass[i], m = s->rigid->mass[i / 3], q = Q[n3 + i], d = D[n3 + i], hm = 0.5 * c * mi;
+        const double v0 = s->v[i], v1 = v0 + 0.5 * c * q * mi, v2 = v1 + c * F[i] * mi;
+        const double v3 = v2 + hm * (q + d * (v2 - u0[n3 + i])) / (1 - hm * d);
+        W += m * ((v1 - v0) * (v1 + v0) + (v3 - v2) * (v3 + v2));
+        s->v[i] = v3;
     }
-    s->work_done += (T1 - T0) + (kinetic(s, Pi, 1) - T2);
+    s->work_done += 0.5 * W;
 }
 
 int lf_forced_trapezoid(lf_stepper *s, double t, double c, double *Pi, const double *tau, const double *F)
@@ -255,7 +278,7 @@ int lf_forced_trapezoid(lf_stepper *s, double t, double c, double *Pi, const dou
     if (vel && (s->rigid->forcing_depends & LF_FORCING_DIAGONAL)) {
         const int n = nvel(s), n3 = 3 * s->nb;
         double *u0 = s->fwork, *D = u0 + n, *Q = D + n;
-        velocities(s, Pi, 1, u0);
+        for (int i = 0; i < n3; i++) u0[i] = Pi[i] * s->inv_inertia[i];
         if (s->trans) memcpy(u0 + n3, s->v, (size_t)n3 * sizeof *u0);
         int rc = eval_diagonal(s, t, u0, s->trans ? u0 + n3 : NULL, Q, D);
         if (rc == LF_OK) diagonal_trapezoid(s, c, Pi, tau, F, u0, Q, D);
