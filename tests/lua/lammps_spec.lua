@@ -173,6 +173,30 @@ describe("lf.read_lammps_data", function()
   end)
 end)
 
+describe("bodies of sites in ensembles and checkpoints", function()
+  it("run bitwise the same with 1 and 2 workers (thermostatted, seed + i - 1) and resume from a checkpoint bit for bit", function()
+    local function make()
+      local sys = lf.read_lammps_data(FIX .. "data.rigid.start", {bodies = clump, cutoff = 2.5, skin = 0.3})
+      return sys, {thermostat = {kind = "langevin", T = 1.5, gamma = 1, gamma_rot = 1, seed = 7}}
+    end
+    local opts = {n = 3, make = make, method = "no_squish", h = 1e-4, T = 0.02, every = 50}
+    opts.workers = 1
+    local r1 = lf.ensemble(opts)
+    opts.workers = 2
+    local r2 = lf.ensemble(opts)
+    assert.is_true(r1[1].ok and r1[2].ok and r1[3].ok and lf.ensemble.identical(r1, r2))
+    assert.is_true(r1[1].state.x[1] ~= r1[2].state.x[1]) -- members have their own noise
+    local sys = make()
+    local it = lf.integrator("split_exact", sys, {h = 1e-4}):step(100)
+    local path = os.tmpname()
+    it:save(path)
+    it:step(100)
+    local back = lf.load(path, sys):step(100) -- the neighbour list built anew, the same steps
+    os.remove(path)
+    for b = 1, 9 do assert.is_true(it.x[b] == back.x[b] and it.R[b] == back.R[b] and it.v[b] == back.v[b]) end
+  end)
+end)
+
 describe("lf.write_xyz and lf.write_lammps_dump", function()
   it("write the sites, which ASE (Debian's python3-ase) reads back exactly", function()
     local sys, info = lf.read_lammps_data(FIX .. "data.rigid.start", {bodies = clump, cutoff = 2.5})
