@@ -17,6 +17,7 @@
 -- attitude R puts its site i at x + R s_i. A molecule whose sites lie on a line (one principal moment
 -- zero: a diatomic, CO2) is refused: lieflow's rigid bodies need three positive moments.
 local core = require "lieflow.core"
+local scene = require "lieflow.run.scene"
 local lammps = require "lieflow.files.lammps"
 
 local M = {max_bytes = 1 << 28}
@@ -447,6 +448,7 @@ function M.build_lammps(path, opts, bodies_fn)
   bodies.potential = pot
   local sys = bodies_fn(bodies)
   local box = opts.box ~= false and (opts.box or L) or nil
+  scene.register_sites(sys, templates, box and {lo = {d.box[1], d.box[3], d.box[5]}, L = box} or nil) -- (the 3-D view)
   return sys, {data = d, templates = templates, atoms = ids, box = L, potential = pot,
                observe = M.thermo_observers(pot, #templates, box, opts.kB)}
 end

@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- The pages the browser test (tests/view/browser_test.js) opens besides the examples': a page of a
--- 10^6-sample run (its size checked here against the documented bound), and a page whose three.js
+-- 10^6-sample run (its size checked here against the documented bound), a box of 27 rigid waters (bodies
+-- of sites), and a page whose three.js
 -- is broken (it must show a message). Writes <dir>/manifest.json listing every page to check.
 -- usage: lieflow tests/view/pages.lua DIR EXAMPLE_OUT_DIR...
 local animate = require "lieflow.view.animate"
@@ -38,6 +39,41 @@ print(("big run: %.1f s, page written in %.2f s"):format(run_s, page_s))
 experiment.view_check(dir .. "/big.check.json", {big}, {})
 big:write_gltf(dir .. "/big.gltf")
 
+-- a box of 27 rigid SPC/E waters (sites coloured by type, O-H bonds, the periodic box, the centres wrapped
+-- into it): a LAMMPS data file on a lattice with random attitudes, read by lf.read_lammps_data, 0.2 ps
+local function water_box(path, n)
+  local L, th = 3.1 * n, math.rad(109.47 / 2)
+  local body = {{0, 0, 0}, {math.sin(th), math.cos(th), 0}, {-math.sin(th), math.cos(th), 0}}
+  local out = {("27 waters\n\n%d atoms\n2 atom types\n\n0 %g xlo xhi\n0 %g ylo yhi\n0 %g zlo zhi\n\n"):format(3 * n ^ 3, L, L, L),
+               "Masses\n\n1 15.9994\n2 1.008\n\nAtoms # full\n\n"}
+  math.randomseed(7)
+  local id, mol = 0, 0
+  for i = 0, n - 1 do for j = 0, n - 1 do for k = 0, n - 1 do
+    mol = mol + 1
+    local R = lf.so3.exp{math.random() * 3, math.random() * 3, math.random() * 3}
+    for s = 1, 3 do
+      id = id + 1
+      local r = R * lf.vec3(body[s])
+      out[#out + 1] = ("%d %d %d %g %.10f %.10f %.10f\n"):format(id, mol, s == 1 and 1 or 2, s == 1 and -0.8476 or 0.4238,
+        (i + 0.5) * 3.1 + r[1], (j + 0.5) * 3.1 + r[2], (k + 0.5) * 3.1 + r[3])
+    end
+  end end end
+  local f = assert(io.open(path, "w"))
+  f:write(table.concat(out))
+  f:close()
+end
+water_box(dir .. "/water.data", 3)
+local wsys = lf.read_lammps_data(dir .. "/water.data", {bodies = "molecule", cutoff = 4.5, skin = 1,
+  lj_pairs = {[1] = {[1] = {0.1553, 3.166}}}, coulomb = {alpha = 0.2, k = 332.06371}, shift = true})
+local water = lf.run(wsys, {method = "no_squish", h = 1 / 48.88821291, T = 200 / 48.88821291, every = 2, states = true})
+lf.mkdir_p(dir .. "/water")
+water:animate(dir .. "/water/view.html", {title = "27 rigid SPC/E waters (no_squish, 1 fs)"})
+experiment.view_check(dir .. "/water/view.check.json", {water}, {})
+water:write_gltf(dir .. "/water/view.gltf")
+local wscene = water.scene
+check(wscene.box and #wscene.objects == 27 and #wscene.objects[1].sites == 3 and #wscene.objects[1].bonds == 2,
+      "the water's scene: 27 bodies of 3 sites and 2 bonds (O-H) each, and the box")
+
 -- a page whose inlined three.js is corrupt (cut after 2000 bytes)
 local small = lf.run(body, {method = "vlv", h = 0.1, T = 10, states = true})
 local text = assert(io.open(small:animate(dir .. "/ok.html"), "rb")):read("a")
@@ -57,6 +93,8 @@ for i = 2, #arg do
                        gltf = out .. "/view.gltf"}
 end
 pages[#pages + 1] = {name = "big", page = dir .. "/big.html", check = dir .. "/big.check.json", gltf = dir .. "/big.gltf"}
+pages[#pages + 1] = {name = "water", page = dir .. "/water/view.html", check = dir .. "/water/view.check.json",
+                     png = dir .. "/water/view.png", gltf = dir .. "/water/view.gltf"}
 lf.write_json(dir .. "/manifest.json", {pages = pages, broken = dir .. "/broken.html"})
 print(("pages: %d passed, %d failed"):format(passed, failed))
 os.exit(failed == 0 and 0 or 1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The views in a real browser (make test-view, part of make test): the pages of the four examples
-# (stress_test, free_body, double_pendulum, dipoles, run --quick), a page of 10^6 samples and a page
+# (stress_test, free_body, double_pendulum, dipoles, run --quick), a page of 10^6 samples, a box of 27 rigid
+# waters drawn as their sites (its screenshot kept in build/view-test/pages/water/view.png) and a page
 # with a broken asset (tests/view/pages.lua), checked in headless Chromium (tests/view/browser_test.js)
 # and their glTF files by the Khronos glTF validator.
 # Installs what it needs when missing, as root: Debian's chromium, nodejs, npm (apt-get) and, in

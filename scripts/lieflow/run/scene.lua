@@ -34,6 +34,49 @@ local function box_dims(J)
 end
 M.box_dims = box_dims
 
+-- Bodies made of sites (lf.read_lammps_data registers the templates and the periodic box of its systems):
+-- each body is still a box of its inertia (the frames and glTF use it), with `sites` = {{x, y, z, type},
+-- ...} in its body frame, `bonds` = {{i, j}, ...} (sites of the body closer than 1.25 times its closest pair)
+-- and `site_radius`, which the page draws instead of the box; the scene has `box` = {lo = {..}, L = {..}}
+-- (drawn, and the bodies' centres wrapped into it) and `center`.
+M.site_systems = setmetatable({}, {__mode = "k"})
+function M.register_sites(system, templates, box) M.site_systems[system] = {templates = templates, box = box} end
+
+local function site_shape(t, cache)
+  if cache[t] then return cache[t] end
+  local sites, dmin = {}, math.huge
+  for i, s in ipairs(t.sites) do sites[i] = {s.x[1], s.x[2], s.x[3], s.type} end
+  local function dist(a, b) return math.sqrt((a[1] - b[1]) ^ 2 + (a[2] - b[2]) ^ 2 + (a[3] - b[3]) ^ 2) end
+  for i = 1, #sites do for j = i + 1, #sites do dmin = math.min(dmin, dist(sites[i], sites[j])) end end
+  local bonds = {}
+  for i = 1, #sites do
+    for j = i + 1, #sites do if dist(sites[i], sites[j]) <= 1.25 * dmin then bonds[#bonds + 1] = {i, j} end end
+  end
+  cache[t] = {sites = sites, bonds = bonds, dmin = dmin}
+  return cache[t]
+end
+
+local function site_bodies(system, reg, objs)
+  local cache, dmin = {}, math.huge
+  for i, t in ipairs(reg.templates) do
+    local sh = site_shape(t, cache)
+    objs[i].sites, objs[i].bonds = sh.sites, sh.bonds
+    dmin = math.min(dmin, sh.dmin)
+  end
+  for _, o in ipairs(objs) do o.site_radius = 0.3 * (dmin < math.huge and dmin or 1) end
+  local sc = {up = {0, 0, 1}, objects = objs}
+  if reg.box then
+    local lo, L = reg.box.lo, reg.box.L
+    sc.box = {lo = {lo[1], lo[2], lo[3]}, L = {L[1], L[2], L[3]}}
+    sc.center = {lo[1] + L[1] / 2, lo[2] + L[2] / 2, lo[3] + L[3] / 2}
+    sc.extent = 0.6 * math.max(L[1], L[2], L[3])
+  else
+    sc.extent = math.max(1.2, system.n)
+  end
+  sc.site_colors = M.PALETTE
+  return sc
+end
+
 local function rigid(system)
   local n, J, moving = system.n, system.inertia, system.mass ~= nil
   local objs = {}
@@ -43,6 +86,8 @@ local function rigid(system)
                color = color(i)}
     if moving then objs[i].pos, objs[i].pos_field = {0, 0, 0}, "x" end -- at its centre of mass in each frame
   end
+  local reg = moving and M.site_systems[system]
+  if reg and #reg.templates == n then return site_bodies(system, reg, objs) end
   return {up = {0, 0, 1}, extent = math.max(1.2, n), objects = objs}
 end
 

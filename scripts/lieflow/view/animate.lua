@@ -161,14 +161,15 @@ function M.panel(traj, opts, title)
     d.p = fr.p[o] and pack(fr.p[o], "f") or nil
     d.trace = trace_point(obj, opts.trace)
     objs[o] = d
-    if obj.pos_field then -- a body that translates: the view takes in its whole path
+    if obj.pos_field and not sc.box then -- a body that translates: the view takes in its whole path
       local p = fr.p[o]
       for i = 1, #p do extent = math.max(extent, math.abs(p[i]) + 1) end
     end
   end
   local col = plot_column(traj, opts.column)
   return {title = title, up = sc.up, extent = extent, t = pack(fr.t, "d"), k = pack(idx, "d"), objects = objs,
-          plot = frames.envelope(traj, col, opts.plot_points), nframes = #idx}
+          plot = frames.envelope(traj, col, opts.plot_points), nframes = #idx, box = sc.box, center = sc.center,
+          site_colors = sc.site_colors}
 end
 
 -- ------------------------------------------------------------------ the page

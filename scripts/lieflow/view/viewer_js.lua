@@ -64,8 +64,28 @@ var t0 = Infinity, t1 = -Infinity;
 
 function material(color) { return new THREE.MeshLambertMaterial({color: new THREE.Color(color)}); }
 
-// an object of the scene: a box with its body axes, or a rod / needle / arrow along +z
-function makeObject(o) {
+// a body made of sites: a sphere per site coloured by its type, a cylinder per bond
+function makeSites(o, colors) {
+  var g = new THREE.Group(), mats = {}, r = o.site_radius, sph = new THREE.SphereGeometry(r, 16, 12);
+  var up = new THREE.Vector3(0, 1, 0), bond = material('#888');
+  o.sites.forEach(function (s) {
+    var t = s[3], c = colors && colors.length ? colors[(t - 1) % colors.length] : o.color;
+    if (!mats[t]) mats[t] = material(c);
+    var m = new THREE.Mesh(sph, mats[t]); m.position.set(s[0], s[1], s[2]); g.add(m);
+  });
+  o.bonds.forEach(function (b) {
+    var a = o.sites[b[0] - 1], c = o.sites[b[1] - 1];
+    var d = new THREE.Vector3(c[0] - a[0], c[1] - a[1], c[2] - a[2]), L = d.length();
+    var m = new THREE.Mesh(new THREE.CylinderGeometry(0.35 * r, 0.35 * r, L, 8), bond);
+    m.quaternion.setFromUnitVectors(up, d.clone().normalize());
+    m.position.set((a[0] + c[0]) / 2, (a[1] + c[1]) / 2, (a[2] + c[2]) / 2); g.add(m);
+  });
+  return g;
+}
+
+// an object of the scene: a box with its body axes (or its sites), or a rod / needle / arrow along +z
+function makeObject(o, colors) {
+  if (o.sites) return makeSites(o, colors);
   var g = new THREE.Group(), mat = material(o.color), m;
   if (o.shape === 'box') {
     m = new THREE.Mesh(new THREE.BoxGeometry(o.dims[0], o.dims[1], o.dims[2]), mat);
@@ -130,22 +150,28 @@ function buildPanel(P, root, size) {
 
   var scene = new THREE.Scene();
   var up = new THREE.Vector3(P.up[0], P.up[1], P.up[2]).normalize();
-  var E = P.extent;
+  var E = P.extent, C = P.center ? new THREE.Vector3(P.center[0], P.center[1], P.center[2]) : new THREE.Vector3();
   var camera = new THREE.PerspectiveCamera(40, width / height, 0.01 * E, 100 * E);
   camera.up.copy(up);
   var side = Math.abs(up.z) > 0.9 ? new THREE.Vector3(0.55, -1, 0) : new THREE.Vector3(0, -1, 0.3);
-  camera.position.copy(side.normalize().multiplyScalar(3.2 * E).add(up.clone().multiplyScalar(1.1 * E)));
-  camera.lookAt(0, 0, 0);
+  camera.position.copy(side.normalize().multiplyScalar(3.2 * E).add(up.clone().multiplyScalar(1.1 * E)).add(C));
+  camera.lookAt(C);
   scene.add(new THREE.AmbientLight(0xffffff, 0.55));
   var sun = new THREE.DirectionalLight(0xffffff, 0.6); sun.position.set(2 * E, -3 * E, 4 * E); scene.add(sun);
   var grid = new THREE.GridHelper(2 * E, 8, 0xbbbbbb, 0xdddddd);
   grid.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), up);
-  grid.position.copy(up.clone().multiplyScalar(-E)); scene.add(grid);
+  grid.position.copy(up.clone().multiplyScalar(-E).add(C)); scene.add(grid);
+  if (P.box) { // the periodic box: its edges
+    var bx = new THREE.BoxGeometry(P.box.L[0], P.box.L[1], P.box.L[2]);
+    var edges = new THREE.LineSegments(new THREE.EdgesGeometry(bx), new THREE.LineBasicMaterial({color: 0x555555}));
+    edges.position.copy(C); scene.add(edges);
+  }
   var controls = THREE.OrbitControls ? new THREE.OrbitControls(camera, renderer.domElement) : null;
+  if (controls) { controls.target.copy(C); controls.update(); }
 
   var times = f64(P.t), samples = f64(P.k), n = times.length;
   var objs = P.objects.map(function (o) {
-    var g = makeObject(o); scene.add(g);
+    var g = makeObject(o, P.site_colors); scene.add(g);
     var q = f32(o.q), p = f32(o.p);
     if (!q || q.length !== 4 * n) throw new Error('object data of the wrong length');
     if (o.pos) g.position.set(o.pos[0], o.pos[1], o.pos[2]);
@@ -168,11 +194,16 @@ function frameAt(panel, t) {
   return lo;
 }
 
+// a centre of mass wrapped into the periodic box (the minimum image's convention: bodies by their centre)
+function wrap(B, d, x) { var L = B.L[d], lo = B.lo[d]; return lo + (((x - lo) % L) + L) % L; }
+
 function setFrame(panel, f) {
+  var B = panel.P.box;
   panel.objs.forEach(function (ob) {
     var q = ob.q;
     ob.g.quaternion.set(q[4 * f + 1], q[4 * f + 2], q[4 * f + 3], q[4 * f]);
-    if (ob.p) ob.g.position.set(ob.p[3 * f], ob.p[3 * f + 1], ob.p[3 * f + 2]);
+    if (ob.p && B) ob.g.position.set(wrap(B, 0, ob.p[3 * f]), wrap(B, 1, ob.p[3 * f + 1]), wrap(B, 2, ob.p[3 * f + 2]));
+    else if (ob.p) ob.g.position.set(ob.p[3 * f], ob.p[3 * f + 1], ob.p[3 * f + 2]);
     if (ob.trace) ob.trace.geometry.setDrawRange(0, f + 1);
   });
   panel.frame = f;
