@@ -133,5 +133,33 @@ describe("NVT", function()
     print(("\n  NVT clumps: <T> = %.4f +- %.4f (set 1.5), the bath took %.4g"):format(mean, se, -it.heat))
     assert.is_true(math.abs(mean - 1.5) < math.max(4 * se, 0.03), ("%g +- %g"):format(mean, se))
   end)
+
+  it("rigid SPC/E water (27 molecules, DSF Coulomb, real units) warmed from rest to 300 K and held there", function()
+    local W = require "water_box"
+    local path = W.write(os.tmpname(), 3, 3.1, 7)
+    local sys, info = lf.read_lammps_data(path, W.options(4.5, 1))
+    os.remove(path)
+    local h = 1 / W.TAU -- 1 fs
+    local it = lf.integrator("split_exact", sys, {h = h, thermostat = {T = W.KB * 300, gamma = 0.1, gamma_rot = 1,
+                                                                   seed = 3}})
+    local T0 = info.observe.temperature(it)
+    it:step(5000) -- 5 ps: equilibrated
+    local batches, sum = {}, 0 -- then 10 ps in 10 batches of 100 samples 10 fs apart
+    for b = 1, 10 do
+      local s = 0
+      for _ = 1, 100 do
+        it:step(10)
+        s = s + info.observe.temperature(it)
+      end
+      batches[b] = s / 100
+      sum = sum + batches[b]
+    end
+    local mean, var = sum / 10, 0
+    for b = 1, 10 do var = var + (batches[b] - mean) ^ 2 end
+    local se = math.sqrt(var / 90)
+    print(("  NVT water: T(0) = %.1f K, <T> = %.1f +- %.1f K over 10 ps (set 300 K; 6N - 3 = 159 degrees of freedom)")
+      :format(T0, mean, se))
+    assert.is_true(T0 < 1 and math.abs(mean - 300) < math.max(4 * se, 6), ("%g +- %g"):format(mean, se))
+  end)
 end)
 

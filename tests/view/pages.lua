@@ -40,32 +40,13 @@ experiment.view_check(dir .. "/big.check.json", {big}, {})
 big:write_gltf(dir .. "/big.gltf")
 
 -- a box of 27 rigid SPC/E waters (sites coloured by type, O-H bonds, the periodic box, the centres wrapped
--- into it): a LAMMPS data file on a lattice with random attitudes, read by lf.read_lammps_data, 0.2 ps
-local function water_box(path, n)
-  local L, th = 3.1 * n, math.rad(109.47 / 2)
-  local body = {{0, 0, 0}, {math.sin(th), math.cos(th), 0}, {-math.sin(th), math.cos(th), 0}}
-  local out = {("27 waters\n\n%d atoms\n2 atom types\n\n0 %g xlo xhi\n0 %g ylo yhi\n0 %g zlo zhi\n\n"):format(3 * n ^ 3, L, L, L),
-               "Masses\n\n1 15.9994\n2 1.008\n\nAtoms # full\n\n"}
-  math.randomseed(7)
-  local id, mol = 0, 0
-  for i = 0, n - 1 do for j = 0, n - 1 do for k = 0, n - 1 do
-    mol = mol + 1
-    local R = lf.so3.exp{math.random() * 3, math.random() * 3, math.random() * 3}
-    for s = 1, 3 do
-      id = id + 1
-      local r = R * lf.vec3(body[s])
-      out[#out + 1] = ("%d %d %d %g %.10f %.10f %.10f\n"):format(id, mol, s == 1 and 1 or 2, s == 1 and -0.8476 or 0.4238,
-        (i + 0.5) * 3.1 + r[1], (j + 0.5) * 3.1 + r[2], (k + 0.5) * 3.1 + r[3])
-    end
-  end end end
-  local f = assert(io.open(path, "w"))
-  f:write(table.concat(out))
-  f:close()
-end
-water_box(dir .. "/water.data", 3)
-local wsys = lf.read_lammps_data(dir .. "/water.data", {bodies = "molecule", cutoff = 4.5, skin = 1,
-  lj_pairs = {[1] = {[1] = {0.1553, 3.166}}}, coulomb = {alpha = 0.2, k = 332.06371}, shift = true})
-local water = lf.run(wsys, {method = "no_squish", h = 1 / 48.88821291, T = 200 / 48.88821291, every = 2, states = true})
+-- into it): a LAMMPS data file on a lattice with random attitudes (tests/lua/water_box.lua), 0.2 ps
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+package.path = here .. "/../lua/?.lua;" .. package.path
+local water_box = require "water_box"
+water_box.write(dir .. "/water.data", 3, 3.1, 7)
+local wsys = lf.read_lammps_data(dir .. "/water.data", water_box.options(4.5, 1))
+local water = lf.run(wsys, {method = "no_squish", h = 1 / water_box.TAU, T = 200 / water_box.TAU, every = 2, states = true})
 lf.mkdir_p(dir .. "/water")
 water:animate(dir .. "/water/view.html", {title = "27 rigid SPC/E waters (no_squish, 1 fs)"})
 experiment.view_check(dir .. "/water/view.check.json", {water}, {})
