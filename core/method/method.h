@@ -172,6 +172,16 @@ double lf_stepper_monitor0(const lf_stepper *s); /* Q(y0) (0 before the first st
 int lf_stepper_set_rho(lf_stepper *s, double rho, double q0);
 double lf_stepper_last_h(const lf_stepper *s);
 
+/* Dense output (dense.c): lf_stepper_set_dense(s, 1) keeps the state before each step (np doubles copied
+ * per step; 0 turns it off); lf_stepper_dense then gives the state y (np doubles) at any t within the last
+ * step: the cubic Hermite interpolant in the Lie algebra, y(t) = act(theta(s), y0), s = (t - t0)/h, with
+ * theta(0) = 0, theta'(0) = h f(t0, y0), theta(1) = diff(y0, y1), theta'(1) = h dexpinv_theta(1) f(t1, y1)
+ * (the system's Lie-group ODE form f): on the manifold to round-off, order 3 (local error O(h^4)) for
+ * every method. Not for lanes or processed methods (LF_EINVAL, naming them). Errors of lf_stepper_dense
+ * (in lf_stepper_error): off, no step since the state was set, t outside the last step. */
+int lf_stepper_set_dense(lf_stepper *s, int on);
+int lf_stepper_dense(lf_stepper *s, double t, double *y);
+
 const double *lf_stepper_state(const lf_stepper *s); /* nparam doubles, valid until the next call */
 double lf_stepper_time(const lf_stepper *s);
 const lf_method *lf_stepper_method(const lf_stepper *s);

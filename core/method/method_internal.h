@@ -127,6 +127,12 @@ struct lf_stepper {
     /* the work of the forcing and the heat from the thermostat since lf_stepper_set_state: the kinetic
      * energy their kicks and Ornstein–Uhlenbeck steps changed (rolled back with a failed step) */
     double work_done, heat;
+    /* dense output (dense.c): on when dense_buf is set; the state before the last step (y_prev, np) and its
+     * time, prev_ok while they are that step's start; the interpolant's data (f at both ends, the
+     * algebra element from y_prev to y and dexpinv of f at the end), xi_ok once computed for the step */
+    double *dense_buf, *y_prev, *xi0, *xi1, *delta, *d1;
+    double t_prev;
+    int prev_ok, xi_ok;
 };
 
 /* ---- rigid methods */

@@ -229,6 +229,7 @@ void lf_stepper_free(lf_stepper *s)
 {
     if (!s) return;
     free(s->y); /* one block: y, cache, save, work */
+    free(s->dense_buf);
     free(s->iwork);
     free(s);
 }
@@ -261,6 +262,7 @@ int lf_stepper_set_state(lf_stepper *s, const double *y, double t)
     s->t = t;
     s->t_comp = 0;
     s->cache_valid = 0;
+    s->prev_ok = 0; /* (dense output: no step to interpolate) */
     s->rho = 1;
     s->q0 = 0;
     s->g_valid = 0;
@@ -433,6 +435,12 @@ static int step_n(lf_stepper *s, double h, long n)
                                 s->t, hk);
         }
         s->cache_valid = s->cache_set; /* a step that did not cache the new data leaves none */
+        if (s->dense_buf) {            /* dense output: the step's start */
+            memcpy(s->y_prev, s->save, (size_t)s->np * sizeof(double));
+            s->t_prev = s->t;
+            s->prev_ok = 1;
+            s->xi_ok = 0;
+        }
         s->t_comp = (t - s->t) - y;
         s->t = t;
         s->stats.steps++;

@@ -251,7 +251,7 @@ static int l_integrator(lua_State *L)
     }
     static const char *const keys[] = {"h",          "t0",       "newton_tol", "max_iter", "dexpinv_order",
                                        "solver",     "jacobian", "rtol",       "atol",     "lanes",
-                                       "quadrature", "adapt",    "thermostat", NULL};
+                                       "quadrature", "adapt",    "thermostat", "dense",    NULL};
     lfb_check_keys(L, 3, keys, "lf.integrator", "option");
     const lf_method_info *mi = lf_method_get_info(m);
     double h = opt_number(L, 3, "h", NAN);
@@ -314,6 +314,13 @@ static int l_integrator(lua_State *L)
     if (lua_type(L, 1) == LUA_TUSERDATA) lfb_checkusermethod(L, 1, "lf.integrator");
     it->st = lf_stepper_new_lanes(m, s->sys, B, y0, t0, &o, &e);
     if (!it->st) return lfb_error(L, &e);
+    lua_getfield(L, 3, "dense");
+    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+        return luaL_error(L, "lf.integrator: option 'dense' must be true or false, got %s", lfb_typename(L, -1));
+    if (lua_toboolean(L, -1) && lf_stepper_set_dense(it->st, 1) != LF_OK) {
+        e = *lf_stepper_error(it->st);
+        return lfb_error(L, &e);
+    }
     lua_settop(L, 4); /* the integrator */
     /* a host that handles SIGINT (the lieflow executable) registers its flag */
     lf_stepper_set_cancel(it->st, lfb_cancel_flag(L));
@@ -487,6 +494,22 @@ static int it_state(lua_State *L)
 {
     lfb_integrator *it = checkone(L, 1, "it:state()");
     lfb_push_state(L, lf_stepper_system(it->st), lf_stepper_time(it->st), lf_stepper_state(it->st));
+    return 1;
+}
+
+/* it:dense(t) -> the state at t within the last step (an integrator made with dense = true): the fields
+ * of it:state(), from the Hermite interpolant in the Lie algebra (core/method/dense.c) */
+static int it_dense(lua_State *L)
+{
+    lfb_integrator *it = checkone(L, 1, "it:dense(t)");
+    const double t = lfb_checkfinite(L, 2, "it:dense: argument #1 (t)");
+    const lf_system *sys = lf_stepper_system(it->st);
+    double *y = lua_newuserdatauv(L, (size_t)lf_system_nparam(sys) * sizeof(double), 0);
+    if (lf_stepper_dense(it->st, t, y) != LF_OK) {
+        const lf_error *e = lf_stepper_error(it->st);
+        return luaL_error(L, "it:dense: %s", e->msg);
+    }
+    lfb_push_state(L, sys, t, y);
     return 1;
 }
 
@@ -685,11 +708,19 @@ static int it_error(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg it_methods[] = {{"step", it_step},         {"advance_to", it_advance_to}, {"energy", it_energy},
-                                      {"state", it_state},       {"set_state", it_set_state},   {"observe", it_observe},
-                                      {"error", it_error},       {"checkpoint", it_checkpoint},
-                                      {"restore", it_restore},   {"lane", it_lane},
-                                      {"set_lane", it_set_lane}, {NULL, NULL}};
+static const luaL_Reg it_methods[] = {{"step", it_step},
+                                      {"advance_to", it_advance_to},
+                                      {"energy", it_energy},
+                                      {"state", it_state},
+                                      {"dense", it_dense},
+                                      {"set_state", it_set_state},
+                                      {"observe", it_observe},
+                                      {"error", it_error},
+                                      {"checkpoint", it_checkpoint},
+                                      {"restore", it_restore},
+                                      {"lane", it_lane},
+                                      {"set_lane", it_set_lane},
+                                      {NULL, NULL}};
 
 static int it_columns(lua_State *L)
 {

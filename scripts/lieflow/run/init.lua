@@ -61,6 +61,7 @@ local luamethod = require "lieflow.run.luamethod"
 local states = require "lieflow.run.states"
 local scene = require "lieflow.run.scene"
 local trajectory = require "lieflow.run.trajectory"
+local events = require "lieflow.run.events"
 local hdf5 = require "lieflow.files.hdf5"
 
 local M = {}
@@ -283,7 +284,8 @@ M.run_interrupt_mt = run_interrupt_mt
 --- M.check_keys(opts, keys, fn [, level]): strict option tables (lieflow.options).
 M.check_keys = options.check_keys
 
-local RUN_KEYS = {"method", "h", "T", "every", "observe", "progress", "stream", "memory_limit", "record", "states"}
+local RUN_KEYS = {"method", "h", "T", "every", "observe", "progress", "stream", "memory_limit", "record", "states",
+                  "at", "events"}
 for _, k in ipairs(M.INTEGRATOR_KEYS) do RUN_KEYS[#RUN_KEYS + 1] = k end
 
 -- ------------------------------------------------------------------ lf.run in parts
@@ -380,11 +382,13 @@ local function sampler(r)
   local ienergy
   for i, c in ipairs(r.system:columns()) do if c == "energy" then ienergy = i end end
   local cT, cdE = data.t, data.energy_error
-  local E0
+  local E0 = r.E0 -- (runs with option at: E at t = 0, not at the first sample)
   local nobs = #obs_names
   local row_fmt = ("%.17g,"):rep(#columns):sub(1, -2) .. "\n"
   local row_vals = {}
-  return function()
+  -- a sample of the run's integrator, or of another one (option at: a probe at an interpolated state)
+  return function(itx)
+    local it = itx or it
     r.nrow = r.nrow + 1
     local row = (out or r.h5) and 1 or r.nrow
     local vals = table.pack(it:observe())
@@ -536,7 +540,8 @@ local function finish(r)
   local steps = r.it.steps or r.n
   if r.shown or r.progress == true then progress_line(r.name, r.h, r.n, r.n, r.it.t, steps / math.max(wall, 1e-9), true) end
   local traj = {columns = setmetatable(r.columns, columns_mt), method = r.name, h = r.h, T = r.T, every = r.every,
-                steps = steps, samples = r.nrow, cpu_time = cpu, wall_time = wall, system = r.desc, params = r.params}
+                steps = steps, samples = r.nrow, cpu_time = cpu, wall_time = wall, system = r.desc, params = r.params,
+                events = r.event_list}
   if r.h5 then
     local ok, err = pcall(r.h5.commit, r.h5, hdf5.attrs(traj, true))
     if not ok then error(strip_position(err), 3) end -- ("lf.run: writing 'run.h5': No space left on device")
@@ -570,6 +575,38 @@ local function system_params(system)
   return c
 end
 
+-- The columns of a forcing or thermostat (work, heat) and of a controller (its held output) added to
+-- recorders; returns whether the system has a forcing.
+local function extra_recorders(system, opts, recorders)
+  -- a forcing, a thermostat: the work done and the heat exchanged since the start (E - E(0) - work - heat is
+  -- the conservative method's energy error)
+  local okf, forced = pcall(function() return system.forcing_name end)
+  if (okf and forced ~= nil) or opts.thermostat then
+    recorders[#recorders + 1] = {columns = {"work", "heat"}, values = function(it) return {it.work, it.heat} end}
+  end
+  -- a controller: its held output, control1..3 (body torque) and control_force1..3 (bodies that translate),
+  -- body k > 1 with the prefix k_
+  local okc, control = pcall(function() return system.control end)
+  if okc and control ~= nil then
+    local n, cols, translating = system.n, {}, control.force ~= nil
+    for b = 1, n do
+      local pre = b > 1 and (b .. "_") or ""
+      for k = 1, 3 do cols[#cols + 1] = pre .. "control" .. k end
+      for k = 1, translating and 3 or 0 do cols[#cols + 1] = pre .. "control_force" .. k end
+    end
+    recorders[#recorders + 1] = {columns = cols, values = function(it)
+      local c, v = it.system.control, {}
+      for b = 1, n do
+        local tau, F = n > 1 and c.torque[b] or c.torque, translating and (n > 1 and c.force[b] or c.force)
+        for k = 1, 3 do v[#v + 1] = tau[k] end
+        for k = 1, translating and 3 or 0 do v[#v + 1] = F[k] end
+      end
+      return v
+    end}
+  end
+  return okf and forced ~= nil
+end
+
 --- lf.run(system, opts) -> trajectory (see the header of this file).
 function M.run(system, opts)
   local fn = "lf.run"
@@ -599,32 +636,7 @@ function M.run(system, opts)
   if opts.adapt then
     recorders[#recorders + 1] = {columns = {"step", "rho"}, values = function(it) return {it.last_h, it.rho} end}
   end
-  -- a forcing, a thermostat: the work done and the heat exchanged since the start (E - E(0) - work - heat is
-  -- the conservative method's energy error)
-  local okf, forced = pcall(function() return system.forcing_name end)
-  if (okf and forced ~= nil) or opts.thermostat then
-    recorders[#recorders + 1] = {columns = {"work", "heat"}, values = function(it) return {it.work, it.heat} end}
-  end
-  -- a controller: its held output, control1..3 (body torque) and control_force1..3 (bodies that translate),
-  -- body k > 1 with the prefix k_
-  local okc, control = pcall(function() return system.control end)
-  if okc and control ~= nil then
-    local n, cols, translating = system.n, {}, control.force ~= nil
-    for b = 1, n do
-      local pre = b > 1 and (b .. "_") or ""
-      for k = 1, 3 do cols[#cols + 1] = pre .. "control" .. k end
-      for k = 1, translating and 3 or 0 do cols[#cols + 1] = pre .. "control_force" .. k end
-    end
-    recorders[#recorders + 1] = {columns = cols, values = function(it)
-      local c, v = it.system.control, {}
-      for b = 1, n do
-        local tau, F = n > 1 and c.torque[b] or c.torque, translating and (n > 1 and c.force[b] or c.force)
-        for k = 1, 3 do v[#v + 1] = tau[k] end
-        for k = 1, translating and 3 or 0 do v[#v + 1] = F[k] end
-      end
-      return v
-    end}
-  end
+  local forced = extra_recorders(system, opts, recorders)
   if opts.states ~= nil and type(opts.states) ~= "boolean" then
     error(("%s: option 'states' must be true or false, got %s"):format(fn, type(opts.states)), 2)
   end
@@ -654,7 +666,18 @@ function M.run(system, opts)
   for _, c in ipairs(builtin) do is_builtin[c] = true end
   local observers, obs_names = observers_of(opts.observe, builtin, is_builtin, fn)
   local name = method_name(opts.method)
-  local ok_it, it = pcall(M.integrator, opts.method, system, M.integrator_opts(opts, h))
+  -- samples at given times and events: the integrator keeps its dense output; a probe integrator takes the
+  -- samples at interpolated states (scripts/lieflow/run/events.lua)
+  local at = opts.at ~= nil and events.check_at(opts.at, T, fn) or nil
+  local evs = opts.events ~= nil and events.check_events(opts.events, fn) or nil
+  if at and (opts.thermostat or forced or opts.adapt) then
+    error(("%s: option 'at' is not available with a %s (its samples are of interpolated states)"):format(fn,
+      opts.thermostat and "thermostat" or opts.adapt and "reversible adaptive steps (adapt)" or "forcing"), 2)
+  end
+  if (at or evs) and stream then error(("%s: options 'at' and 'events' do not stream (stream =)"):format(fn), 2) end
+  local iopts = M.integrator_opts(opts, h)
+  iopts.dense = (at or evs) and true or nil
+  local ok_it, it = pcall(M.integrator, opts.method, system, iopts)
   if not ok_it then error(("%s: %s"):format(fn, strip_position(it)), 2) end
   local columns = run_columns(builtin, is_builtin, recorders, observers, obs_names, fn)
   local data = {}
@@ -662,21 +685,29 @@ function M.run(system, opts)
   local r = {fn = fn, system = system, it = it, name = name, h = h, T = T, every = every, progress = progress,
              stream = stream, columns = columns, data = data, recorders = recorders, observers = observers,
              obs_names = obs_names, nrow = 0, written = 0, desc = describe(system), params = system_params(system),
-             states_layout = lay, scene = desc}
+             states_layout = lay, scene = desc, at = at, events = evs}
   if lay and not stream then r.states_rec = states.recorder(lay) end
   r.n = step_count(T, h, fn)
   open_output(r, memory_limit)
+  if at then r.E0 = it:energy() end -- (energy_error against E(0), which option at may not sample)
   local sample = sampler(r)
   start_clocks(r)
   r.adaptive = type(it.method) == "table" and it.method.adaptive
   r.adapt = it.adaptive
-  local function take()
-    local ok, err = pcall(sample)
+  local function take(itx)
+    local ok, err = pcall(sample, itx)
     if not ok then fail(r, err, it.t) end
+  end
+  r.failed = function(err, t) fail(r, err, t) end
+  local step_fn = step_all
+  if at or evs then
+    iopts.dense = nil -- a probe integrator: samples at the times of at, events' times refined by steps
+    local probe = M.integrator(opts.method, system, iopts)
+    step_fn = function(rr, tk) return events.step_all(rr, tk, probe) end
   end
   -- the run under pcall: Ctrl-C (the interpreter's "interrupted!" raised in this Lua code, or a
   -- step that stopped on the cancel flag) becomes an error object carrying the samples so far
-  local ok_run, run_err = pcall(step_all, r, take)
+  local ok_run, run_err = pcall(step_fn, r, take)
   if not ok_run then
     if getmetatable(run_err) == run_interrupt_mt then error(run_err, 0) end
     if strip_position(tostring(run_err)):find("^interrupted") then fail(r, run_err, it.t) end
