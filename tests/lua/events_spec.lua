@@ -75,6 +75,30 @@ describe("lf.run{at = ...}", function()
   end)
 end)
 
+describe("lf.run{dense = true} and traj:at(t)", function()
+  it("give the state anywhere in the run: the step taken again, its interpolant, as it:dense gives it", function()
+    local tr = lf.run(body(), {method = "dlm_s6", h = 0.05, T = 20, dense = true})
+    local it = lf.integrator("dlm_s6", body(), {h = 0.05, dense = true}):step(67)
+    local a, b = tr:at(3.33), it:dense(3.33)
+    assert.is_true(a.R == b.R and a.omega == b.omega) -- bit for bit
+    local worst = 0
+    for _, t in ipairs{0.01, 3.33, 7.77, 19.99} do
+      local s = tr:at(t)
+      local w = lf.exact.free_body(J, w0, t)
+      worst = math.max(worst, (s.omega - w):norm())
+      local k = math.floor(t / 0.05) + 1 -- the step's start: the interpolant adds nothing to its round-off
+      local R0 = tr:state(k).R
+      assert.is_true(s.t == t and (s.R:T() * s.R - I3):norm() < (R0:T() * R0 - I3):norm() + 1e-15)
+    end
+    assert.is_true(worst < 3e-9) -- (dlm_s6's own error near the flip at 10.9)
+    assert.is_true(tr:at(10).omega == tr:state(201).omega) -- a recorded time: the recorded state
+    has(errmsg(tr.at, tr, 25), "outside the run [0, 20]")
+    has(errmsg(lf.run(body(), {method = "vlv", h = 0.1, T = 1}).at, lf.run(body(), {method = "vlv", h = 0.1, T = 1}), 0.5),
+        "no dense output")
+    has(errmsg(lf.run, body(), {method = "vlv", h = 0.1, T = 1, dense = true, every = 2}), "every = 2")
+  end)
+end)
+
 describe("events", function()
   it("the Dzhanibekov flips: the times of omega_2 = 0 to 1e-10, their spacing the period 2 K(m) / lambda", function()
     local tr = lf.run(body(), {method = "rkmk_gl6", h = 0.025, T = 80, every = 400,
@@ -97,6 +121,35 @@ describe("events", function()
     print(("  %d flips at %.6f, %.6f, ...: against the exact omega_2's roots %.1e, spacing against 2 K(m)/lambda = "
       .. "%.10f (m = %.6f): %.1e"):format(#tr.events, tr.events[1].t, tr.events[2].t, dt, half, m, dspace))
     assert.is_true(dt < 1e-10 and dspace < 1e-10)
+  end)
+
+  it("the heavy top's turning points (u' = 0, u = cos theta) at the roots of its effective-potential cubic", function()
+    -- a Lagrange top J = (1, 1, 0.4), U = mgl u, u = R33 = e_z . R e_3; with alpha = 2E'/J1 (E' = E - L3^2/2J3),
+    -- beta = 2 mgl/J1, a = L3/J1, b = Lz/J1: u'^2 = f(u) = (1 - u^2)(alpha - beta u) - (b - a u)^2
+    -- (Goldstein, Classical Mechanics, 5.7); the turning points are the roots of f in [-1, 1] around u(0)
+    local Jt, mgl = {1, 1, 0.4}, 2
+    local top = lf.rigidbody{inertia = Jt, potential = lf.potential.top{mgl = mgl}, R = lf.so3.exp{0.6, 0.1, 0},
+                             omega = {0.3, -0.4, 3}}
+    local it0 = lf.integrator("vlv", top, {h = 0.1})
+    local R0, w = it0.R, it0.omega
+    local L3, Lz = Jt[3] * w[3], (R0 * lf.vec3{Jt[1] * w[1], Jt[2] * w[2], Jt[3] * w[3]})[3]
+    local E = it0:energy()
+    local alpha, beta = 2 * (E - L3 ^ 2 / (2 * Jt[3])) / Jt[1], 2 * mgl / Jt[1]
+    local a, b = L3 / Jt[1], Lz / Jt[1]
+    local function f(u) return (1 - u * u) * (alpha - beta * u) - (b - a * u) ^ 2 end
+    local u0 = R0[3][3]
+    local function neg(u) return -f(u) end
+    local u1, u2 = root(neg, -1, u0), root(neg, u0, 1) -- f(+-1) <= 0 <= f(u0)
+    local g = function(t, s) return s.R[3][1] * s.omega[2] - s.R[3][2] * s.omega[1] end -- u' = (R (w x e3))_z
+    local tr = lf.run(top, {method = "rkmk_gl6", h = 0.01, T = 10, every = 100, events = {{g = g, name = "turn"}}})
+    local worst = 0
+    for _, e in ipairs(tr.events) do
+      local u = e.state.R[3][3]
+      worst = math.max(worst, math.min(math.abs(u - u1), math.abs(u - u2)))
+    end
+    print(("  heavy top: %d turning points between u1 = %.12f and u2 = %.12f (the cubic's roots): |u - root| <= %.1e")
+      :format(#tr.events, u1, u2, worst))
+    assert.is_true(#tr.events >= 4 and worst < 1e-10)
   end)
 
   it("a terminal event ends the run at its time with the state there; direction selects the crossings", function()

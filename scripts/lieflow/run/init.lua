@@ -285,7 +285,7 @@ M.run_interrupt_mt = run_interrupt_mt
 M.check_keys = options.check_keys
 
 local RUN_KEYS = {"method", "h", "T", "every", "observe", "progress", "stream", "memory_limit", "record", "states",
-                  "at", "events"}
+                  "at", "events", "dense"}
 for _, k in ipairs(M.INTEGRATOR_KEYS) do RUN_KEYS[#RUN_KEYS + 1] = k end
 
 -- ------------------------------------------------------------------ lf.run in parts
@@ -637,11 +637,18 @@ function M.run(system, opts)
     recorders[#recorders + 1] = {columns = {"step", "rho"}, values = function(it) return {it.last_h, it.rho} end}
   end
   local forced = extra_recorders(system, opts, recorders)
+  if opts.dense ~= nil and type(opts.dense) ~= "boolean" then
+    error(("%s: option 'dense' must be true or false, got %s"):format(fn, type(opts.dense)), 2)
+  end
+  if opts.dense and (every ~= 1 or stream or opts.at or opts.thermostat) then
+    error(("%s: option 'dense' records every step's state (every = 1, in memory, not with at or a thermostat), got %s")
+      :format(fn, every ~= 1 and ("every = " .. every) or stream and "stream" or opts.at and "at" or "a thermostat"), 2)
+  end
   if opts.states ~= nil and type(opts.states) ~= "boolean" then
     error(("%s: option 'states' must be true or false, got %s"):format(fn, type(opts.states)), 2)
   end
   local lay, desc
-  if opts.states then
+  if opts.states or opts.dense then
     local okl, l = pcall(states.layout, system)
     if not okl then error(("%s: %s"):format(fn, strip_position(l)), 2) end
     lay, desc = l, scene.describe(system)
@@ -714,6 +721,11 @@ function M.run(system, opts)
     error(run_err, 0)
   end
   local traj = finish(r) -- (not a tail call: finish's errors are at level 3, lf.run's caller)
+  if opts.dense then -- traj:at(t): a probe with dense output steps again from the recorded states
+    local dopts = M.integrator_opts(opts, h)
+    dopts.dense = true
+    trajectory.set_dense(traj, {make = function() return M.integrator(opts.method, system, dopts) end})
+  end
   return traj
 end
 

@@ -26,7 +26,7 @@ local reserved = {}
 for _, c in ipairs{"columns", "method", "h", "T", "every", "steps", "samples", "cpu_time", "wall_time",
                    "write_csv", "to_json", "totable", "plot", "file", "last", "load", "state", "animate",
                    "write_gltf", "state_layout", "state_blocks", "scene", "interrupted", "system", "params",
-                   "write_hdf5", "units", "incomplete", "error"} do reserved[c] = true end
+                   "write_hdf5", "units", "incomplete", "error", "at", "events"} do reserved[c] = true end
 M.reserved = reserved
 
 -- A column name read from a file: a trajectory field or method would be overwritten by it (a file
@@ -97,6 +97,35 @@ function traj_methods:state(k)
   local ok, st = pcall(states.state, self, k)
   if not ok then error(options.strip_position(st), 2) end
   return st
+end
+
+-- Runs made with lf.run{dense = true}: what traj:at needs to take a step again (the system, the method and
+-- the integrator's options), kept beside the trajectory (weak keys: not one of its fields).
+local dense_of = setmetatable({}, {__mode = "k"})
+function M.set_dense(traj, d) dense_of[traj] = d end
+
+--- traj:at(t) -> {t =, <field> = value, ...}: the state at any t in the run (lf.run{dense = true}): the
+--- recorded state of the step that contains t, that step taken again by an integrator with dense output
+--- (the same state at its end, the same steps), and its interpolant at t (it:dense).
+function traj_methods:at(t)
+  check_traj(self, "traj:at")
+  local d = dense_of[self]
+  if not d then error("traj:at: this trajectory has no dense output (run it with lf.run{..., dense = true})", 2) end
+  local ts, n = self.t, self.samples
+  if type(t) ~= "number" or not (t >= ts[1] and t <= ts[n]) then
+    error(("traj:at: t = %s is outside the run [%.17g, %.17g]"):format(tostring(t), ts[1], ts[n]), 2)
+  end
+  local lo, hi = 1, n -- the last sample at or before t
+  while lo < hi do
+    local mid = (lo + hi + 1) // 2
+    if ts[mid] <= t then lo = mid else hi = mid - 1 end
+  end
+  local st = self:state(lo)
+  if t == ts[lo] then return st end
+  d.probe = d.probe or d.make()
+  d.probe:set_state(st)
+  d.probe:advance_to(ts[lo + 1])
+  return d.probe:dense(t)
 end
 
 --- traj:load() -> the trajectory a streamed run wrote (its arrays read back from traj.file).
