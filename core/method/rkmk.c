@@ -35,11 +35,12 @@
 #include "base/linalg.h"
 #include "method/method_internal.h"
 
-#define MAXS 8
+#define MAXS 16
 
 typedef struct {
     int s;
     const double *A, *b, *c, *bhat;
+    const double *bhat3; /* rkmk_dp853: the 3rd-order weights of Hairer's combined estimate (else NULL) */
     int dexpinv_order; /* forced by the method (lie_euler_implicit: 1), else 0 */
     int explicit_;
     int midpoint;      /* implicit: coordinates centred at the step's midpoint (symmetric variant) */
@@ -489,7 +490,14 @@ static int adaptive_step(lf_stepper *st, double hmax)
         for (int j = 0; j < s; j++) w[j] = T->b[j] - T->bhat[j];
         combine(nd, s, w, b.kt, h, b.err);
         double err = error_norm(st, b.err, b.y0, st->y);
-        double fac = err > 0 ? 0.9 * pow(err, -0.2) : 5;
+        if (T->bhat3) { /* DOP853: e5^2 / sqrt(e5^2 + 0.01 e3^2), which behaves as h^8 */
+            for (int j = 0; j < s; j++) w[j] = T->b[j] - T->bhat3[j];
+            combine(nd, s, w, b.kt, h, b.err);
+            const double e3 = error_norm(st, b.err, b.y0, st->y), d = sqrt(err * err + 0.01 * e3 * e3);
+            err = d > 0 ? err * err / d : 0;
+        }
+        /* the next step from err ~ h^(order): h (0.9 err^(-1/order)), clamped to [0.2 h, 5 h] */
+        double fac = err > 0 ? 0.9 * pow(err, -1.0 / st->method->info.order) : 5;
         fac = fmin(5, fmax(0.2, fac));
         if (err <= 1) {
             st->h_taken = h;
@@ -517,14 +525,18 @@ static const lf_method_class rk_class = {.work_doubles = rk_work, .cache_doubles
 
 /* The methods.def entries: the tableau (s = the number of nodes c; an adaptive entry's b holds the
  * weights, then bhat) and the class lf_class_<id>. */
-#define RKMK(id, title, ref, order, props, A_, b_, c_)                                                           \
-    static const double id##_A[] = {A_}, id##_b[] = {b_}, id##_c[] = {c_};                                     \
-    const lf_method_class lf_class_##id = {                                                                    \
-        .work_doubles = rk_work, .cache_doubles = rk_cache, .step = rk_step,                                   \
+#define RKMK(id, title, ref, order, props, A_, b_, c_)                                                                 \
+    static const double id##_A[] = {A_}, id##_b[] = {b_}, id##_c[] = {c_};                                             \
+    const lf_method_class lf_class_##id = {                                                                            \
+        .work_doubles = rk_work,                                                                                       \
+        .cache_doubles = rk_cache,                                                                                     \
+        .step = rk_step,                                                                                               \
         .data = &(const rk_tableau){(int)(sizeof id##_c / sizeof(double)), id##_A, id##_b, id##_c,                     \
-                            ((props) & LF_MP_ADAPTIVE) ? id##_b + sizeof id##_c / sizeof(double) : NULL,       \
-                            ((props) & LF_MP_DEXPINV_1) ? 1 : 0, !((props) & LF_MP_IMPLICIT),                    \
-                            ((props) & LF_MP_MIDPOINT) != 0, ((props) & LF_MP_CONTINUATION) != 0}};
+                                    ((props)&LF_MP_ADAPTIVE) ? id##_b + sizeof id##_c / sizeof(double) : NULL,         \
+                                    sizeof id##_b == 3 * sizeof id##_c ? id##_b + 2 * sizeof id##_c / sizeof(double)   \
+                                                                       : NULL,                                         \
+                                    ((props)&LF_MP_DEXPINV_1) ? 1 : 0, !((props)&LF_MP_IMPLICIT),                      \
+                                    ((props)&LF_MP_MIDPOINT) != 0, ((props)&LF_MP_CONTINUATION) != 0}};
 #include "method/methods.def"
 
 /* ---------------------------------------------------------------- tableaux from the user */
@@ -655,7 +667,7 @@ lf_method *lf_rkmk_method_new(const char *name, int s, const double *A, const do
     memcpy(u->c, c, (size_t)s * sizeof(double));
     snprintf(u->name, sizeof u->name, "%s", name);
     snprintf(u->title, sizeof u->title, "RKMK from a user tableau (%d stages)", s);
-    u->T = (rk_tableau){s, u->A, u->b, u->c, NULL, 0, expl, midpoint != 0, 0};
+    u->T = (rk_tableau){s, u->A, u->b, u->c, NULL, NULL, 0, expl, midpoint != 0, 0};
     u->m.info = (lf_method_info){.name = u->name, .title = u->title, .reference = "user tableau", .family = "rkmk",
                                  .order = order > 0 ? order : p, .symmetric = midpoint != 0, /* see the header */
                                  .symplectic = "no", .implicit = !expl, .form = LF_FORM_LIE_ODE};

@@ -9,7 +9,9 @@
  *  - unit vectors and quaternions stay on the sphere after 1e4 steps;
  *  - the midpoint-centred Gauss methods are symmetric; the plain RKMK Gauss methods miss by O(h^5),
  *    O(h^7) per step h, -h (Zanna, Engø & Munthe-Kaas 2001);
- *  - rkmk_dp45 meets its tolerance and takes longer steps where the motion is slow;
+ *  - rkmk_dp45 meets its tolerance and takes longer steps where the motion is slow; rkmk_dp853 has order 8
+ *    (its steps held at h by a loose tolerance), meets its tolerance, its steps growing like tol^(-1/8),
+ *    and takes fewer steps than rkmk_dp45 at every tolerance;
  *  - lie_euler equals a Lie–Euler step written out by hand on the rigid body;
  *  - Newton with analytic, finite-difference and block-diagonal Jacobians and the fixed-point
  *    iteration agree; a user tableau runs like the built-in one.
@@ -35,7 +37,7 @@ typedef struct {
     int np;
     int closed_form; /* 1: S^2 flow (exact solution), else rk8pd */
     double D[3];
-    double h0;       /* largest step of the order study */
+    double h0; /* largest step of the order study */
 } gproblem;
 
 static lf_manifold *one_factor(lf_factor_kind k, lf_trivialization triv)
@@ -61,10 +63,10 @@ static gproblem make_s2(void)
 
 static gproblem make_gl3(lf_trivialization triv)
 {
-    gproblem p = {.name = triv == LF_LEFT_TRIVIALIZED ? "GL3 Y' = Y A(t)" : "GL3 Y' = A(t) Y", .T = 2, .np = 9,
-                  .h0 = 0.25};
-    const double params[18] = {0.1, -0.8, 0.3, 0.9, -0.2, 0.5, -0.4, 0.6, 0.05,
-                               0.3, 0.2, -0.1, 0.0, 0.4, 0.2, 0.5, -0.3, -0.2};
+    gproblem p = {
+        .name = triv == LF_LEFT_TRIVIALIZED ? "GL3 Y' = Y A(t)" : "GL3 Y' = A(t) Y", .T = 2, .np = 9, .h0 = 0.25};
+    const double params[18] = {0.1, -0.8, 0.3,  0.9, -0.2, 0.5, -0.4, 0.6,  0.05,
+                               0.3, 0.2,  -0.1, 0.0, 0.4,  0.2, 0.5,  -0.3, -0.2};
     lf_m3_identity(p.y0);
     lf_manifold *M = one_factor(LF_GL3, triv);
     lf_error e;
@@ -76,8 +78,10 @@ static gproblem make_gl3(lf_trivialization triv)
 
 static gproblem make_s3(lf_trivialization triv)
 {
-    gproblem p = {.name = triv == LF_LEFT_TRIVIALIZED ? "S3 free body (left)" : "S3 free body (right)", .T = 2,
-                  .np = 4, .h0 = 0.25};
+    gproblem p = {.name = triv == LF_LEFT_TRIVIALIZED ? "S3 free body (left)" : "S3 free body (right)",
+                  .T = 2,
+                  .np = 4,
+                  .h0 = 0.25};
     const double params[6] = {0.9144, 1.098, 1.66, 0.4, 0.9, -0.3}; /* J, m0 */
     double q[4] = {0.9, 0.1, -0.3, 0.2}, n = sqrt(0.81 + 0.01 + 0.09 + 0.04);
     for (int k = 0; k < 4; k++) p.y0[k] = q[k] / n;
@@ -235,6 +239,64 @@ static void test_symmetry(void **state)
     for (int k = 0; k < 3; k++) lf_system_free(ps[k].sys);
 }
 
+/* ---------------------------------------------------------------- rkmk_dp853 */
+static void test_dp853(void **state)
+{
+    (void)state;
+    const lf_method *m8 = lf_method_find("rkmk_dp853"), *m5 = lf_method_find("rkmk_dp45");
+    assert_non_null(m8);
+    problem pr = problem_stress();
+    double y0[12], ref[12], T = 2.4;
+    lf_error e;
+    lf_system *sys = problem_system(&pr, y0, &e);
+    lf_reference_opts ro = {1e-14, 1e-14, 1e-3, 0, NULL};
+    if (lf_reference_solve(sys, y0, 0, &T, 1, ref, NULL, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
+    /* the order: a tolerance no step fails, so that every step is h (2.7e-15 at h = 0.025: round-off) */
+    double hs[4] = {0.4, 0.3, 0.2, 0.15}, err[4];
+    for (int k = 0; k < 4; k++) {
+        lf_stepper_opts o = {.rtol = 1e10, .atol = 1e10};
+        lf_stepper *st = lf_stepper_new(m8, sys, y0, 0, &o, &e);
+        if (!st || lf_stepper_step(st, hs[k], lround(T / hs[k])) != LF_OK) /* steps of at most h: h */
+            fail_msg("%s", st ? lf_stepper_error(st)->msg : e.msg);
+        assert_true(fabs(lf_stepper_time(st) - T) < 1e-14);
+        err[k] = lf_manifold_dist(lf_system_manifold(sys), lf_stepper_state(st), ref);
+        lf_stepper_free(st);
+    }
+    const double slope = loglog_slope(hs, err, 4);
+    printf("  rkmk_dp853, steps held at h = 0.4, 0.3, 0.2, 0.15 (stress test, T = 2.4): error %.2e %.2e %.2e %.2e, "
+           "slope %.2f\n",
+           err[0], err[1], err[2], err[3], slope);
+    assert_true(slope > 7.5 && slope < 8.8);
+    /* the tolerances, against rkmk_dp45 */
+    T = 20;
+    if (lf_reference_solve(sys, y0, 0, &T, 1, ref, NULL, &ro, &e) != LF_OK) fail_msg("%s", e.msg);
+    double tols[3] = {1e-6, 1e-9, 1e-12}, errs[3];
+    long steps[3];
+    for (int k = 0; k < 3; k++) {
+        lf_stepper_opts o = {.rtol = tols[k], .atol = tols[k]};
+        long n[2];
+        for (int w = 0; w < 2; w++) {
+            lf_stepper *st = lf_stepper_new(w ? m5 : m8, sys, y0, 0, &o, &e);
+            if (!st || lf_stepper_advance_to(st, T, 0.1) != LF_OK)
+                fail_msg("%s", st ? lf_stepper_error(st)->msg : e.msg);
+            lf_stepper_stats stats;
+            lf_stepper_get_stats(st, &stats);
+            n[w] = stats.steps;
+            if (!w) errs[k] = lf_manifold_dist(lf_system_manifold(sys), lf_stepper_state(st), ref);
+            lf_stepper_free(st);
+        }
+        steps[k] = n[0];
+        printf("  rkmk_dp853 stress test T=20, tol %.0e: global error %.2e (%.2f x tol), %ld steps (rkmk_dp45: %ld)\n",
+               tols[k], errs[k], errs[k] / tols[k], n[0], n[1]);
+        assert_true(errs[k] <= 100 * tols[k] && n[0] < n[1]);
+    }
+    const double q = log(errs[0] / errs[2]) / log(tols[0] / tols[2]),
+                 p = log((double)steps[2] / steps[0]) / log(tols[0] / tols[2]);
+    printf("  error ~ tol^%.2f; steps grow like tol^-%.3f (1/8 expected)\n", q, p);
+    assert_true(q > 0.7 && q < 1.3 && p > 0.09 && p < 0.18);
+    lf_system_free(sys);
+}
+
 /* ---------------------------------------------------------------- adaptive */
 static void test_adaptive(void **state)
 {
@@ -300,7 +362,8 @@ static void test_adaptive(void **state)
     hslow /= nslow;
     hfast /= nfast;
     printf("  free body near the separatrix, %d steps to t=%.1f: mean step where |w'| is in the slowest quarter "
-           "%.4f, in the fastest %.4f (ratio %.2f)\n", N, lf_stepper_time(st), hslow, hfast, hslow / hfast);
+           "%.4f, in the fastest %.4f (ratio %.2f)\n",
+           N, lf_stepper_time(st), hslow, hfast, hslow / hfast);
     assert_true(hslow > 2 * hfast);
     lf_system_free(fb);
     lf_stepper_free(st);
@@ -366,7 +429,8 @@ static void test_solvers_agree(void **state)
             long iters[4];
             for (int v = 0; v < nv; v++) {
                 lf_stepper *st = lf_stepper_new(m, sys, y0, 0, &os[v], &e);
-                if (!st || lf_stepper_step(st, 0.1, 20) != LF_OK) fail_msg("%s", st ? lf_stepper_error(st)->msg : e.msg);
+                if (!st || lf_stepper_step(st, 0.1, 20) != LF_OK)
+                    fail_msg("%s", st ? lf_stepper_error(st)->msg : e.msg);
                 memcpy(out[v], lf_stepper_state(st), (size_t)np * sizeof(double));
                 lf_stepper_stats stats;
                 lf_stepper_get_stats(st, &stats);
@@ -400,8 +464,8 @@ static void test_user_tableau(void **state)
 {
     (void)state;
     lf_error e;
-    const double A[16] = {0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0}, b[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
-                 c[4] = {0, 0.5, 0.5, 1};
+    const double A[16] = {0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0},
+                 b[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6}, c[4] = {0, 0.5, 0.5, 1};
     lf_method *m = lf_rkmk_method_new("my_rk4", 4, A, b, c, 0, 0, &e);
     assert_non_null(m);
     printf("  user RK4: order %d from the order conditions, implicit %d\n", method_info(m)->order,
@@ -439,10 +503,15 @@ static void test_user_tableau(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_orders),           cmocka_unit_test(test_truncated_dexpinv),
-        cmocka_unit_test(test_stays_on_manifold), cmocka_unit_test(test_symmetry),
-        cmocka_unit_test(test_adaptive),          cmocka_unit_test(test_lie_euler_by_hand),
-        cmocka_unit_test(test_solvers_agree),     cmocka_unit_test(test_user_tableau),
+        cmocka_unit_test(test_orders),
+        cmocka_unit_test(test_truncated_dexpinv),
+        cmocka_unit_test(test_stays_on_manifold),
+        cmocka_unit_test(test_symmetry),
+        cmocka_unit_test(test_adaptive),
+        cmocka_unit_test(test_dp853),
+        cmocka_unit_test(test_lie_euler_by_hand),
+        cmocka_unit_test(test_solvers_agree),
+        cmocka_unit_test(test_user_tableau),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
