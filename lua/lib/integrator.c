@@ -497,17 +497,27 @@ static int it_state(lua_State *L)
     return 1;
 }
 
-/* it:dense(t) -> the state at t within the last step (an integrator made with dense = true): the fields
- * of it:state(), from the Hermite interpolant in the Lie algebra (core/method/dense.c) */
+/* it:dense(t [, into]) -> the state at t within the last step (an integrator made with dense = true): the
+ * fields of it:state(), from the Hermite interpolant in the Lie algebra (core/method/dense.c); with into
+ * (an integrator of the same system), that integrator set to the state (no table made) and returned */
 static int it_dense(lua_State *L)
 {
     lfb_integrator *it = checkone(L, 1, "it:dense(t)");
     const double t = lfb_checkfinite(L, 2, "it:dense: argument #1 (t)");
+    lfb_integrator *into = lua_isnoneornil(L, 3) ? NULL : checkone(L, 3, "it:dense(t, into)");
     const lf_system *sys = lf_stepper_system(it->st);
+    if (into && lf_stepper_system(into->st) != sys)
+        return luaL_error(L, "it:dense: argument #2 (into) must be an integrator of the same system");
+    if (into) check_not_busy(L, into);
     double *y = lua_newuserdatauv(L, (size_t)lf_system_nparam(sys) * sizeof(double), 0);
     if (lf_stepper_dense(it->st, t, y) != LF_OK) {
         const lf_error *e = lf_stepper_error(it->st);
         return luaL_error(L, "it:dense: %s", e->msg);
+    }
+    if (into) {
+        if (lf_stepper_set_state(into->st, y, t) != LF_OK) return lfb_error(L, lf_stepper_error(into->st));
+        lua_settop(L, 3);
+        return 1;
     }
     lfb_push_state(L, sys, t, y);
     return 1;

@@ -137,9 +137,9 @@ function M.step_all(r, take, probe)
     local _, s = stepped(e, te, s0)
     return te, s
   end
-  local function sample_at(t) -- a sample of the interpolated state at t
-    local s = it:dense(t)
-    probe:set_state(s)
+  local function sample_at(t) -- a sample of the interpolated state at t (the integrator's own at its time)
+    if t == it.t then return take(it) end
+    it:dense(t, probe)
     take(probe)
   end
   if not at then take(it) end -- the initial sample
