@@ -164,6 +164,20 @@ describe("events", function()
     assert.is_true(#up.events == 1 and up.events[1].t > 30) -- the second flip, upwards
   end)
 
+  it("lf.ensemble gives each member's events, the same with 1 and 2 workers", function()
+    local spec = {n = 3, method = "rkmk_gl6", h = 0.05, T = 25,
+                  make = function(i) return lf.rigidbody{inertia = J, omega = {0.01 * i, 1, 0.01}} end,
+                  events = {{g = function(t, s) return s.omega[2] end, name = "flip"}}}
+    spec.workers = 1
+    local a = lf.ensemble(spec)
+    spec.workers = 2
+    local b = lf.ensemble(spec)
+    assert.is_true(lf.ensemble.identical(a, b))
+    for i = 1, 3 do assert.is_true(#a[i].trajectory.events == 1 and a[i].trajectory.events[1].name == "flip") end
+    for i = 1, 3 do assert.is_true(math.abs(a[i].trajectory.events[1].state.omega[2]) < 1e-9) end
+    assert.is_true(a[1].trajectory.events[1].t ~= a[2].trajectory.events[1].t) -- (members of their own)
+  end)
+
   it("refuse bad events and g that fail or are not finite, naming the event", function()
     local run = function(ev) return errmsg(lf.run, body(), {method = "vlv", h = 0.1, T = 1, events = ev}) end
     has(run({{}}), "events[1].g must be a function")

@@ -72,10 +72,11 @@ local clock = core.wall_time or os.clock
 local M = {}
 
 local CAPTURE = "__lf_ensemble_integrator" -- hidden observer: keeps the integrator for it:state()
-local RUN_KEYS = {"method", "h", "T", "every", "observe", "newton_tol", "max_iter", "adapt", "states", "thermostat"}
+local RUN_KEYS = {"method", "h", "T", "every", "observe", "newton_tol", "max_iter", "adapt", "states", "thermostat",
+                  "at", "events"}
 local KNOWN = {}
 for _, k in ipairs{"n", "params", "make", "method", "h", "T", "every", "observe", "newton_tol", "max_iter", "adapt", "states",
-                   "thermostat",
+                   "thermostat", "at", "events",
                    "reduce", "summarize", "trajectory", "workers", "progress", "mpi", "gather", "seed",
                    "quiet", "lanes"} do KNOWN[k] = true end
 
