@@ -341,7 +341,7 @@ lf_potential *lf_potential_graph(lf_graph *g, int U, const int *tau, int nb, con
     q->nb = nb;
     q->has_jac = jac;
     if (compiled_init(&q->c, g, &layout, jac ? 4 : 3, f, par, o, err) != LF_OK) goto done;
-    p = gpot_finish(q, "compiled", gpot_eval, gpot_jacobian, err);
+    p = gpot_finish(q, "Lua U", gpot_eval, gpot_jacobian, err);
     q = NULL;
 done:
     if (q) gpot_destroy(q);
@@ -419,7 +419,7 @@ lf_potential *lf_potential_graph_x(lf_graph *g, int U, int nb, const double *par
     q->nb = nb;
     q->has_jac = jac;
     if (compiled_init(&q->c, g, &layout, jac ? 4 : 3, f, par, o, err) != LF_OK) goto done;
-    p = lf_potential_new_x("compiled", gpotx_eval, q, gpot_destroy, err);
+    p = lf_potential_new_x("Lua U", gpotx_eval, q, gpot_destroy, err);
     if (!p) gpot_destroy(q);
     else if (jac) lf_potential_set_jacobian_x(p, gpotx_jacobian);
     q = NULL;

@@ -173,6 +173,11 @@ lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const doubl
     if (rc != LF_OK) reason_of(&e, "", reason, sizeof reason);
     else if (lfb_trace_read_number(L, tidx, -1, NULL, &U, &e) != LF_OK)
         snprintf(reason, sizeof reason, "U %s", e.msg);
+    else if (!isfinite(lf_graph_value(t->g, U))) { /* a model bug, whatever the backend: said now, not at a step */
+        const double u0 = lf_graph_value(t->g, U);
+        lfb_trace_end(t);
+        luaL_error(L, "%s: the potential %s is not finite at the initial state (U = %f)", fn, what, u0);
+    }
     lua_settop(L, first + nargs);
     if (!reason[0] && s->ref[LFB_REF_TAU] != LUA_NOREF) { /* the user's torque, traced on the same inputs */
         tau = lua_newuserdatauv(L, 3 * (size_t)nb * sizeof(int), 0);

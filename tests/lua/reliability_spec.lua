@@ -411,12 +411,14 @@ describe("autodiff values under hostile use", function()
     -- reverse mode: a value or gradient that overflows is an error (before: -inf)
     has(errmsg(rev.gradient, function(x) local w = lf.vec3{x, x, 0}; return w:dot(w) end, 1e200), "is not finite")
     has(errmsg(rev.gradient, function(t) return (lf.vec3{t, 1, 0} / t)[2] end, 1e-200), "the derivative is not finite")
-    -- and a Lua potential whose value overflows fails the step with the error, in both paths
-    for _, c in ipairs{"auto", false} do
-      local body = lf.rigidbody{inertia = {1, 2, 3}, omega = {0.1, 0.2, 0.3}, compile = c,
-        potential = function(R) return (R * 1e200):norm() ^ 2 end}
-      has(errmsg(function() lf.integrator("vlv", body, {h = 0.1}):step() end), "not finite")
-    end
+    -- and a Lua potential whose value overflows is an error: compiled, when the system is made (its value at
+    -- the initial state); interpreted, at the step
+    has(errmsg(lf.rigidbody, {inertia = {1, 2, 3}, omega = {0.1, 0.2, 0.3}, compile = "auto",
+                              potential = function(R) return (R * 1e200):norm() ^ 2 end}),
+        "the potential U(R) is not finite at the initial state (U = inf)")
+    local body = lf.rigidbody{inertia = {1, 2, 3}, omega = {0.1, 0.2, 0.3}, compile = false,
+      potential = function(R) return (R * 1e200):norm() ^ 2 end}
+    has(errmsg(function() lf.integrator("vlv", body, {h = 0.1}):step() end), "not finite")
   end)
   it("ad.grad refuses a non-finite derivative (before: returned inf / NaN)", function()
     has(errmsg(ad.grad, ad.math.sqrt(ad.dual(0, {1, 0, 0}))), "singular point")
@@ -732,5 +734,24 @@ describe("messages name the user's call, never a file of lieflow's own", functio
     e = errmsg(vi.save, vi, "/proc/nonexistent/x/ck.json")
     has(e, "it:save: lf.write_json: mkdir_p: cannot create directory '/proc/nonexistent'")
     assert.is_nil(e:find("%.lua:%d"))
+  end)
+end)
+
+describe("values that slipped through (issue 31)", function()
+  it("a compiled potential not finite at the initial state is refused when the system is made", function()
+    has(errmsg(lf.rigidbody, {inertia = {1, 2, 3}, potential = function(R) return 0 / 0 end}),
+        "lf.rigidbody: the potential U(R) is not finite at the initial state")
+    has(errmsg(lf.rigidbody, {inertia = {1, 2, 3}, potential = function(R) return math.log(R[3][3] - 2) end}),
+        "not finite at the initial state")
+    has(errmsg(lf.bodies, {{inertia = {1, 2, 3}}, {inertia = {1, 2, 3}}, potential = function(Rs) return 1 / 0 end}),
+        "lf.bodies: the potential U(Rs) is not finite")
+  end)
+  it("an observer returning NaN stops the run, naming it; a failing sample's message names no internal file", function()
+    has(errmsg(lf.run, lf.stress_system(), {method = "vlv", h = 0.1, T = 1, observe = {x = function() return 0 / 0 end}}),
+        "observer 'x' returned nan at t=0")
+    local body = lf.rigidbody{inertia = {1, 2, 3}, compile = false, potential = function(R) return math.log(R[3][3] + 0.5) end,
+                              R = lf.so3.exp{0, 2, 0}}
+    local msg = errmsg(lf.run, body, {method = "vlv", h = 0.1, T = 1})
+    assert.is_nil(msg:find("lieflow/run/"), msg)
   end)
 end)

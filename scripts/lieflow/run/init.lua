@@ -410,8 +410,8 @@ local function sampler(r)
       local k = obs_names[j]
       local ok, v = pcall(observers[k], it)
       if not ok then error(("observer '%s' failed at t=%.15g: %s"):format(k, t, tostring(v)), 0) end
-      if type(v) ~= "number" then
-        error(("observer '%s' returned %s at t=%.15g, expected a number"):format(k, type(v), t), 0)
+      if type(v) ~= "number" or v ~= v then
+        error(("observer '%s' returned %s at t=%.15g, expected a number"):format(k, v ~= v and "nan" or type(v), t), 0)
       end
       data[k][row] = v
     end
@@ -463,7 +463,7 @@ local function fail(r, err, t)
                                    .. "err.trajectory)"):format(fn, name, t, r.nrow, where), trajectory = partial(r)},
                        run_interrupt_mt), 0)
   end
-  error(("%s: %s with h=%g failed near t=%.15g: %s%s"):format(fn, name, r.h, t, tostring(err), where), 0)
+  error(("%s: %s with h=%g failed near t=%.15g: %s%s"):format(fn, name, r.h, t, msg, where), 0)
 end
 
 -- The recorded states of run r (option states) into trajectory tr: layout, packed blocks, scene.
