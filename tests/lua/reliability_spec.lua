@@ -738,6 +738,10 @@ describe("messages name the user's call, never a file of lieflow's own", functio
 end)
 
 describe("values that slipped through (issue 31)", function()
+  it("lf.view of a table whose __index never returns nil returns with an error (before: it never returned)", function()
+    local P = setmetatable({}, {__index = function() return 0.5 end, __len = function() return 9 end})
+    has(errmsg(lf.view, P), "lf.view: give at least one trajectory")
+  end)
   it("a compiled potential not finite at the initial state is refused when the system is made", function()
     has(errmsg(lf.rigidbody, {inertia = {1, 2, 3}, potential = function(R) return 0 / 0 end}),
         "lf.rigidbody: the potential U(R) is not finite at the initial state")

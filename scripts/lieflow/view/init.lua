@@ -108,7 +108,8 @@ function M.view(what, opts)
   if opts ~= nil and type(opts) ~= "table" then error(("%s: options table expected, got %s"):format(fn, type(opts)), 2) end
   local spec, open = {}, true
   if trajectory.is_trajectory(what) then spec[1] = what
-  elseif type(what) == "table" then for i, t in ipairs(what) do spec[i] = t end
+  elseif type(what) == "table" then -- read raw: a table whose __index never returns nil must not loop forever
+    for i = 1, rawlen(what) do spec[i] = rawget(what, i) end
   else error(("%s: a trajectory or an array of trajectories expected, got %s"):format(fn, type(what)), 2) end
   for k, v in pairs(opts or {}) do
     if k == "open" then open = v ~= false
