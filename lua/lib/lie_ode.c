@@ -499,6 +499,7 @@ static int l_lie_ode(lua_State *L)
         return luaL_error(L, "%s: field 'f' must be a function(t, y) returning one algebra element per factor, or the "
                              "name of a built-in vector field, got %s", fn, lfb_typename(L, fidx));
     lua_settop(L, ud);
+    lfb_check_initial(L, s, 0, fn);
     return 1;
 }
 

@@ -400,6 +400,7 @@ static int build_rigid(lua_State *L, int pt, int nb, int list, const char *fn)
     if (!s->sys) return lfb_error_in(L, fn, &e);
     if (forcing && lf_rigid_set_forcing(s->sys, forcing, &e) != LF_OK) return lfb_error_in(L, fn, &e);
     if (lf_system_set_initial(s->sys, y0, &e) != LF_OK) return lfb_error_in(L, fn, &e);
+    lfb_check_initial(L, s, lua_getfield(L, pt, "pair") != LUA_TNIL, fn);
     lua_settop(L, ud);
     return 1;
 }

@@ -124,6 +124,7 @@ static int finish(lua_State *L, lfb_system *s, lf_system *sys, const lf_error *e
         lf_error e2;
         if (lf_spheres_set_axis(sys, k, &e2) != LF_OK) return lfb_error(L, &e2);
     }
+    lfb_check_initial(L, s, 0, fn);
     return 1;
 }
 

@@ -95,6 +95,7 @@ typedef struct lfb_system {
     lfb_potential *pot_object; /* the lf.potential userdata whose potential it uses, retained */
     int users;           /* integrators and holds using the system (they keep it alive) */
     int finalized;       /* __gc has run: no entry point may use it */
+    int fell_back;       /* compile = "auto" could not trace a Lua function: it runs interpreted */
     /* a forcing (rigid bodies, shared/forcing.c): the forcings the system owns (its Lua forcing, its
      * damping, the sum of its parts; NULL: none), freed after the system; the compiled model of its Lua
      * forcing (NULL: none, or interpreted); the lf.forcing objects it uses, retained */
@@ -128,6 +129,12 @@ enum {
 lfb_system *lfb_checksystem(lua_State *L, int idx);
 /* Push a new system userdata (its C system, callbacks and potential are set by the caller). */
 lfb_system *lfb_newsystem(lua_State *L);
+/* A new system whose Lua model fell back to the interpreter under compile = "auto" (s->fell_back), or
+ * whose pair kernel was compiled (pairs = 1), evaluated once at its initial state (a Lie ODE's f, and the
+ * energy when it has one): a model that fails or is not finite there is a bug, raised now as "<fn>: the
+ * model fails at the initial state: ..." instead of at the first step (or never: a trace that failed on a
+ * model bug looked like a limit of the tracer). */
+void lfb_check_initial(lua_State *L, lfb_system *s, int pairs, const char *fn);
 /* An integrator starts / stops using a system (the last one frees a finalized system). */
 void lfb_system_retain(lfb_system *s);
 void lfb_system_release(lua_State *L, lfb_system *s);

@@ -194,7 +194,7 @@ lf_potential *lfb_compile_rigid(lua_State *L, lfb_system *s, int nb, const doubl
     }
     lfb_trace_end(t);
     lua_settop(L, top);
-    if (!pot) trace_failed(L, backend, fn, reason, report, size);
+    if (!pot) s->fell_back = !trace_failed(L, backend, fn, reason, report, size);
     return pot;
 }
 
@@ -255,7 +255,7 @@ int lfb_compile_lie_ode(lua_State *L, lfb_system *s, const lf_manifold *M, const
     }
     lfb_trace_end(t);
     lua_settop(L, top);
-    if (!ok) trace_failed(L, backend, fn, reason, report, size);
+    if (!ok) s->fell_back = !trace_failed(L, backend, fn, reason, report, size);
     return ok;
 }
 
@@ -298,7 +298,7 @@ int lfb_compile_spheres(lua_State *L, lfb_system *s, int n, const double *q0, in
     lua_settop(L, top);
     if (inner && inner->destroy) inner->destroy(inner->ctx);
     if (ok) snprintf(report, size, "%s", lf_compiled_report(lf_spheres_def_compiled(def)));
-    else trace_failed(L, backend, fn, reason, report, size);
+    else s->fell_back = !trace_failed(L, backend, fn, reason, report, size);
     return ok;
 }
 

@@ -239,6 +239,29 @@ static int forcing_index(lua_State *L)
 /* ---------------------------------------------------------------- systems: lifetime */
 
 /* ---------------------------------------------------------------- system lifetime */
+void lfb_check_initial(lua_State *L, lfb_system *s, int pairs, const char *fn)
+{
+    if (!s->fell_back && !pairs) return;
+    const lf_system *sys = s->sys;
+    const double *y = lf_system_initial(sys);
+    const lf_manifold *M = lf_system_manifold(sys);
+    double *xi = lua_newuserdatauv(L, (size_t)lf_manifold_ndim(M) * sizeof(double), 0), E = 0;
+    lf_error e;
+    int rc = LF_OK;
+    if (strcmp(lf_system_kind(sys), "lie_ode") == 0) { /* its f (a rigid system's torque is checked by its steps) */
+        rc = lf_system_f(sys, 0, y, xi, &e);
+        for (int i = 0; rc == LF_OK && i < lf_manifold_ndim(M); i++)
+            if (!isfinite(xi[i]))
+                rc = lf_error_set(&e, LF_EDOMAIN, "f is not finite (component %d = %g)", i + 1, xi[i]);
+    }
+    if (rc == LF_OK && lf_system_has_energy(sys)) {
+        rc = lf_system_energy(sys, y, &E, &e);
+        if (rc == LF_OK && !isfinite(E)) rc = lf_error_set(&e, LF_EDOMAIN, "the energy is not finite (%g)", E);
+    }
+    lua_pop(L, 1);
+    if (rc != LF_OK) luaL_error(L, "%s: the model fails at the initial state: %s", fn, e.msg);
+}
+
 lfb_system *lfb_newsystem(lua_State *L)
 {
     lfb_system *s = lua_newuserdatauv(L, sizeof *s, LFB_SYSTEM_NUV);

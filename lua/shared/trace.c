@@ -315,6 +315,9 @@ int lfb_trace_read_algebra(lua_State *L, int tidx, int idx, const lf_manifold *M
         return lf_error_set(err, LF_ECALLBACK, "%s returned %s, expected an array of %d algebra element%s", what,
                             lfb_typename(L, idx), n, n > 1 ? "s" : "");
     }
+    if (lua_rawlen(L, idx) > (size_t)n) /* (one element per factor, no more: a model bug otherwise) */
+        return lf_error_set(err, LF_ECALLBACK, "%s returned %d elements, expected %d (one algebra element per factor)",
+                            what, (int)lua_rawlen(L, idx), n);
     for (int i = 0; i < n; i++) {
         const lf_factor *f = lf_manifold_factor(M, i);
         char msg[120];

@@ -101,7 +101,9 @@ describe("lf.spheres", function()
     local bad = lf.spheres{M = 1, q = {{0, 0, 1}}, omega = {{1, 0, 0}},
       potential = function(qs) return qs[1][3] end, gradient = function() return "x" end}
     has(errmsg(function() lf.integrator("rkmk4", bad, {h = 0.1}):step() end), "gradient dV(qs) returned string")
-    local boom = lf.spheres{M = 1, q = {{0, 0, 1}}, potential = function() error("boom") end}
+    has(errmsg(lf.spheres, {M = 1, q = {{0, 0, 1}}, potential = function() error("boom") end}),
+        "lf.spheres: the model fails at the initial state") -- (compile = "auto": said when it is made)
+    local boom = lf.spheres{M = 1, q = {{0, 0, 1}}, compile = false, potential = function() error("boom") end}
     has(errmsg(function() lf.integrator("eln_spatial", boom, {h = 0.1}):step() end), "boom")
   end)
 
