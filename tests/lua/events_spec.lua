@@ -160,6 +160,9 @@ describe("events", function()
     assert.are.equal("event 1", e.name)
     assert.are.equal(e.t, tr.t[#tr.t]) -- the last sample is the event's
     assert.is_true(math.abs(tr.Pi2[#tr.t]) < 1e-9 and e.t > 10 and e.t < 11)
+    -- g = 0 at the start: no event at t0
+    local at0 = lf.run(body(), {method = "vlv", h = 0.05, T = 1, events = {{g = function(t) return t end}}})
+    assert.are.equal(0, #at0.events)
     local up = lf.run(body(), {method = "vlv", h = 0.05, T = 40, events = {{g = g, direction = "up"}}})
     assert.is_true(#up.events == 1 and up.events[1].t > 30) -- the second flip, upwards
   end)

@@ -13,7 +13,9 @@
 -- its end, Illinois again within 1e-6 h of the interpolant's root): the event's time has the method's
 -- accuracy, not the interpolant's (order 3). traj.events[i] = {name =, t =, state =} (the state of that
 -- step), in the order of their times. An event with stop = true ends the run at its time, with the state
--- there (the last sample). Measured (tests/lua/events_spec.lua): the Dzhanibekov flips to 2.6e-12 with
+-- there (the last sample). At a zero: a crossing is a sign change from a nonzero value, so g = 0 at the
+-- start does not fire (no event at t0), and g reaching 0 exactly at a step's end fires there, once (the next
+-- step starts from 0). Measured (tests/lua/events_spec.lua): the Dzhanibekov flips to 2.6e-12 with
 -- rkmk_gl6 at h = 0.025 (7.6e-10 with the interpolant's root alone).
 local M = {}
 
