@@ -164,6 +164,9 @@ function template:body(o)
       end
     end
   end
+  if o.R ~= nil and not (pcall(core.so3.is_rotation, o.R) and core.so3.is_rotation(o.R)) then
+    error("lf.molecule:body: field 'R' must be a rotation (mat3)", 2)
+  end
   return {mass = self.mass, inertia = {self.inertia[1], self.inertia[2], self.inertia[3]}, x = o.x or self.com,
           R = o.R or self.axes, v = o.v or {0, 0, 0}, omega = o.omega or {0, 0, 0}}
 end
@@ -188,23 +191,24 @@ function template:state_of(r, u)
   if type(r) ~= "table" or (u ~= nil and type(u) ~= "table") then
     error(("lf.molecule:state_of: arrays of positions (and velocities) expected, got %s"):format(type(r)), 2)
   end
-  if #r ~= n or (u and #u ~= n) then
-    error(("lf.molecule:state_of: %d positions and %s velocities for %d sites"):format(#r, u and #u or 0, n), 2)
+  if rawlen(r) ~= n or (u and rawlen(u) ~= n) then -- (raw: a table's __len may lie)
+    error(("lf.molecule:state_of: %d positions and %d velocities for %d sites"):format(rawlen(r), u and rawlen(u) or 0,
+      n), 2)
   end
   local x, v = core.vec3(0, 0, 0), core.vec3(0, 0, 0)
   for i, s in ipairs(self.sites) do
-    x = x + s.mass * vec3_of(r[i], "position " .. i)
-    if u then v = v + s.mass * vec3_of(u[i], "velocity " .. i) end
+    x = x + s.mass * vec3_of(rawget(r, i), "position " .. i)
+    if u then v = v + s.mass * vec3_of(rawget(u, i), "velocity " .. i) end
   end
   x, v = (1 / self.mass) * x, (1 / self.mass) * v
   local B = core.mat3{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}
   local L = core.vec3(0, 0, 0)
   for i, s in ipairs(self.sites) do
-    local d = vec3_of(r[i]) - x
+    local d = vec3_of(rawget(r, i)) - x
     local b = s.x
     B = B + s.mass * core.mat3{{d[1] * b[1], d[1] * b[2], d[1] * b[3]}, {d[2] * b[1], d[2] * b[2], d[2] * b[3]},
                                {d[3] * b[1], d[3] * b[2], d[3] * b[3]}}
-    if u then L = L + s.mass * d:cross(vec3_of(u[i]) - v) end
+    if u then L = L + s.mass * d:cross(vec3_of(rawget(u, i)) - v) end
   end
   local R = core.so3.project(B)
   local Lb = R:T() * L

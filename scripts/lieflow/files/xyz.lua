@@ -53,8 +53,7 @@ local function numbers(o, key, n, integer, fn)
     fail(fn, "'%s' must be an array of %s numbers, got %s", key, n and tostring(n) or "the frames'", type(v))
   end
   for i = 1, #v do
-    if type(v[i]) ~= "number" or v[i] ~= v[i] or math.abs(v[i]) == math.huge or (integer and math.type(v[i]) ~= "integer"
-        and v[i] ~= math.floor(v[i])) then
+    if type(v[i]) ~= "number" or v[i] ~= v[i] or math.abs(v[i]) == math.huge or (integer and math.tointeger(v[i]) == nil) then
       fail(fn, "'%s'[%d] is %s, expected a finite %s", key, i, tostring(v[i]), integer and "integer" or "number")
     end
   end
@@ -95,6 +94,15 @@ end
 function M.write_xyz(path, o)
   local fn = "lf.write_xyz"
   local states = frames(o, fn)
+  if o.species ~= nil then -- {[type] = "O", ...}: names without white space (a species is one XYZ field)
+    if type(o.species) ~= "table" then fail(fn, "'species' must be a table {[type] = name, ...}, got %s", type(o.species)) end
+    for t, name in pairs(o.species) do
+      if type(name) ~= "string" or name == "" or name:find("[%s%c]") then
+        fail(fn, "species[%s] must be a name without white space, got %s", tostring(t), type(name) == "string"
+          and ("%q"):format(name) or type(name))
+      end
+    end
+  end
   local chunks = {}
   for k, st in ipairs(states) do
     local sites = M.sites(o.templates, st, fn)
