@@ -1130,13 +1130,20 @@ local SEED_CALLS = {
                        {E"@lf.method", E"@lf.system", F{{"h", "0.1"}}},
                        -- thermostats
                        {E'"no_squish"', E"@lf.system", F{{"h", "0.05"}, {"thermostat", "{T = 0.7, gamma = 1, gamma_rot = 0.5, seed = 11}"}}},
-                       {E'"dlm"', E"@lf.system", F{{"h", "0.1"}, {"thermostat", "{kind = 'langevin', T = 0.1}"}, {"t0", "1"}}}},
+                       {E'"dlm"', E"@lf.system", F{{"h", "0.1"}, {"thermostat", "{kind = 'langevin', T = 0.1}"}, {"t0", "1"}}},
+                       -- dense output (it:dense)
+                       {E'"rkmk4"', E"@lf.system", F{{"h", "0.1"}, {"dense", "true"}}}},
   ["lf.run"] = {{E"@lf.system", F{{"method", '"vlv"'}, {"h", "0.25"}, {"T", "3"}, {"every", "2"},
                                   {"observe", "{x = function(it) return it.t end}"}}},
                 {E"@lf.system", F{{"method", '"split_exact"'}, {"h", "0.1"}, {"T", "2"}, {"record", '{"x", "v"}'},
                                   {"observe", '{"P1", "L3", "kinetic_translation", "energy_error"}'}}},
                 {E"@lf.system", F{{"method", '"split_exact"'}, {"h", "0.05"}, {"T", "2"}, {"every", "10"},
-                                  {"thermostat", "{T = 0.7, gamma = 1, gamma_rot = 0.5, seed = 3}"}}}},
+                                  {"thermostat", "{T = 0.7, gamma = 1, gamma_rot = 0.5, seed = 3}"}}},
+                -- samples at given times, events, dense runs (traj:at)
+                {E"@lf.system", F{{"method", '"rkmk4"'}, {"h", "0.1"}, {"T", "2"}, {"at", "{0.05, 1.5, 2}"}}},
+                {E"@lf.system", F{{"method", '"vlv"'}, {"h", "0.1"}, {"T", "3"},
+                                  {"events", "{{g = function(t, s) return t - 1.05 end, name = 'e', stop = true}}"}}},
+                {E"@lf.system", F{{"method", '"dlm"'}, {"h", "0.1"}, {"T", "1"}, {"dense", "true"}}}},
   ["lf.reference"] = {{E"@lf.system", E"1", F{{"rtol", "1e-8"}}}},
   ["lf.order"] = {{F{{"system", "@lf.system"}, {"method", '"vlv"'}, {"T", "1"}, {"steps", "{0.25, 0.125}"}}}},
   ["lf.stress_test"] = {{E'"vlv"', F{{"h", "0.25"}, {"T", "5"}}}},
