@@ -55,6 +55,16 @@ local wscene = water.scene
 check(wscene.box and #wscene.objects == 27 and #wscene.objects[1].sites == 3 and #wscene.objects[1].bonds == 2,
       "the water's scene: 27 bodies of 3 sites and 2 bonds (O-H) each, and the box")
 
+-- the Dzhanibekov flips of a free body as events, marked on the plot
+lf.mkdir_p(dir .. "/flips")
+local flips = lf.run(lf.rigidbody{inertia = {1, 2, 3}, omega = {0.01, 1, 0.01}}, {method = "rkmk_gl6", h = 0.05, T = 60,
+  states = true, events = {{g = function(t, s) return s.omega[2] end, name = "flip"}}})
+check(#flips.events == 3, ("the flips: %d events"):format(#flips.events))
+flips:animate(dir .. "/flips/view.html", {title = "Dzhanibekov flips (events)", column = "Pi2"})
+experiment.view_check(dir .. "/flips/view.check.json", {flips}, {})
+local ftext = assert(io.open(dir .. "/flips/view.html", "rb")):read("a")
+check(ftext:find('"name":"flip"', 1, true) ~= nil, "the page carries the events")
+
 -- a page whose inlined three.js is corrupt (cut after 2000 bytes)
 local small = lf.run(body, {method = "vlv", h = 0.1, T = 10, states = true})
 local text = assert(io.open(small:animate(dir .. "/ok.html"), "rb")):read("a")
@@ -74,6 +84,8 @@ for i = 2, #arg do
                        gltf = out .. "/view.gltf"}
 end
 pages[#pages + 1] = {name = "big", page = dir .. "/big.html", check = dir .. "/big.check.json", gltf = dir .. "/big.gltf"}
+pages[#pages + 1] = {name = "flips", page = dir .. "/flips/view.html", check = dir .. "/flips/view.check.json",
+                     png = dir .. "/flips/view.png"}
 pages[#pages + 1] = {name = "water", page = dir .. "/water/view.html", check = dir .. "/water/view.check.json",
                      png = dir .. "/water/view.png", gltf = dir .. "/water/view.gltf"}
 lf.write_json(dir .. "/manifest.json", {pages = pages, broken = dir .. "/broken.html"})

@@ -148,6 +148,15 @@ local function trace_point(obj, trace)
   return trace == true and {0, 0, obj.shape == "needle" and obj.length / 2 or obj.length} or nil
 end
 
+-- the run's events (lf.run's option events) as {t =, name =}: marked on the plot below the view
+local function events_of(traj)
+  local ev = rawget(traj, "events")
+  if type(ev) ~= "table" or #ev == 0 then return nil end
+  local out = {}
+  for i, e in ipairs(ev) do out[i] = {t = e.t, name = tostring(e.name)} end
+  return out
+end
+
 --- M.panel(traj, opts, title) -> the data of one panel (plain tables, arrays packed as base64).
 function M.panel(traj, opts, title)
   local sc = opts.scene or traj.scene
@@ -169,7 +178,7 @@ function M.panel(traj, opts, title)
   local col = plot_column(traj, opts.column)
   return {title = title, up = sc.up, extent = extent, t = pack(fr.t, "d"), k = pack(idx, "d"), objects = objs,
           plot = frames.envelope(traj, col, opts.plot_points), nframes = #idx, box = sc.box, center = sc.center,
-          site_colors = sc.site_colors}
+          site_colors = sc.site_colors, events = events_of(traj)}
 end
 
 -- ------------------------------------------------------------------ the page

@@ -232,6 +232,13 @@ function drawPlotBase(panel) {
   ctx.fillText(P.name + ' (min/max per bucket)', L + 4, 12);
   ctx.fillText('t = ' + ta.toPrecision(4), L, H - 6);
   var s = 't = ' + tb.toPrecision(4); ctx.fillText(s, W - R - ctx.measureText(s).width, H - 6);
+  (panel.P.events || []).forEach(function (ev) { // the run's events (lf.run's option events): a mark and a name
+    if (ev.t < ta || ev.t > tb) return;
+    var x = X(ev.t);
+    ctx.strokeStyle = '#f58518'; ctx.setLineDash([3, 3]);
+    ctx.beginPath(); ctx.moveTo(x, T); ctx.lineTo(x, H - B); ctx.stroke(); ctx.setLineDash([]);
+    ctx.fillStyle = '#b35806'; ctx.fillText(ev.name, x + 2, T + 20);
+  });
   panel.plotBase = ctx.getImageData(0, 0, W, H);
 }
 
