@@ -26,7 +26,7 @@ int lf_stepper_set_dense(lf_stepper *s, int on)
     if (!on) {
         free(s->dense_buf);
         s->dense_buf = s->y_prev = NULL;
-        s->prev_ok = s->xi_ok = 0;
+        s->prev_ok = s->xi_ok = s->xi0_ok = 0;
         return LF_OK;
     }
     if (s->lanes > 1)
@@ -46,14 +46,14 @@ int lf_stepper_set_dense(lf_stepper *s, int on)
     s->xi1 = s->xi0 + nd;
     s->delta = s->xi1 + nd;
     s->d1 = s->delta + nd;
-    s->prev_ok = s->xi_ok = 0;
+    s->prev_ok = s->xi_ok = s->xi0_ok = 0;
     return LF_OK;
 }
 
 /* f at both ends, delta and d1 of the last step */
 static int prepare(lf_stepper *s)
 {
-    int rc = lf_stepper_f(s, s->t_prev, s->y_prev, s->xi0);
+    int rc = s->xi0_ok ? LF_OK : lf_stepper_f(s, s->t_prev, s->y_prev, s->xi0);
     if (rc == LF_OK) rc = lf_stepper_f(s, s->t, s->y, s->xi1);
     if (rc == LF_OK) rc = lf_manifold_diff(s->M, s->y_prev, s->y, s->delta, &s->err);
     if (rc == LF_OK) rc = lf_manifold_dexpinv(s->M, s->delta, s->xi1, 0, s->d1, &s->err);

@@ -132,7 +132,7 @@ struct lf_stepper {
      * algebra element from y_prev to y and dexpinv of f at the end), xi_ok once computed for the step */
     double *dense_buf, *y_prev, *xi0, *xi1, *delta, *d1;
     double t_prev;
-    int prev_ok, xi_ok;
+    int prev_ok, xi_ok, xi0_ok; /* xi0_ok: xi0 is f at y_prev already (the last step's xi1, carried over) */
 };
 
 /* ---- rigid methods */

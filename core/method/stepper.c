@@ -262,7 +262,7 @@ int lf_stepper_set_state(lf_stepper *s, const double *y, double t)
     s->t = t;
     s->t_comp = 0;
     s->cache_valid = 0;
-    s->prev_ok = 0; /* (dense output: no step to interpolate) */
+    s->prev_ok = s->xi_ok = 0; /* (dense output: no step to interpolate) */
     s->rho = 1;
     s->q0 = 0;
     s->g_valid = 0;
@@ -437,6 +437,8 @@ static int step_n(lf_stepper *s, double h, long n)
         s->cache_valid = s->cache_set; /* a step that did not cache the new data leaves none */
         if (s->dense_buf) {            /* dense output: the step's start */
             memcpy(s->y_prev, s->save, (size_t)s->np * sizeof(double));
+            s->xi0_ok = s->prev_ok && s->xi_ok; /* f at the start known if the last step's end was used */
+            if (s->xi0_ok) memcpy(s->xi0, s->xi1, (size_t)s->nd * sizeof(double));
             s->t_prev = s->t;
             s->prev_ok = 1;
             s->xi_ok = 0;
